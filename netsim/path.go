@@ -1,0 +1,240 @@
+package netsim
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// HeaderBytes is the IPv4 + UDP header size added to each datagram's payload
+// when counting wire bytes and serialisation time.
+const HeaderBytes = 28
+
+// MaxQueueDelay bounds a path's serialisation queue (used when BandwidthKbps
+// is set): a datagram that would wait longer than this before starting to
+// serialise is dropped (tail drop).
+const MaxQueueDelay = 250 * time.Millisecond
+
+// PathStats counts what a Path did. Every datagram sent is either lost or
+// delivered once or twice: Delivered = Sent - Lost + Duplicated.
+type PathStats struct {
+	Sent       int64 // datagrams passed to Send
+	Delivered  int64 // arrivals reported, duplicates included
+	Lost       int64 // datagrams with no arrival (random or burst loss, blackout, full queue)
+	Duplicated int64 // datagrams that arrived twice
+	QueueDrops int64 // datagrams dropped by a full serialisation queue (included in Lost)
+	WireBytes  int64 // payload + HeaderBytes for every datagram sent
+}
+
+// Path is one direction of a link. It is not safe for concurrent use.
+//
+// Fates are reproducible: every Send takes exactly four draws from the path's
+// random stream (loss, duplication, jitter of each copy) whatever happens to
+// the datagram, and latency spikes come from a separate stream that depends
+// only on time. So two paths built with the same Direction, blackouts and seed,
+// given Send calls at the same times, lose, duplicate and delay the same
+// datagrams identically, even if the payload sizes differ. The one exception
+// is a bandwidth limit, where size sets the serialisation time and so which
+// datagrams a full queue drops; the draws are still consumed, so the random
+// fates of later datagrams are unchanged.
+type Path struct {
+	rng   rand.PCG // per-datagram draws
+	spk   rand.PCG // spike schedule
+	stats PathStats
+
+	latency time.Duration
+	jitter  sampler
+	dup     float64
+
+	lossRate           float64
+	burst              bool    // Gilbert–Elliott chain instead of independent loss
+	pGoodBad, pBadGood float64 // per-datagram transition probabilities
+	bad                bool    // chain state
+
+	spikes                         *Spikes
+	spikeGapMs                     float64 // mean gap from a spike's end to the next start
+	spikeStart, spikeEnd, spikeAdd time.Duration
+
+	nsPerByte float64       // serialisation time; 0 = unlimited bandwidth
+	busyUntil time.Duration // when the serialiser becomes idle
+
+	blackouts [][2]time.Duration // [start, end)
+}
+
+// NewPath returns a path with direction d, outages blackouts, and random
+// streams seeded from seed. It panics if d or a blackout is invalid (see
+// LinkConfig.Validate).
+func NewPath(d Direction, blackouts []Blackout, seed uint64) *Path {
+	if err := (LinkConfig{Up: d, Blackouts: blackouts}).Validate(); err != nil {
+		panic(err)
+	}
+	p := &Path{
+		latency:  msDur(d.LatencyMs),
+		jitter:   newSampler(d.Jitter),
+		dup:      d.Dup,
+		lossRate: d.Loss.Rate,
+	}
+	p.rng.Seed(mix(seed, 1), mix(seed, 2))
+	p.spk.Seed(mix(seed, 3), mix(seed, 4))
+	if b := d.Loss.MeanBurst; b > 1 {
+		p.burst = true
+		p.pBadGood = 1 / b
+		p.pGoodBad = d.Loss.Rate / (1 - d.Loss.Rate) / b
+	}
+	if s := d.Spikes; s != nil {
+		c := *s
+		p.spikes = &c
+		p.spikeGapMs = (s.EveryS - (s.LenS[0]+s.LenS[1])/2) * 1e3
+	}
+	if d.BandwidthKbps > 0 {
+		p.nsPerByte = 8e9 / (d.BandwidthKbps * 1e3)
+	}
+	for _, b := range blackouts {
+		at := sDur(b.AtS)
+		p.blackouts = append(p.blackouts, [2]time.Duration{at, at + sDur(b.LenS)})
+	}
+	return p
+}
+
+// Send reports the arrival times of a datagram of size payload bytes sent at
+// now, appending 0 (lost), 1 or 2 (duplicated) times to arrivals and returning
+// the extended slice; two times are appended in increasing order. It does not
+// allocate when arrivals has room.
+//
+// A datagram waits for the serialiser if bandwidth is limited, then takes the
+// base latency, plus any spike in progress at now, plus its own jitter (each
+// copy of a duplicate draws its own). Datagrams are not kept in order. A
+// datagram sent during a blackout, or a copy that would arrive during one, is
+// lost. Calls should come in non-decreasing order of now.
+func (p *Path) Send(now time.Duration, size int, arrivals []time.Duration) []time.Duration {
+	uLoss, uDup, uJit1, uJit2 := p.unit(), p.unit(), p.unit(), p.unit()
+	p.stats.Sent++
+	p.stats.WireBytes += int64(size) + HeaderBytes
+	lost := p.lose(uLoss) // always advances the burst chain
+	depart := now
+	if p.nsPerByte > 0 {
+		start := max(now, p.busyUntil)
+		if start-now > MaxQueueDelay {
+			p.stats.QueueDrops++
+			p.stats.Lost++
+			return arrivals
+		}
+		depart = start + time.Duration(math.Round(float64(size+HeaderBytes)*p.nsPerByte))
+		p.busyUntil = depart
+	}
+	if lost || p.blackedOut(now) {
+		p.stats.Lost++
+		return arrivals
+	}
+	base := depart + p.latency + p.spike(now)
+	n := len(arrivals)
+	if a := base + p.jitter.delay(uJit1); !p.blackedOut(a) {
+		arrivals = append(arrivals, a)
+	}
+	if uDup < p.dup {
+		if a := base + p.jitter.delay(uJit2); !p.blackedOut(a) {
+			arrivals = append(arrivals, a)
+		}
+	}
+	switch len(arrivals) - n {
+	case 0:
+		p.stats.Lost++
+	case 2:
+		p.stats.Duplicated++
+		if arrivals[n+1] < arrivals[n] {
+			arrivals[n], arrivals[n+1] = arrivals[n+1], arrivals[n]
+		}
+	}
+	p.stats.Delivered += int64(len(arrivals) - n)
+	return arrivals
+}
+
+// Stats returns the path's counters so far.
+func (p *Path) Stats() PathStats { return p.stats }
+
+// unit returns a uniform draw in the open interval (0, 1).
+func (p *Path) unit() float64 { return unit(&p.rng) }
+
+func unit(r *rand.PCG) float64 { return (float64(r.Uint64()>>11) + 0.5) * 0x1p-53 }
+
+// lose advances the loss model by one datagram and reports whether it is lost.
+func (p *Path) lose(u float64) bool {
+	if !p.burst {
+		return u < p.lossRate
+	}
+	if p.bad {
+		p.bad = u >= p.pBadGood
+	} else {
+		p.bad = u < p.pGoodBad
+	}
+	return p.bad
+}
+
+func (p *Path) blackedOut(t time.Duration) bool {
+	for _, b := range p.blackouts {
+		if t >= b[0] && t < b[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// spike returns the extra latency in force at t. Spike starts form a Poisson
+// process (rate 1/EveryS) drawn from their own stream, three draws per spike.
+func (p *Path) spike(t time.Duration) time.Duration {
+	if p.spikes == nil {
+		return 0
+	}
+	for t >= p.spikeEnd {
+		s := p.spikes
+		gap := -p.spikeGapMs * math.Log(unit(&p.spk))
+		length := s.LenS[0] + (s.LenS[1]-s.LenS[0])*unit(&p.spk)
+		p.spikeAdd = msDur(s.ExtraMs[0] + (s.ExtraMs[1]-s.ExtraMs[0])*unit(&p.spk))
+		p.spikeStart = p.spikeEnd + msDur(gap)
+		p.spikeEnd = p.spikeStart + sDur(length)
+	}
+	if t >= p.spikeStart {
+		return p.spikeAdd
+	}
+	return 0
+}
+
+// mix derives a well-spread 64-bit value from seed and a stream number
+// (a SplitMix64 step).
+func mix(seed, stream uint64) uint64 {
+	z := seed + stream*0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Link is a client's two paths and its clock.
+type Link struct {
+	Up, Down *Path // client -> server, server -> client
+	Clock    Clock
+}
+
+// NewLink builds a link from c with Up and Down seeded independently from
+// seed. It panics if c is invalid (see LinkConfig.Validate).
+func NewLink(c LinkConfig, seed uint64) *Link {
+	if err := c.Validate(); err != nil {
+		panic(err)
+	}
+	return &Link{
+		Up:    NewPath(c.Up, c.Blackouts, mix(seed, 101)),
+		Down:  NewPath(c.Down, c.Blackouts, mix(seed, 102)),
+		Clock: c.Clock,
+	}
+}
+
+// Local maps true time t to the client's local clock:
+// OffsetS + t*(1 + DriftPPM*1e-6), rounded to the nanosecond.
+func (c Clock) Local(t time.Duration) time.Duration {
+	return sDur(c.OffsetS) + t + time.Duration(math.Round(float64(t)*c.DriftPPM*1e-6))
+}
+
+// True is the inverse of Local: it maps a local clock reading to true time,
+// to within a nanosecond.
+func (c Clock) True(local time.Duration) time.Duration {
+	return time.Duration(math.Round(float64(local-sDur(c.OffsetS)) / (1 + c.DriftPPM*1e-6)))
+}
