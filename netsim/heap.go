@@ -19,38 +19,46 @@ type timedHeap[T any] []timed[T]
 func (h *timedHeap[T]) push(e timed[T]) {
 	*h = append(*h, e)
 	q := *h
-	for i := len(q) - 1; i > 0; {
+	i := len(q) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if !q[i].before(&q[p]) {
+		if !e.before(&q[p]) {
 			break
 		}
-		q[i], q[p] = q[p], q[i]
+		q[i] = q[p]
 		i = p
 	}
+	q[i] = e
 }
 
 // pop removes and returns the earliest element; h must not be empty.
 func (h *timedHeap[T]) pop() timed[T] {
 	q := *h
 	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q[last] = timed[T]{} // release references
-	q = q[:last]
-	for i := 0; ; {
+	n := len(q) - 1
+	last := q[n]
+	q[n] = timed[T]{} // release references
+	q = q[:n]
+	*h = q
+	if n == 0 {
+		return top
+	}
+	// Move the hole at the root down to where last belongs.
+	i := 0
+	for {
 		c := 2*i + 1
-		if c >= len(q) {
+		if c >= n {
 			break
 		}
-		if c+1 < len(q) && q[c+1].before(&q[c]) {
+		if c+1 < n && q[c+1].before(&q[c]) {
 			c++
 		}
-		if !q[c].before(&q[i]) {
+		if !q[c].before(&last) {
 			break
 		}
-		q[i], q[c] = q[c], q[i]
+		q[i] = q[c]
 		i = c
 	}
-	*h = q
+	q[i] = last
 	return top
 }
