@@ -46,6 +46,8 @@ type datagram struct {
 	addr net.Addr
 }
 
+var _ net.PacketConn = (*PacketConn)(nil)
+
 // ConnStats counts what a PacketConn did.
 type ConnStats struct {
 	Path        PathStats // the model's fates of datagrams written

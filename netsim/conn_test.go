@@ -1,0 +1,145 @@
+package netsim
+
+import (
+	"encoding/binary"
+	"errors"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// udpPair returns two UDP sockets on loopback.
+func udpPair(t *testing.T) (a, b net.PacketConn) {
+	t.Helper()
+	a, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		a.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// receive reads datagrams carrying a uint32 sequence number until want have
+// arrived or nothing arrives for a second; it returns them in arrival order.
+func receive(t *testing.T, c net.PacketConn, want int) []uint32 {
+	t.Helper()
+	var got []uint32
+	buf := make([]byte, 64)
+	for len(got) < want {
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		n, _, err := c.ReadFrom(buf)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				break
+			}
+			t.Fatal(err)
+		}
+		if n == 4 {
+			got = append(got, binary.BigEndian.Uint32(buf))
+		}
+	}
+	return got
+}
+
+func TestPacketConnFates(t *testing.T) {
+	a, b := udpPair(t)
+	d := Direction{LatencyMs: 2, Jitter: Jitter{Dist: "uniform", MaxMs: 5}, Loss: Loss{Rate: 0.3}, Dup: 0.2}
+	const n, seed = 300, 9
+	// With no time-dependent features the fates depend only on the seed and the
+	// order of writes, so a twin path predicts them.
+	twin := NewPath(d, nil, seed)
+	expect := make(map[uint32]int)
+	total := 0
+	for i := range n {
+		k := len(twin.Send(0, 4, nil))
+		expect[uint32(i)] = k
+		total += k
+	}
+	pc := NewPacketConn(a, d, seed)
+	for i := range n {
+		msg := binary.BigEndian.AppendUint32(nil, uint32(i))
+		if m, err := pc.WriteTo(msg, b.LocalAddr()); m != 4 || err != nil {
+			t.Fatalf("WriteTo = %d, %v", m, err)
+		}
+	}
+	got := receive(t, b, total)
+	seen := make(map[uint32]int)
+	for _, s := range got {
+		seen[s]++
+		if seen[s] > expect[s] {
+			t.Fatalf("datagram %d arrived %d times, the model delivers it %d times", s, seen[s], expect[s])
+		}
+	}
+	// Loopback may in principle drop a datagram; allow a little slack.
+	if len(got) < total*95/100 {
+		t.Errorf("received %d of %d datagrams", len(got), total)
+	}
+	st := pc.Stats()
+	if st.Path.Sent != n || st.Path.Delivered != int64(total) || st.Overflow != 0 {
+		t.Errorf("stats %+v, want %d sent and %d delivered", st, n, total)
+	}
+	if err := pc.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestPacketConnReorders(t *testing.T) {
+	a, b := udpPair(t)
+	pc := NewPacketConn(a, Direction{LatencyMs: 1, Jitter: Jitter{Dist: "uniform", MaxMs: 30}}, 4)
+	defer pc.Close()
+	const n = 100
+	for i := range n {
+		pc.WriteTo(binary.BigEndian.AppendUint32(nil, uint32(i)), b.LocalAddr())
+	}
+	got := receive(t, b, n)
+	inversions := 0
+	for i := 1; i < len(got); i++ {
+		if got[i] < got[i-1] {
+			inversions++
+		}
+	}
+	// A burst written within a few milliseconds with 0..30 ms jitter arrives shuffled.
+	if len(got) < n*9/10 || inversions == 0 {
+		t.Errorf("received %d of %d with %d inversions", len(got), n, inversions)
+	}
+}
+
+func TestPacketConnCloseAndOverflow(t *testing.T) {
+	a, b := udpPair(t)
+	// Nothing is due for a minute: everything stays pending until Close.
+	pc := NewPacketConn(a, Direction{LatencyMs: 60_000}, 1)
+	for i := range MaxPending + 10 {
+		pc.WriteTo([]byte{byte(i)}, b.LocalAddr())
+	}
+	if st := pc.Stats(); st.Overflow != 10 || st.Path.Delivered != MaxPending+10 {
+		t.Errorf("stats %+v, want 10 overflowed", st)
+	}
+	pc.SetWriteDeadline(time.Now().Add(-time.Second))
+	if _, err := pc.WriteTo([]byte{1}, b.LocalAddr()); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("WriteTo past the deadline: %v", err)
+	}
+	if err := pc.Close(); err != nil {
+		t.Error(err)
+	}
+	if _, err := pc.WriteTo([]byte{1}, b.LocalAddr()); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("WriteTo after Close: %v", err)
+	}
+	if err := pc.Close(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, _, err := pc.ReadFrom(make([]byte, 8)); err == nil {
+		t.Error("ReadFrom after Close succeeded")
+	}
+	// The goroutine is gone: checked by goleak in TestMain.
+}
