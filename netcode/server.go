@@ -1,0 +1,756 @@
+package netcode
+
+import (
+	"crypto/cipher"
+	"encoding/binary"
+	"io"
+	"net/netip"
+	"time"
+
+	"golang.org/x/crypto/chacha20poly1305"
+)
+
+// ServerConfig configures a Server. Fields left zero take the defaults shown.
+type ServerConfig struct {
+	// ProtocolID identifies the game; tokens and packets for another id are dropped.
+	ProtocolID uint64
+	// PrivateKey is shared with the backend that mints connect tokens. Required.
+	PrivateKey Key
+	// PublicAddress is the address clients send to; it must appear in the
+	// server list of every token this server accepts. Required.
+	PublicAddress netip.AddrPort
+	// MaxClients is the number of client slots (default 64, range 1..4096).
+	MaxClients int
+	// MaxPending caps the encryption mappings of clients that sent a valid
+	// request but are not yet connected (default 4*MaxClients, range 1..65536).
+	MaxPending int
+	// TokenHistory is how many used connect tokens are remembered to refuse
+	// a token used from a second address (default 8*MaxClients, range 1..1<<20).
+	TokenHistory int
+	// KeepAliveInterval: a connected client that was sent nothing for this
+	// long gets a keep-alive packet (default 100 ms, range 1 ms..10 s).
+	KeepAliveInterval time.Duration
+	// RedundantDisconnects is how many disconnect packets are sent when the
+	// server disconnects a client (default 10, range 1..64).
+	RedundantDisconnects int
+	// Rand supplies the challenge-token key. Required: pass
+	// crypto/rand.Reader in production (the transport drivers do).
+	Rand io.Reader
+}
+
+func (c *ServerConfig) resolve() error {
+	if c.PrivateKey == (Key{}) {
+		return &ConfigError{Field: "PrivateKey", Value: "all zero", Allowed: "a key from GenerateKey"}
+	}
+	if !validServerAddress(c.PublicAddress) {
+		return &ConfigError{Field: "PublicAddress", Value: c.PublicAddress, Allowed: "a valid address and port"}
+	}
+	c.PublicAddress = normalizeAddr(c.PublicAddress)
+	if c.Rand == nil {
+		return &ConfigError{Field: "Rand", Value: nil, Allowed: "non-nil (crypto/rand.Reader)"}
+	}
+	if err := defaultInt(&c.MaxClients, "MaxClients", 64, 1, 4096); err != nil {
+		return err
+	}
+	if err := defaultInt(&c.MaxPending, "MaxPending", 4*c.MaxClients, 1, 65536); err != nil {
+		return err
+	}
+	if err := defaultInt(&c.TokenHistory, "TokenHistory", 8*c.MaxClients, 1, 1<<20); err != nil {
+		return err
+	}
+	if err := defaultInt(&c.RedundantDisconnects, "RedundantDisconnects", 10, 1, 64); err != nil {
+		return err
+	}
+	return defaultDuration(&c.KeepAliveInterval, "KeepAliveInterval", 100*time.Millisecond, time.Millisecond, 10*time.Second)
+}
+
+func defaultInt(v *int, field string, def, lo, hi int) error {
+	if *v == 0 {
+		*v = def
+	}
+	if *v < lo || *v > hi {
+		return &ConfigError{Field: field, Value: *v, Allowed: rangeText(lo, hi)}
+	}
+	return nil
+}
+
+func defaultDuration(v *time.Duration, field string, def, lo, hi time.Duration) error {
+	if *v == 0 {
+		*v = def
+	}
+	if *v < lo || *v > hi {
+		return &ConfigError{Field: field, Value: *v, Allowed: "range [" + lo.String() + ", " + hi.String() + "]"}
+	}
+	return nil
+}
+
+func rangeText(lo, hi int) string {
+	return "range [" + itoa(lo) + ", " + itoa(hi) + "]"
+}
+
+func itoa(v int) string {
+	var b [20]byte
+	return string(appendInt(b[:0], v))
+}
+
+func appendInt(b []byte, v int) []byte {
+	if v < 0 {
+		b = append(b, '-')
+		v = -v
+	}
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return append(b, d[i:]...)
+}
+
+// EventKind says what happened to a client slot.
+type EventKind uint8
+
+const (
+	// EventConnected: a client completed the handshake and occupies a slot.
+	EventConnected EventKind = iota + 1
+	// EventDisconnected: a client left its slot; Reason says why
+	// (ErrDisconnected, ErrTimeout or ErrClosed).
+	EventDisconnected
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventConnected:
+		return "connected"
+	case EventDisconnected:
+		return "disconnected"
+	}
+	return "EventKind(?)"
+}
+
+// Event reports a client connecting or disconnecting.
+type Event struct {
+	Kind     EventKind
+	Client   int // slot index in [0, MaxClients)
+	ClientID uint64
+	Addr     netip.AddrPort
+	Reason   error // for EventDisconnected
+}
+
+// DropCounts counts received datagrams that were dropped, by reason.
+type DropCounts struct {
+	Malformed, PacketType, Version, ProtocolID, Expired, Auth, Replay       uint64
+	TokenInvalid, ServerAddress, TokenReused, AlreadyConnected, PendingFull uint64
+	UnknownAddress, NotConnected                                            uint64
+}
+
+// Total is the number of dropped datagrams.
+func (d DropCounts) Total() uint64 {
+	return d.Malformed + d.PacketType + d.Version + d.ProtocolID + d.Expired + d.Auth + d.Replay +
+		d.TokenInvalid + d.ServerAddress + d.TokenReused + d.AlreadyConnected + d.PendingFull +
+		d.UnknownAddress + d.NotConnected
+}
+
+func (d *DropCounts) count(err error) {
+	switch err {
+	case ErrMalformed:
+		d.Malformed++
+	case ErrPacketType:
+		d.PacketType++
+	case ErrVersion:
+		d.Version++
+	case ErrProtocolID:
+		d.ProtocolID++
+	case ErrTokenExpired:
+		d.Expired++
+	case ErrAuth:
+		d.Auth++
+	case ErrReplay:
+		d.Replay++
+	case ErrTokenInvalid:
+		d.TokenInvalid++
+	case ErrServerAddress:
+		d.ServerAddress++
+	case ErrTokenReused:
+		d.TokenReused++
+	case ErrAlreadyConnected:
+		d.AlreadyConnected++
+	case ErrPendingFull:
+		d.PendingFull++
+	case ErrUnknownAddress:
+		d.UnknownAddress++
+	default:
+		d.NotConnected++
+	}
+}
+
+// ServerStats are cumulative counters (and two gauges) of a Server.
+type ServerStats struct {
+	PacketsIn, BytesIn   uint64 // datagrams passed to Receive
+	PacketsOut, BytesOut uint64 // datagrams queued for Transmit
+	// UnauthBytesIn counts bytes of datagrams not from a connected client;
+	// UnauthBytesOut the bytes of the replies they caused (challenge,
+	// denied, and the keep-alive that answers a connection response).
+	UnauthBytesIn, UnauthBytesOut uint64
+	PayloadsIn, PayloadsOut       uint64
+	Connects, Disconnects         uint64
+	TimedOut, Denied              uint64
+	OutDropped                    uint64 // packets lost because Transmit was not drained
+	Dropped                       DropCounts
+	Pending                       int // current pending encryption mappings (gauge)
+	TokenHistory                  int // current remembered tokens (gauge)
+}
+
+type serverSlot struct {
+	connected  bool
+	confirmed  bool
+	clientID   uint64
+	addr       netip.AddrPort
+	send, recv cipher.AEAD
+	seq        uint64
+	window     replayWindow
+	lastRecv   time.Time
+	lastSend   time.Time
+	timeout    time.Duration // negative: none
+	userData   [UserDataSize]byte
+}
+
+type pendingEntry struct {
+	inUse      bool
+	addr       netip.AddrPort
+	c2s, s2c   Key
+	send, recv cipher.AEAD
+	lastAccess time.Time
+	expire     uint64 // token expire timestamp, Unix seconds
+	timeout    time.Duration
+}
+
+type tokenUse struct {
+	used bool
+	mac  [MACSize]byte
+	addr netip.AddrPort
+}
+
+// globalSequenceStart seeds the sequence of packets sent before a client has
+// a slot (challenge, denied), keeping their nonces disjoint from per-client
+// sequences under the same key. It is set for every Server (erratum 3).
+const globalSequenceStart = uint64(1) << 63
+
+// Server is the sans-I/O netcode server: feed it datagrams with Receive,
+// call Update as time passes, and send what Transmit returns. It is not
+// safe for concurrent use; drivers serialise calls.
+type Server struct {
+	cfg           ServerConfig
+	tokenAEAD     cipher.AEAD
+	challengeAEAD cipher.AEAD
+	challengeSeq  uint64
+	globalSeq     uint64
+
+	slots        []serverSlot
+	byAddr       map[netip.AddrPort]int
+	byID         map[uint64]int
+	numConnected int
+
+	pending       []pendingEntry
+	pendingByAddr map[netip.AddrPort]int
+
+	history      []tokenUse
+	historyByMAC map[[MACSize]byte]int
+	historyNext  int
+
+	priv      PrivateToken
+	plain     [privatePlainSize]byte
+	chal      ChallengeToken
+	chalPlain [challengePlainSize]byte
+	body      [challengeBodySize]byte
+
+	out    outQueue
+	events []Event
+	evHead int
+	stats  ServerStats
+}
+
+// NewServer returns a server with no clients.
+func NewServer(cfg ServerConfig) (*Server, error) {
+	if err := cfg.resolve(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, globalSeq: globalSequenceStart}
+	var err error
+	if s.tokenAEAD, err = chacha20poly1305.NewX(cfg.PrivateKey[:]); err != nil {
+		return nil, err
+	}
+	ck, err := GenerateKey(cfg.Rand)
+	if err != nil {
+		return nil, err
+	}
+	s.challengeAEAD, _ = chacha20poly1305.New(ck[:])
+	s.slots = make([]serverSlot, cfg.MaxClients)
+	s.byAddr = make(map[netip.AddrPort]int, cfg.MaxClients)
+	s.byID = make(map[uint64]int, cfg.MaxClients)
+	s.pending = make([]pendingEntry, cfg.MaxPending)
+	s.pendingByAddr = make(map[netip.AddrPort]int, cfg.MaxPending)
+	s.history = make([]tokenUse, cfg.TokenHistory)
+	s.historyByMAC = make(map[[MACSize]byte]int, cfg.TokenHistory)
+	s.priv.ServerAddresses = make([]netip.AddrPort, 0, MaxServers)
+	s.out.limit = 2*cfg.MaxClients*cfg.RedundantDisconnects + 64
+	return s, nil
+}
+
+// Config returns the resolved configuration (defaults filled in).
+func (s *Server) Config() ServerConfig { return s.cfg }
+
+// Stats returns a snapshot of the counters.
+func (s *Server) Stats() ServerStats {
+	st := s.stats
+	st.Pending = len(s.pendingByAddr)
+	st.TokenHistory = len(s.historyByMAC)
+	return st
+}
+
+// NumConnected is the number of occupied client slots.
+func (s *Server) NumConnected() int { return s.numConnected }
+
+// MaxClients is the number of client slots.
+func (s *Server) MaxClients() int { return s.cfg.MaxClients }
+
+// Connected reports whether slot client holds a connected client.
+func (s *Server) Connected(client int) bool {
+	return client >= 0 && client < len(s.slots) && s.slots[client].connected
+}
+
+// ClientID returns the client id of a connected slot (0 if none).
+func (s *Server) ClientID(client int) uint64 {
+	if !s.Connected(client) {
+		return 0
+	}
+	return s.slots[client].clientID
+}
+
+// ClientAddr returns the address of a connected slot.
+func (s *Server) ClientAddr(client int) netip.AddrPort {
+	if !s.Connected(client) {
+		return netip.AddrPort{}
+	}
+	return s.slots[client].addr
+}
+
+// UserData returns the user data from the connect token of a connected slot.
+func (s *Server) UserData(client int) [UserDataSize]byte {
+	if !s.Connected(client) {
+		return [UserDataSize]byte{}
+	}
+	return s.slots[client].userData
+}
+
+// Transmit returns the next packet to send and its destination. The slice is
+// valid until the next call of any Server method. Drivers call it until ok
+// is false after every Receive, Update, SendPayload or Disconnect.
+func (s *Server) Transmit() (packet []byte, to netip.AddrPort, ok bool) {
+	return s.out.pop()
+}
+
+// PollEvent returns the next connect or disconnect event.
+func (s *Server) PollEvent() (Event, bool) {
+	if s.evHead == len(s.events) {
+		s.events = s.events[:0]
+		s.evHead = 0
+		return Event{}, false
+	}
+	e := s.events[s.evHead]
+	s.events[s.evHead] = Event{}
+	s.evHead++
+	return e, true
+}
+
+func (s *Server) emit(e Event) { s.events = append(s.events, e) }
+
+func unixSeconds(t time.Time) uint64 {
+	u := t.Unix()
+	if u < 0 {
+		return 0
+	}
+	return uint64(u)
+}
+
+// Receive processes one datagram from addr at time now. If it is a payload
+// from a connected client, Receive returns the client's slot and the payload,
+// a sub-slice of packet (encrypted packets are decrypted in place, so packet
+// is modified). Otherwise payload is nil. A non-nil error means the datagram
+// was dropped and says why; drops are also counted in Stats().Dropped.
+// Receive does not allocate, except for two cipher objects when a valid
+// request creates a new pending connection.
+func (s *Server) Receive(now time.Time, from netip.AddrPort, packet []byte) (client int, payload []byte, err error) {
+	s.stats.PacketsIn++
+	s.stats.BytesIn += uint64(len(packet))
+	from = normalizeAddr(from)
+	client, payload, err = s.receive(now, from, packet)
+	if err != nil {
+		s.stats.Dropped.count(err)
+	}
+	return client, payload, err
+}
+
+func (s *Server) receive(now time.Time, from netip.AddrPort, p []byte) (int, []byte, error) {
+	if len(p) == 0 {
+		return -1, nil, ErrMalformed
+	}
+	if idx, ok := s.byAddr[from]; ok {
+		return s.receiveConnected(now, idx, p)
+	}
+	s.stats.UnauthBytesIn += uint64(len(p))
+	if p[0] == byte(PacketRequest) {
+		return -1, nil, s.receiveRequest(now, from, p)
+	}
+	pi, ok := s.pendingByAddr[from]
+	if !ok {
+		// Cheap structural checks first so garbage is rejected as malformed.
+		if _, err := parseHeader(p, 1<<PacketResponse); err != nil {
+			return -1, nil, err
+		}
+		return -1, nil, ErrUnknownAddress
+	}
+	return -1, nil, s.receiveResponse(now, pi, p)
+}
+
+const (
+	serverAllowedConnected = 1<<PacketKeepAlive | 1<<PacketPayload | 1<<PacketDisconnect
+)
+
+func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte, error) {
+	sl := &s.slots[idx]
+	if p[0]&0x0f == byte(PacketResponse) || p[0] == byte(PacketRequest) {
+		// The client has not seen our keep-alive yet; one is on its way.
+		return -1, nil, ErrAlreadyConnected
+	}
+	h, body, err := openPacket(p, serverAllowedConnected, sl.recv, s.cfg.ProtocolID, &sl.window)
+	if err != nil {
+		return -1, nil, err
+	}
+	sl.lastRecv = now
+	switch h.typ {
+	case PacketKeepAlive:
+		sl.confirmed = true
+		return idx, nil, nil
+	case PacketPayload:
+		sl.confirmed = true
+		s.stats.PayloadsIn++
+		return idx, body, nil
+	default: // disconnect
+		s.drop(idx, ErrDisconnected, false, now)
+		return idx, nil, nil
+	}
+}
+
+func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) error {
+	req, err := parseRequest(p)
+	if err != nil {
+		return err
+	}
+	if req.protocolID != s.cfg.ProtocolID {
+		return ErrProtocolID
+	}
+	if req.expire <= unixSeconds(now) {
+		return ErrTokenExpired
+	}
+	if err := openPrivate(&s.priv, s.plain[:0], req.private, s.tokenAEAD, req.protocolID, req.expire, req.nonce); err != nil {
+		return err
+	}
+	listed := false
+	for _, a := range s.priv.ServerAddresses {
+		if normalizeAddr(a) == s.cfg.PublicAddress {
+			listed = true
+			break
+		}
+	}
+	if !listed {
+		return ErrServerAddress
+	}
+	if _, ok := s.byID[s.priv.ClientID]; ok {
+		return ErrAlreadyConnected
+	}
+	var mac [MACSize]byte
+	copy(mac[:], req.private[PrivateTokenSize-MACSize:])
+	if !s.useToken(mac, from) {
+		return ErrTokenReused
+	}
+	if s.numConnected >= s.cfg.MaxClients {
+		aead, _ := chacha20poly1305.New(s.priv.ServerToClientKey[:])
+		s.sendGlobal(from, PacketDenied, nil, aead)
+		s.stats.Denied++
+		return ErrServerFull
+	}
+	pe, err := s.pendingFor(now, from)
+	if err != nil {
+		return err
+	}
+	if !pe.inUse || pe.c2s != s.priv.ClientToServerKey || pe.s2c != s.priv.ServerToClientKey {
+		pe.c2s = s.priv.ClientToServerKey
+		pe.s2c = s.priv.ServerToClientKey
+		pe.send, _ = chacha20poly1305.New(pe.s2c[:])
+		pe.recv, _ = chacha20poly1305.New(pe.c2s[:])
+	}
+	pe.inUse = true
+	pe.addr = from
+	pe.lastAccess = now
+	pe.expire = req.expire
+	pe.timeout = timeoutDuration(s.priv.TimeoutSeconds)
+
+	s.chal.ClientID = s.priv.ClientID
+	s.chal.UserData = s.priv.UserData
+	body := binary.LittleEndian.AppendUint64(s.body[:0], s.challengeSeq)
+	body = sealChallenge(body, &s.chal, s.challengeAEAD, s.challengeSeq)
+	s.challengeSeq++
+	s.sendGlobal(from, PacketChallenge, body, pe.send)
+	return nil
+}
+
+func timeoutDuration(sec int32) time.Duration {
+	if sec < 0 {
+		return -1
+	}
+	return time.Duration(sec) * time.Second
+}
+
+// useToken records that the token with this MAC is used from addr; it
+// reports false if the token was already used from another address.
+func (s *Server) useToken(mac [MACSize]byte, addr netip.AddrPort) bool {
+	if i, ok := s.historyByMAC[mac]; ok {
+		return s.history[i].addr == addr
+	}
+	i := s.historyNext
+	s.historyNext = (s.historyNext + 1) % len(s.history)
+	if old := &s.history[i]; old.used {
+		delete(s.historyByMAC, old.mac)
+	}
+	s.history[i] = tokenUse{used: true, mac: mac, addr: addr}
+	s.historyByMAC[mac] = i
+	return true
+}
+
+// pendingFor returns the pending entry of addr, or a free (or expired) one.
+func (s *Server) pendingFor(now time.Time, addr netip.AddrPort) (*pendingEntry, error) {
+	if i, ok := s.pendingByAddr[addr]; ok {
+		return &s.pending[i], nil
+	}
+	if len(s.pendingByAddr) >= len(s.pending) {
+		s.expirePending(now)
+	}
+	for i := range s.pending {
+		if !s.pending[i].inUse {
+			s.pendingByAddr[addr] = i
+			return &s.pending[i], nil
+		}
+	}
+	return nil, ErrPendingFull
+}
+
+func (s *Server) pendingExpired(pe *pendingEntry, now time.Time) bool {
+	if pe.expire <= unixSeconds(now) {
+		return true
+	}
+	return pe.timeout >= 0 && now.Sub(pe.lastAccess) > pe.timeout
+}
+
+func (s *Server) expirePending(now time.Time) {
+	for i := range s.pending {
+		pe := &s.pending[i]
+		if pe.inUse && s.pendingExpired(pe, now) {
+			delete(s.pendingByAddr, pe.addr)
+			*pe = pendingEntry{}
+		}
+	}
+}
+
+func (s *Server) receiveResponse(now time.Time, pi int, p []byte) error {
+	pe := &s.pending[pi]
+	if s.pendingExpired(pe, now) {
+		delete(s.pendingByAddr, pe.addr)
+		*pe = pendingEntry{}
+		return ErrTokenExpired
+	}
+	_, body, err := openPacket(p, 1<<PacketResponse, pe.recv, s.cfg.ProtocolID, nil)
+	if err != nil {
+		return err
+	}
+	seq := binary.LittleEndian.Uint64(body)
+	if err := openChallenge(&s.chal, s.chalPlain[:0], body[8:], s.challengeAEAD, seq); err != nil {
+		return err
+	}
+	pe.lastAccess = now
+	if _, ok := s.byID[s.chal.ClientID]; ok {
+		return ErrAlreadyConnected
+	}
+	if s.numConnected >= s.cfg.MaxClients {
+		s.sendGlobal(pe.addr, PacketDenied, nil, pe.send)
+		s.stats.Denied++
+		return ErrServerFull
+	}
+	idx := 0
+	for idx < len(s.slots) && s.slots[idx].connected {
+		idx++
+	}
+	sl := &s.slots[idx]
+	*sl = serverSlot{
+		connected: true,
+		clientID:  s.chal.ClientID,
+		addr:      pe.addr,
+		send:      pe.send,
+		recv:      pe.recv,
+		lastRecv:  now,
+		timeout:   pe.timeout,
+		userData:  s.chal.UserData,
+	}
+	s.byAddr[sl.addr] = idx
+	s.byID[sl.clientID] = idx
+	s.numConnected++
+	delete(s.pendingByAddr, pe.addr)
+	*pe = pendingEntry{}
+	s.stats.Connects++
+	before := s.stats.BytesOut
+	s.sendKeepAlive(now, sl, idx)
+	s.stats.UnauthBytesOut += s.stats.BytesOut - before
+	s.emit(Event{Kind: EventConnected, Client: idx, ClientID: sl.clientID, Addr: sl.addr})
+	return nil
+}
+
+func (s *Server) sendGlobal(to netip.AddrPort, t PacketType, body []byte, aead cipher.AEAD) {
+	b := s.out.slot()
+	if b == nil {
+		s.stats.OutDropped++
+		return
+	}
+	b = appendEncrypted(b, t, s.globalSeq, body, aead, s.cfg.ProtocolID)
+	s.globalSeq++
+	s.out.commit(to, b)
+	s.stats.PacketsOut++
+	s.stats.BytesOut += uint64(len(b))
+	s.stats.UnauthBytesOut += uint64(len(b))
+}
+
+func (s *Server) sendToSlot(now time.Time, sl *serverSlot, t PacketType, body []byte) {
+	b := s.out.slot()
+	if b == nil {
+		s.stats.OutDropped++
+		return
+	}
+	b = appendEncrypted(b, t, sl.seq, body, sl.send, s.cfg.ProtocolID)
+	sl.seq++
+	sl.lastSend = now
+	s.out.commit(sl.addr, b)
+	s.stats.PacketsOut++
+	s.stats.BytesOut += uint64(len(b))
+}
+
+func (s *Server) sendKeepAlive(now time.Time, sl *serverSlot, idx int) {
+	var body [keepAliveBodySize]byte
+	binary.LittleEndian.PutUint32(body[:], uint32(idx))
+	binary.LittleEndian.PutUint32(body[4:], uint32(s.cfg.MaxClients))
+	s.sendToSlot(now, sl, PacketKeepAlive, body[:])
+}
+
+// SendPayload queues an encrypted payload packet (1 to MaxPayloadSize bytes)
+// for a connected client. Until the client has confirmed its slot, each
+// payload is preceded by a keep-alive, as the standard requires.
+func (s *Server) SendPayload(now time.Time, client int, payload []byte) error {
+	if !s.Connected(client) {
+		return ErrNotConnected
+	}
+	if len(payload) < 1 || len(payload) > MaxPayloadSize {
+		return ErrPayloadSize
+	}
+	sl := &s.slots[client]
+	if !sl.confirmed {
+		s.sendKeepAlive(now, sl, client)
+	}
+	s.sendToSlot(now, sl, PacketPayload, payload)
+	s.stats.PayloadsOut++
+	return nil
+}
+
+// Disconnect sends RedundantDisconnects disconnect packets to a connected
+// client and frees its slot; an EventDisconnected with ErrClosed follows.
+func (s *Server) Disconnect(now time.Time, client int) error {
+	if !s.Connected(client) {
+		return ErrNotConnected
+	}
+	s.drop(client, ErrClosed, true, now)
+	return nil
+}
+
+// DisconnectAll disconnects every connected client.
+func (s *Server) DisconnectAll(now time.Time) {
+	for i := range s.slots {
+		if s.slots[i].connected {
+			s.drop(i, ErrClosed, true, now)
+		}
+	}
+}
+
+func (s *Server) drop(idx int, reason error, notify bool, now time.Time) {
+	sl := &s.slots[idx]
+	if notify {
+		for i := 0; i < s.cfg.RedundantDisconnects; i++ {
+			s.sendToSlot(now, sl, PacketDisconnect, nil)
+		}
+	}
+	s.emit(Event{Kind: EventDisconnected, Client: idx, ClientID: sl.clientID, Addr: sl.addr, Reason: reason})
+	delete(s.byAddr, sl.addr)
+	delete(s.byID, sl.clientID)
+	*sl = serverSlot{}
+	s.numConnected--
+	s.stats.Disconnects++
+	if reason == ErrTimeout {
+		s.stats.TimedOut++
+	}
+}
+
+// Update advances the server to now: it disconnects clients that sent
+// nothing within their timeout, sends keep-alives to clients that were sent
+// nothing for KeepAliveInterval, and expires pending connections.
+func (s *Server) Update(now time.Time) {
+	for i := range s.slots {
+		sl := &s.slots[i]
+		if !sl.connected {
+			continue
+		}
+		if sl.timeout >= 0 && now.Sub(sl.lastRecv) > sl.timeout {
+			s.drop(i, ErrTimeout, true, now)
+			continue
+		}
+		if now.Sub(sl.lastSend) >= s.cfg.KeepAliveInterval {
+			s.sendKeepAlive(now, sl, i)
+		}
+	}
+	if len(s.pendingByAddr) > 0 {
+		s.expirePending(now)
+	}
+}
+
+// NextUpdate returns the latest time by which Update should be called again:
+// the next keep-alive or timeout due. With no clients it is now + KeepAliveInterval.
+func (s *Server) NextUpdate(now time.Time) time.Time {
+	next := now.Add(s.cfg.KeepAliveInterval)
+	for i := range s.slots {
+		sl := &s.slots[i]
+		if !sl.connected {
+			continue
+		}
+		if t := sl.lastSend.Add(s.cfg.KeepAliveInterval); t.Before(next) {
+			next = t
+		}
+		if sl.timeout >= 0 {
+			if t := sl.lastRecv.Add(sl.timeout + time.Nanosecond); t.Before(next) {
+				next = t
+			}
+		}
+	}
+	if next.Before(now) {
+		return now
+	}
+	return next
+}
