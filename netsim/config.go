@@ -29,10 +29,11 @@ type Loss struct {
 	MeanBurst float64 `json:"mean_burst,omitempty"`
 }
 
-// Spikes are episodes of extra latency: about every EveryS seconds (a Poisson
-// process of spike starts, seeded) the path adds a delay drawn uniformly from
-// ExtraMs, for a duration drawn uniformly from LenS, to every datagram sent
-// during the spike.
+// Spikes are episodes of extra latency. Spikes start on average every EveryS
+// seconds (the quiet time between one spike's end and the next start is
+// exponentially distributed, seeded); each lasts a time drawn uniformly from
+// LenS and adds a delay drawn uniformly from ExtraMs to every datagram sent
+// during it. Spikes never overlap. EveryS must exceed LenS[1].
 type Spikes struct {
 	EveryS  float64    `json:"every_s"`
 	ExtraMs [2]float64 `json:"extra_ms"`
@@ -164,8 +165,8 @@ func (d Direction) validate(p string) error {
 		if !(s.ExtraMs[0] >= 0 && s.ExtraMs[0] <= s.ExtraMs[1] && s.ExtraMs[1] <= maxDelayMs) {
 			return &ConfigError{Field: q + ".extra_ms", Value: fmt.Sprint(s.ExtraMs), Want: "0 <= extra_ms[0] <= extra_ms[1] <= 60000"}
 		}
-		if !(s.LenS[0] > 0 && s.LenS[0] <= s.LenS[1] && s.LenS[1] <= maxTimeS) {
-			return &ConfigError{Field: q + ".len_s", Value: fmt.Sprint(s.LenS), Want: "0 < len_s[0] <= len_s[1] <= 1e6"}
+		if !(s.LenS[0] >= 0.001 && s.LenS[0] <= s.LenS[1] && s.LenS[1] <= maxTimeS) {
+			return &ConfigError{Field: q + ".len_s", Value: fmt.Sprint(s.LenS), Want: "0.001 <= len_s[0] <= len_s[1] <= 1e6"}
 		}
 		if !(s.EveryS > s.LenS[1] && s.EveryS <= maxTimeS) {
 			return fieldErr(q+".every_s", s.EveryS, fmt.Sprintf("len_s[1] (%g) < every_s <= 1e6", s.LenS[1]))

@@ -113,6 +113,39 @@ func TestPacketConnReorders(t *testing.T) {
 	if len(got) < n*9/10 || inversions == 0 {
 		t.Errorf("received %d of %d with %d inversions", len(got), n, inversions)
 	}
+	// Buffers of delivered datagrams are reused intact.
+	for i := range 20 {
+		pc.WriteTo(binary.BigEndian.AppendUint32(nil, uint32(1000+i)), b.LocalAddr())
+	}
+	for _, s := range receive(t, b, 20) {
+		if s < 1000 || s >= 1020 {
+			t.Errorf("received %d, want 1000..1019", s)
+		}
+	}
+}
+
+func TestPacketConnReadPassesThrough(t *testing.T) {
+	a, b := udpPair(t)
+	pc := NewPacketConn(a, Direction{Loss: Loss{Rate: 0.99}}, 1) // the model applies to writes only
+	defer pc.Close()
+	for i := range 5 {
+		b.WriteTo(binary.BigEndian.AppendUint32(nil, uint32(i)), pc.LocalAddr())
+	}
+	buf := make([]byte, 8)
+	for i := range 5 {
+		pc.SetDeadline(time.Now().Add(2 * time.Second))
+		n, from, err := pc.ReadFrom(buf)
+		if err != nil {
+			t.Fatalf("datagram %d: %v", i, err)
+		}
+		if n != 4 || from.String() != b.LocalAddr().String() {
+			t.Errorf("read %d bytes from %v", n, from)
+		}
+	}
+	pc.SetReadDeadline(time.Now().Add(time.Millisecond))
+	if _, _, err := pc.ReadFrom(buf); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("read past the deadline: %v", err)
+	}
 }
 
 func TestPacketConnCloseAndOverflow(t *testing.T) {

@@ -36,7 +36,9 @@ type PathStats struct {
 // datagrams identically, even if the payload sizes differ. The one exception
 // is a bandwidth limit, where size sets the serialisation time and so which
 // datagrams a full queue drops; the draws are still consumed, so the random
-// fates of later datagrams are unchanged.
+// fates of later datagrams are unchanged. Fates are tied to a datagram's
+// position in the sequence of Send calls: a path that sends one more datagram
+// shifts every later fate. Burst loss starts in the loss-free state.
 type Path struct {
 	rng   rand.PCG // per-datagram draws
 	spk   rand.PCG // spike schedule
@@ -105,7 +107,9 @@ func NewPath(d Direction, blackouts []Blackout, seed uint64) *Path {
 // base latency, plus any spike in progress at now, plus its own jitter (each
 // copy of a duplicate draws its own). Datagrams are not kept in order. A
 // datagram sent during a blackout, or a copy that would arrive during one, is
-// lost. Calls should come in non-decreasing order of now.
+// lost. size counts toward WireBytes and, with a bandwidth limit, sets the
+// serialisation time. Calls should come in non-decreasing order of now: the
+// spike schedule and the serialisation queue only move forward.
 func (p *Path) Send(now time.Duration, size int, arrivals []time.Duration) []time.Duration {
 	uLoss, uDup, uJit1, uJit2 := p.unit(), p.unit(), p.unit(), p.unit()
 	p.stats.Sent++
@@ -179,8 +183,8 @@ func (p *Path) blackedOut(t time.Duration) bool {
 	return false
 }
 
-// spike returns the extra latency in force at t. Spike starts form a Poisson
-// process (rate 1/EveryS) drawn from their own stream, three draws per spike.
+// spike returns the extra latency in force at t. The schedule comes from its
+// own stream, three draws per spike, so it depends only on time.
 func (p *Path) spike(t time.Duration) time.Duration {
 	if p.spikes == nil {
 		return 0
