@@ -165,7 +165,9 @@ func TestValidate(t *testing.T) {
 			c.Up.Spikes = &Spikes{EveryS: 10, ExtraMs: [2]float64{5, 1}, LenS: [2]float64{1, 2}}
 		}, "up.spikes.extra_ms"},
 		{"spikes zero length", func(c *LinkConfig) { c.Up.Spikes = &Spikes{EveryS: 10, ExtraMs: [2]float64{1, 5}} }, "up.spikes.len_s"},
-		{"spikes too short", func(c *LinkConfig) { c.Up.Spikes = &Spikes{EveryS: 1e-9, ExtraMs: [2]float64{1, 5}, LenS: [2]float64{1e-12, 1e-12}} }, "up.spikes.len_s"},
+		{"spikes too short", func(c *LinkConfig) {
+			c.Up.Spikes = &Spikes{EveryS: 1e-9, ExtraMs: [2]float64{1, 5}, LenS: [2]float64{1e-12, 1e-12}}
+		}, "up.spikes.len_s"},
 		{"spikes too often", func(c *LinkConfig) {
 			c.Up.Spikes = &Spikes{EveryS: 1, ExtraMs: [2]float64{1, 5}, LenS: [2]float64{1, 2}}
 		}, "up.spikes.every_s"},
