@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tether-net/tether/lab"
+	"golang.org/x/term"
+)
+
+func runLab(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	scenario := fs.String("scenario", "", "built-in scenario: lan, broadband, wan, mobile or lossy")
+	file := fs.String("scenario-file", "", "scenario file (JSON)")
+	seed := fs.Uint64("seed", 0, "override the scenario's seed")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	out := fs.String("out", "", "write report.md and PNG plots into this directory")
+	tracePath := fs.String("trace", "", "write one CSV row per client frame to this file")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether lab (-scenario NAME | -scenario-file FILE) [-seed N] [-json] [-out DIR] [-trace FILE]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	s, err := loadScenario(*scenario, *file)
+	if err != nil {
+		return err
+	}
+	if *seed != 0 {
+		s.Seed = *seed
+	}
+
+	var opts lab.Options
+	if *tracePath != "" {
+		f, err := os.Create(*tracePath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		tw := lab.NewTraceWriter(f)
+		opts.Trace = tw.Write
+		defer func() {
+			if ferr := tw.Flush(); ferr != nil {
+				fmt.Fprintf(stderr, "tether lab: trace: %v\n", ferr)
+			}
+		}()
+	}
+	if !*asJSON {
+		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			opts.Progress = progressBar(stderr, s.Name)
+		}
+	}
+	rep, err := lab.Run(s, opts)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := lab.WriteReportDir(*out, rep); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return lab.WriteTable(stdout, rep)
+}
+
+func loadScenario(name, file string) (lab.Scenario, error) {
+	switch {
+	case name != "" && file != "":
+		return lab.Scenario{}, errors.New("give -scenario or -scenario-file, not both")
+	case file != "":
+		f, err := os.Open(file)
+		if err != nil {
+			return lab.Scenario{}, err
+		}
+		defer f.Close()
+		s, err := lab.ParseScenario(f)
+		if err != nil {
+			return lab.Scenario{}, fmt.Errorf("%s: %w", file, err)
+		}
+		return s, nil
+	case name != "":
+		return lab.Preset(name)
+	default:
+		return lab.Scenario{}, errors.New("give -scenario NAME or -scenario-file FILE")
+	}
+}
+
+// progressBar returns a progress callback that redraws one line on a terminal.
+func progressBar(w io.Writer, name string) func(float64) {
+	const width = 30
+	last := -1
+	return func(done float64) {
+		n := int(done * width)
+		if n == last {
+			return
+		}
+		last = n
+		bar := make([]byte, width)
+		for i := range bar {
+			bar[i] = ' '
+			if i < n {
+				bar[i] = '='
+			}
+		}
+		fmt.Fprintf(w, "\r%s [%s] %3.0f%%", name, bar, done*100)
+		if done >= 1 {
+			fmt.Fprint(w, "\r\033[K")
+		}
+	}
+}

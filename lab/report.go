@@ -1,0 +1,177 @@
+package lab
+
+import (
+	"math"
+	"time"
+)
+
+// Report is what a run measured: the resolved scenario and one result per
+// client. Its JSON form is the output schema of the design document.
+type Report struct {
+	Scenario Scenario `json:"scenario"`
+	Results  []Result `json:"results"`
+
+	clients []*client // per-frame series, for plots
+}
+
+// Result is one client's measurements.
+type Result struct {
+	Client      string       `json:"client"`
+	ClockMethod string       `json:"clock_method"`
+	BallMethod  string       `json:"ball_method"`
+	Clock       ClockMetrics `json:"clock"`
+	Net         NetMetrics   `json:"net"`
+}
+
+// ClockMetrics measure a client's estimate of server time, over the frames after
+// the warm-up.
+type ClockMetrics struct {
+	// ErrMs is |estimate - true server time - (up - down base latency)/2|: the
+	// error round trips can remove. RawErrMs is |estimate - true server time|.
+	ErrMs    Stat `json:"err_ms"`
+	RawErrMs Stat `json:"raw_err_ms"`
+	// Backsteps counts frames whose estimate is earlier than the previous one.
+	Backsteps int `json:"backsteps"`
+	// MaxRatePPM is the largest |d estimate / d true - 1| over consecutive 1 s
+	// windows after convergence, in parts per million.
+	MaxRatePPM float64 `json:"max_rate_ppm"`
+	// ConvergeS is the time from the first clock reply until the error stays
+	// within ConvergeWithinMs for the rest of the run; -1 if it never does.
+	ConvergeS        float64 `json:"converge_s"`
+	ConvergeWithinMs float64 `json:"converge_within_ms"`
+	// BoundCoverage is the share of frames whose raw error is within the bound
+	// the method reports; null for a method that reports none.
+	BoundCoverage *float64 `json:"bound_coverage"`
+	// NotReady counts frames after the warm-up with no estimate at all.
+	NotReady int `json:"not_ready_frames"`
+}
+
+// NetMetrics is the client's traffic: payload plus 28 bytes of IPv4 and UDP
+// headers per datagram, averaged over the run, in kilobits per second; Clock*
+// counts the clock method's own messages alone.
+type NetMetrics struct {
+	DownKbps      float64 `json:"down_kbps"`
+	UpKbps        float64 `json:"up_kbps"`
+	ClockDownKbps float64 `json:"clock_down_kbps"`
+	ClockUpKbps   float64 `json:"clock_up_kbps"`
+}
+
+// convergeWithin is the error a clock must stay within to count as converged:
+// 2 ms, or 5 ms on a link with latency spikes (the mobile preset).
+func convergeWithin(l Client) time.Duration {
+	if l.Link.Up.Spikes != nil || l.Link.Down.Spikes != nil {
+		return 5 * time.Millisecond
+	}
+	return 2 * time.Millisecond
+}
+
+func (m *sim) report() *Report {
+	r := &Report{Scenario: m.scen, clients: m.clients}
+	for _, c := range m.clients {
+		r.Results = append(r.Results, Result{
+			Client:      c.spec.Name,
+			ClockMethod: c.spec.Clock,
+			BallMethod:  c.spec.Ball,
+			Clock:       c.clockMetrics(),
+			Net:         c.netMetrics(),
+		})
+	}
+	return r
+}
+
+func (c *client) clockMetrics() ClockMetrics {
+	var errs, raws []float64
+	var km ClockMetrics
+	covered, bounded := 0, 0
+	var prev *frame
+	for i := range c.frames {
+		f := &c.frames[i]
+		if f.t < warmUp {
+			continue
+		}
+		if !f.ready {
+			km.NotReady++
+			continue
+		}
+		raw := f.est - f.t
+		errs = append(errs, math.Abs(durMs(raw-c.asym)))
+		raws = append(raws, math.Abs(durMs(raw)))
+		if prev != nil && f.est < prev.est {
+			km.Backsteps++
+		}
+		if f.bound >= 0 {
+			bounded++
+			if raw.Abs() <= f.bound {
+				covered++
+			}
+		}
+		prev = f
+	}
+	km.ErrMs = summarise(errs)
+	km.RawErrMs = summarise(raws)
+	if bounded > 0 {
+		cov := round(float64(covered) / float64(bounded))
+		km.BoundCoverage = &cov
+	}
+	within := convergeWithin(c.spec)
+	km.ConvergeWithinMs = durMs(within)
+	km.ConvergeS = -1
+	conv, converged := c.convergedAt(within)
+	if first, ok := c.clock.firstReply(); ok && converged {
+		km.ConvergeS = round(max(0, (conv - first)).Seconds())
+	}
+	if !converged {
+		conv = warmUp
+	}
+	km.MaxRatePPM = round(c.maxRatePPM(max(conv, warmUp)))
+	return km
+}
+
+// convergedAt returns the true time of the first frame from which the error
+// stays within limit to the end of the run.
+func (c *client) convergedAt(limit time.Duration) (time.Duration, bool) {
+	at, ok := time.Duration(0), false
+	for i := len(c.frames) - 1; i >= 0; i-- {
+		f := c.frames[i]
+		if !f.ready || (f.est-f.t-c.asym).Abs() > limit {
+			break
+		}
+		at, ok = f.t, true
+	}
+	return at, ok
+}
+
+// maxRatePPM returns the largest |d estimate / d true - 1| over consecutive
+// windows of at least 1 s starting at from, in ppm.
+func (c *client) maxRatePPM(from time.Duration) float64 {
+	worst := 0.0
+	start := -1
+	for i, f := range c.frames {
+		if f.t < from || !f.ready {
+			continue
+		}
+		if start < 0 {
+			start = i
+			continue
+		}
+		s := c.frames[start]
+		if f.t-s.t < time.Second {
+			continue
+		}
+		rate := float64(f.est-s.est)/float64(f.t-s.t) - 1
+		worst = max(worst, math.Abs(rate)*1e6)
+		start = i
+	}
+	return worst
+}
+
+func (c *client) netMetrics() NetMetrics {
+	secs := c.sim.end.Seconds()
+	kbps := func(bytes int64) float64 { return round(float64(bytes) * 8 / secs / 1000) }
+	return NetMetrics{
+		DownKbps:      kbps(c.downBytes),
+		UpKbps:        kbps(c.upBytes),
+		ClockDownKbps: kbps(c.clockDownBytes),
+		ClockUpKbps:   kbps(c.clockUpBytes),
+	}
+}

@@ -1,0 +1,179 @@
+package lab
+
+import (
+	"time"
+
+	"github.com/tether-net/tether/netsim"
+)
+
+// Options control a run's side outputs.
+type Options struct {
+	// Progress, if set, is called now and then with the share of the run done,
+	// in [0, 1].
+	Progress func(done float64)
+	// Trace, if set, receives every client frame.
+	Trace func(TraceRow)
+}
+
+// TraceRow is one client frame, for recomputing any metric independently.
+type TraceRow struct {
+	Client     string
+	Local      time.Duration // the client's local clock
+	ServerTime time.Duration // true time, which is the server's clock
+	Estimate   time.Duration // the client's estimate of server time; 0 if not ready
+	Ready      bool
+	Bound      time.Duration // the error bound the method reports; -1 if none
+	Rendered   [3]float64    // ball position drawn, metres
+	True       [3]float64    // ball position on the server now, metres
+	RenderTime time.Duration // server time the client claims to show
+}
+
+const (
+	warmUp      = 2 * time.Second
+	headerBytes = netsim.HeaderBytes
+)
+
+// sim is one run in virtual time: the server's clock is true time.
+type sim struct {
+	scen    Scenario
+	sched   netsim.Scheduler
+	end     time.Duration
+	tick    time.Duration
+	server  *server
+	clients []*client
+	opts    Options
+}
+
+// client is one emulated client with its link, its methods and what it measured.
+type client struct {
+	sim   *sim
+	spec  Client
+	link  *netsim.Link
+	asym  time.Duration // (up - down base latency)/2: the offset error no round trip can see
+	clock clockView
+
+	arrivals []time.Duration // scratch for Path.Send
+
+	frames []frame
+
+	upBytes, downBytes           int64 // payload + headers, all traffic
+	clockUpBytes, clockDownBytes int64
+}
+
+// frame is what a client showed at one render frame.
+type frame struct {
+	t        time.Duration // true time
+	est      time.Duration
+	ready    bool
+	bound    time.Duration // -1: none
+	resetNow bool          // the method signalled an epoch reset at this frame
+}
+
+// Run runs scenario s in virtual time and reports what every client measured.
+// The same scenario gives the same report, bit for bit.
+func Run(s Scenario, opts Options) (*Report, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	m := &sim{
+		scen: s,
+		end:  time.Duration(s.DurationS * float64(time.Second)),
+		tick: time.Second / time.Duration(s.TickHz),
+		opts: opts,
+	}
+	m.server = newServer(m)
+	for _, spec := range s.Clients {
+		c := &client{
+			sim:  m,
+			spec: spec,
+			// Every client gets an identically seeded link: the comparison is paired.
+			link: netsim.NewLink(spec.Link, s.Seed),
+			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
+		}
+		c.clock = newClockView(spec.Clock, c)
+		m.clients = append(m.clients, c)
+	}
+	m.server.start()
+	for _, c := range m.clients {
+		c.clock.start()
+		c.scheduleFrame(0)
+	}
+	step := m.end / 100
+	for t := step; t <= m.end; t += step {
+		m.sched.RunUntil(t)
+		if opts.Progress != nil {
+			opts.Progress(float64(t) / float64(m.end))
+		}
+	}
+	m.sched.RunUntil(m.end)
+	return m.report(), nil
+}
+
+// local returns the client's local clock now.
+func (c *client) local() time.Duration { return c.link.Clock.Local(c.sim.sched.Now()) }
+
+// at schedules fn at the true time when the client's local clock reads local.
+func (c *client) at(local time.Duration, fn func()) {
+	c.sim.sched.At(c.link.Clock.True(local), fn)
+}
+
+// sendUp sends a datagram of size payload bytes to the server; deliver runs at
+// each arrival (none if lost, twice if duplicated).
+func (c *client) sendUp(size int, clockTraffic bool, deliver func()) {
+	c.upBytes += int64(size + headerBytes)
+	if clockTraffic {
+		c.clockUpBytes += int64(size + headerBytes)
+	}
+	c.arrivals = c.link.Up.Send(c.sim.sched.Now(), size, c.arrivals[:0])
+	for _, a := range c.arrivals {
+		c.sim.sched.At(a, deliver)
+	}
+}
+
+// sendDown sends a datagram from the server to this client.
+func (c *client) sendDown(size int, clockTraffic bool, deliver func()) {
+	c.downBytes += int64(size + headerBytes)
+	if clockTraffic {
+		c.clockDownBytes += int64(size + headerBytes)
+	}
+	c.arrivals = c.link.Down.Send(c.sim.sched.Now(), size, c.arrivals[:0])
+	for _, a := range c.arrivals {
+		c.sim.sched.At(a, deliver)
+	}
+}
+
+// scheduleFrame schedules frame n at local time n/frame_hz: the client renders
+// by its own (drifting) clock.
+func (c *client) scheduleFrame(n int64) {
+	local := c.frameLocal(n)
+	if c.link.Clock.True(local) > c.sim.end {
+		return
+	}
+	c.at(local, func() {
+		c.renderFrame()
+		c.scheduleFrame(n + 1)
+	})
+}
+
+// frameLocal is the local time of frame n, counted from the client's local
+// reading at true time 0.
+func (c *client) frameLocal(n int64) time.Duration {
+	start := c.link.Clock.Local(0)
+	return start + time.Duration(n)*time.Second/time.Duration(c.sim.scen.FrameHz)
+}
+
+func (c *client) renderFrame() {
+	now := c.sim.sched.Now()
+	local := c.local()
+	f := frame{t: now, bound: -1}
+	f.est, f.ready = c.clock.estimate(local)
+	if b, ok := c.clock.bound(local); ok {
+		f.bound = b
+	}
+	c.frames = append(c.frames, f)
+	if tr := c.sim.opts.Trace; tr != nil {
+		tr(TraceRow{Client: c.spec.Name, Local: local, ServerTime: now, Estimate: f.est, Ready: f.ready, Bound: f.bound})
+	}
+}
+
+func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
