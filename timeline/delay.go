@@ -1,0 +1,187 @@
+package timeline
+
+import (
+	"math"
+	"time"
+)
+
+// estimator measures the link from arrivals and derives the target render
+// delay from it.
+type estimator struct {
+	quant     float64
+	share     float64 // of the send interval
+	lossShare float64
+	fixed     time.Duration // configured send interval, or 0
+	minD      time.Duration
+	maxD      time.Duration
+
+	late    []time.Duration // ring of recent lateness samples
+	lateN   int
+	lateAt  int
+	scratch []time.Duration
+
+	gaps  [15]time.Duration // ring of recent gaps between appended states
+	gapN  int
+	gapAt int
+
+	lost, seen float64 // exponentially weighted counts of regular states
+
+	dirty  bool
+	cached time.Duration
+	q      time.Duration
+}
+
+// lossMemory is the number of states the loss estimate forgets over (1/e).
+const lossMemory = 64
+
+func (e *estimator) init(c Config) {
+	*e = estimator{
+		quant:     c.Quantile,
+		share:     c.IntervalShare,
+		lossShare: c.LossShare,
+		fixed:     c.SendInterval,
+		minD:      c.MinDelay,
+		maxD:      c.MaxDelay,
+		late:      make([]time.Duration, c.Window),
+		scratch:   make([]time.Duration, c.Window),
+		dirty:     true,
+	}
+}
+
+// reset returns e emptied, keeping its configuration and buffers.
+func (e *estimator) reset() estimator {
+	r := estimator{
+		quant: e.quant, share: e.share, lossShare: e.lossShare, fixed: e.fixed,
+		minD: e.minD, maxD: e.maxD, late: e.late, scratch: e.scratch, dirty: true,
+	}
+	clear(r.late)
+	return r
+}
+
+// lateness records one arrival's lateness (arrival minus state time).
+func (e *estimator) lateness(l time.Duration) {
+	e.late[e.lateAt] = l
+	e.lateAt++
+	if e.lateAt == len(e.late) {
+		e.lateAt = 0
+	}
+	e.lateN = min(e.lateN+1, len(e.late))
+	e.dirty = true
+}
+
+// appended records the gap between a state appended as the newest and the
+// previous newest, for the send interval and loss estimates.
+func (e *estimator) appended(gap time.Duration) {
+	iv := e.interval()
+	e.gaps[e.gapAt] = gap
+	e.gapAt = (e.gapAt + 1) % len(e.gaps)
+	e.gapN = min(e.gapN+1, len(e.gaps))
+	if iv > 0 {
+		k := math.Round(float64(gap) / float64(iv))
+		lost := max(k-1, 0)
+		const f = 1 - 1.0/lossMemory
+		e.lost = e.lost*f + lost
+		e.seen = e.seen*f + 1 + lost
+	}
+	e.dirty = true
+}
+
+// filled records a late state inserted into a gap, which appended counted
+// as lost.
+func (e *estimator) filled() {
+	e.lost = max(e.lost-1, 0)
+	e.dirty = true
+}
+
+// interval returns the configured send interval, else the median of the
+// recent gaps (extra states at contacts make shorter gaps, losses longer
+// ones; the median ignores both while they are the minority), else 0.
+func (e *estimator) interval() time.Duration {
+	if e.fixed > 0 {
+		return e.fixed
+	}
+	if e.gapN == 0 {
+		return 0
+	}
+	var s [len(estimator{}.gaps)]time.Duration
+	copy(s[:], e.gaps[:e.gapN])
+	return selectK(s[:e.gapN], e.gapN/2)
+}
+
+func (e *estimator) loss() float64 {
+	if e.seen == 0 {
+		return 0
+	}
+	return e.lost / e.seen
+}
+
+// quantile returns the lateness quantile over the window (0 with no samples).
+func (e *estimator) quantile() time.Duration {
+	e.update()
+	return e.q
+}
+
+// target returns the render delay to aim for.
+func (e *estimator) target() time.Duration {
+	e.update()
+	return e.cached
+}
+
+func (e *estimator) update() {
+	if !e.dirty {
+		return
+	}
+	e.dirty = false
+	e.q = 0
+	if e.lateN > 0 {
+		s := e.scratch[:e.lateN]
+		copy(s, e.late[:e.lateN])
+		k := int(math.Ceil(e.quant*float64(e.lateN))) - 1
+		e.q = selectK(s, min(max(k, 0), e.lateN-1))
+	}
+	iv := float64(e.interval())
+	d := float64(e.q) + e.share*iv + e.lossShare*e.loss()*iv
+	e.cached = min(max(time.Duration(d), e.minD), e.maxD)
+}
+
+// selectK returns the k-th smallest element of s (0-based), reordering s.
+func selectK(s []time.Duration, k int) time.Duration {
+	lo, hi := 0, len(s)-1
+	for lo < hi {
+		// Median of three as the pivot.
+		mid := lo + (hi-lo)/2
+		if s[mid] < s[lo] {
+			s[mid], s[lo] = s[lo], s[mid]
+		}
+		if s[hi] < s[lo] {
+			s[hi], s[lo] = s[lo], s[hi]
+		}
+		if s[hi] < s[mid] {
+			s[hi], s[mid] = s[mid], s[hi]
+		}
+		p := s[mid]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] < p {
+				i++
+			}
+			for s[j] > p {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return s[k]
+		}
+	}
+	return s[k]
+}

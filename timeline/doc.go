@@ -1,0 +1,70 @@
+// Package timeline buffers the timestamped states a client receives for one
+// remote entity (a ball, another player) and turns them into a smooth rendered
+// motion: snapshot interpolation with an adaptive render delay.
+//
+// # Time
+//
+// Every time is a time.Duration of server time. A State carries the server time
+// it describes; Insert takes, with each state, the client's estimate of server
+// time when it arrived; Sample takes the estimated server time of the frame
+// being drawn ("now"). The estimate must be smooth and monotonic (package clock
+// provides one). The timeline renders at a render time behind now; the
+// difference, the render delay, is reported with every frame.
+//
+// # Render delay
+//
+// The delay adapts to the link. Each arrival gives a lateness, arrival time
+// minus state time; the target delay is a high quantile of the lateness over a
+// sliding window of recent arrivals, plus a fraction of the measured send
+// interval, plus a margin that grows with the measured loss, clamped to
+// [Config.MinDelay, Config.MaxDelay]. The render clock is never set: it advances
+// by the time elapsed since the previous Sample multiplied by a scale within
+// [MinScale, MaxScale] = [0.9, 1.1], so the delay changes smoothly and the
+// render time never goes backwards. A deficit (the link got slower, a spike) is
+// closed quickly, an excess slowly, and the window keeps a spike in view for a
+// few seconds, so a burst of lateness raises the delay at once and it comes
+// back down gently.
+//
+// # Curves
+//
+// Between two states position follows the cubic Hermite curve through both
+// positions with both velocities, which reproduces a ballistic arc or a ball
+// decelerating on the ground exactly. Where the velocity is discontinuous, at
+// a contact (a kick, a bounce), the server should send a state at the contact
+// with Knot set and the velocity leaving it; the curve arriving at a knot is
+// the quadratic fixed by the previous state's position and velocity and the
+// knot's position, so it does not use the velocity after the contact. A knot
+// that is not flagged is recognised when its velocity fits the curve after it
+// but not the one before. Rotation is slerped along the shortest arc, unless the
+// angular velocities say the body turned more than half a turn between the
+// states, in which case it turns the way they say.
+//
+// Past the newest state the timeline extrapolates with Config.Extrapolate
+// (Linear by default; Ballistic for a body under gravity above a floor) for
+// at most Config.MaxExtrapolation, then holds still and says so (Frame.Frozen).
+//
+// # Corrections
+//
+// When new data changes the curve under the render time (a late state filling
+// a gap, the real path arriving after an extrapolation) the rendered position
+// does not jump: the difference becomes an offset that is blended out at
+// most at Config.MaxCorrectionSpeed, exponentially with Config.CorrectionTime.
+// A difference larger than Config.SnapDistance is shown as a jump instead, since
+// blending it would show a wrong position for too long.
+//
+// A state with Cut set (a teleport, a kickoff reset) is a discontinuity: the
+// timeline never interpolates into it from earlier states, and the first frame
+// rendered at or after it has Frame.Cut set and no correction offset.
+//
+// # Ordering and memory
+//
+// States may arrive in any order. One arriving late that still lies after the
+// state the current frame is drawn from is used; a duplicate is ignored; one
+// older than that is dropped and counted in Stats.Late. A late Cut is never
+// dropped: it is applied at the next frame. The buffer has a fixed capacity and
+// Sample discards the states the render time has passed. Insert and Sample do
+// not allocate.
+//
+// The timeline does no I/O, reads no clock and starts no goroutine; it is not
+// safe for concurrent use.
+package timeline

@@ -1,0 +1,452 @@
+package timeline
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+)
+
+// State is an entity's state at one server time, as the server sent it.
+type State struct {
+	Time   time.Duration // server time the state describes
+	Pos    geom.Vec3     // position, metres
+	Vel    geom.Vec3     // velocity, metres per second; at a knot, the velocity leaving it
+	Rot    geom.Quat     // orientation; the zero value is read as geom.Identity
+	AngVel geom.Vec3     // angular velocity, radians per second, world frame
+	// Knot marks a velocity discontinuity at this instant (a contact: kick,
+	// bounce): the curve arriving here does not use Vel.
+	Knot bool
+	// Cut marks a discontinuity in position (a teleport, a reset): the timeline
+	// never interpolates into this state from earlier ones.
+	Cut bool
+}
+
+// Frame is what Sample renders.
+type Frame struct {
+	// State is the rendered state. Time is the render time; Pos includes the
+	// correction Offset; Vel and AngVel are those of the curve. Cut is set on
+	// the first frame at or after a Cut state.
+	State
+	Delay        time.Duration // now minus the render time
+	Offset       geom.Vec3     // correction still being blended out, metres (included in Pos)
+	Valid        bool          // false until a state has been inserted
+	Extrapolated bool          // the render time is past the newest state
+	Frozen       bool          // held still for lack of data (past MaxExtrapolation, or before the first state)
+}
+
+// Extrapolator predicts an entity's state dt after s (dt ≥ 0) when no newer
+// state is known. It must not retain s and should not allocate.
+type Extrapolator func(s State, dt time.Duration) State
+
+// The render clock's rate relative to now stays within [MinScale, MaxScale].
+const (
+	MinScale = 0.9
+	MaxScale = 1.1
+)
+
+// Config configures a Timeline. The zero value gives the defaults noted.
+type Config struct {
+	// Capacity is the number of states held; 0 means 64. Range [4, 4096].
+	// It must cover the render delay plus any jitter at the send rate.
+	Capacity int
+	// SendInterval is the server's interval between regular states; 0 means
+	// measured (the median of recent gaps). Range [0, 10 s].
+	SendInterval time.Duration
+	// MinDelay and MaxDelay bound the render delay; 0 means 0 and 1 s.
+	// Range 0 ≤ MinDelay ≤ MaxDelay ≤ 10 s.
+	MinDelay, MaxDelay time.Duration
+	// Quantile is the share of arrivals, over the window, whose lateness the
+	// delay covers; 0 means 0.95. Range [0.5, 1].
+	Quantile float64
+	// Window is the number of recent arrivals the lateness quantile is taken
+	// over; 0 means 90 (3 s at 30 Hz). Range [8, 4096].
+	Window int
+	// IntervalShare is the fraction of the send interval added to the delay;
+	// 0 means 0.5, negative means none. Range up to 4.
+	IntervalShare float64
+	// LossShare scales the loss margin: the delay gets LossShare × loss rate ×
+	// send interval more; 0 means 4, negative means none. Range up to 100.
+	LossShare float64
+	// MaxExtrapolation is how far past the newest state the timeline
+	// extrapolates before it holds; 0 means 250 ms, negative means never.
+	// Range up to 10 s.
+	MaxExtrapolation time.Duration
+	// Extrapolate predicts motion past the newest state; nil means Linear.
+	Extrapolate Extrapolator
+	// MaxCorrectionSpeed caps how fast a correction offset is blended out,
+	// metres per second; 0 means 2. Range up to 1000.
+	MaxCorrectionSpeed float64
+	// CorrectionTime is the time constant of the blend; 0 means 100 ms.
+	// Range up to 10 s.
+	CorrectionTime time.Duration
+	// SnapDistance is the correction, metres, beyond which the rendered
+	// position jumps instead of blending; 0 means 1. Range up to 1e6.
+	SnapDistance float64
+}
+
+// ConfigError reports a Config field out of its allowed range.
+type ConfigError struct {
+	Field string // the field's name
+	Value any    // the value given
+	Range string // the allowed range
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("tether/timeline: Config.%s = %v out of range %s", e.Field, e.Value, e.Range)
+}
+
+func (c Config) withDefaults() (Config, error) {
+	const maxT = 10 * time.Second
+	switch {
+	case c.Capacity != 0 && (c.Capacity < 4 || c.Capacity > 4096):
+		return c, &ConfigError{"Capacity", c.Capacity, "[4, 4096]"}
+	case c.SendInterval < 0 || c.SendInterval > maxT:
+		return c, &ConfigError{"SendInterval", c.SendInterval, "[0, 10s]"}
+	case c.MinDelay < 0 || c.MinDelay > maxT:
+		return c, &ConfigError{"MinDelay", c.MinDelay, "[0, 10s]"}
+	case c.MaxDelay < 0 || c.MaxDelay > maxT || (c.MaxDelay != 0 && c.MaxDelay < c.MinDelay):
+		return c, &ConfigError{"MaxDelay", c.MaxDelay, "[MinDelay, 10s]"}
+	case c.Quantile != 0 && !(c.Quantile >= 0.5 && c.Quantile <= 1):
+		return c, &ConfigError{"Quantile", c.Quantile, "[0.5, 1]"}
+	case c.Window != 0 && (c.Window < 8 || c.Window > 4096):
+		return c, &ConfigError{"Window", c.Window, "[8, 4096]"}
+	case math.IsNaN(c.IntervalShare) || c.IntervalShare > 4:
+		return c, &ConfigError{"IntervalShare", c.IntervalShare, "≤ 4"}
+	case math.IsNaN(c.LossShare) || c.LossShare > 100:
+		return c, &ConfigError{"LossShare", c.LossShare, "≤ 100"}
+	case c.MaxExtrapolation > maxT:
+		return c, &ConfigError{"MaxExtrapolation", c.MaxExtrapolation, "≤ 10s"}
+	case !(c.MaxCorrectionSpeed >= 0 && c.MaxCorrectionSpeed <= 1000):
+		return c, &ConfigError{"MaxCorrectionSpeed", c.MaxCorrectionSpeed, "[0, 1000]"}
+	case c.CorrectionTime < 0 || c.CorrectionTime > maxT:
+		return c, &ConfigError{"CorrectionTime", c.CorrectionTime, "[0, 10s]"}
+	case !(c.SnapDistance >= 0 && c.SnapDistance <= 1e6):
+		return c, &ConfigError{"SnapDistance", c.SnapDistance, "[0, 1e6]"}
+	}
+	if c.Capacity == 0 {
+		c.Capacity = 64
+	}
+	if c.MaxDelay == 0 {
+		c.MaxDelay = max(time.Second, c.MinDelay)
+	}
+	if c.Quantile == 0 {
+		c.Quantile = 0.95
+	}
+	if c.Window == 0 {
+		c.Window = 90
+	}
+	if c.IntervalShare == 0 {
+		c.IntervalShare = 0.5
+	}
+	c.IntervalShare = max(c.IntervalShare, 0)
+	if c.LossShare == 0 {
+		c.LossShare = 4
+	}
+	c.LossShare = max(c.LossShare, 0)
+	switch {
+	case c.MaxExtrapolation == 0:
+		c.MaxExtrapolation = 250 * time.Millisecond
+	case c.MaxExtrapolation < 0:
+		c.MaxExtrapolation = 0
+	}
+	if c.Extrapolate == nil {
+		c.Extrapolate = Linear
+	}
+	if c.MaxCorrectionSpeed == 0 {
+		c.MaxCorrectionSpeed = 2
+	}
+	if c.CorrectionTime == 0 {
+		c.CorrectionTime = 100 * time.Millisecond
+	}
+	if c.SnapDistance == 0 {
+		c.SnapDistance = 1
+	}
+	return c, nil
+}
+
+// Stats are a timeline's counters and current estimates.
+type Stats struct {
+	Inserted   uint64 // states accepted into the buffer
+	Duplicates uint64 // states ignored because one with the same time was held
+	Late       uint64 // states dropped because the render time had passed them
+	LateCuts   uint64 // Cut states that arrived after their time and were applied late
+	Invalid    uint64 // states dropped for a non-finite field
+	Evicted    uint64 // states lost to a full buffer
+	Snaps      uint64 // corrections too large to blend, shown as a jump
+
+	Frames       uint64 // Sample calls that rendered a state
+	Extrapolated uint64 // of which past the newest state
+	Frozen       uint64 // of which held still
+
+	Lateness     time.Duration // the lateness quantile over the window
+	SendInterval time.Duration // the send interval in use (configured or measured)
+	Loss         float64       // estimated share of regular states lost, [0, 1]
+	Target       time.Duration // the render delay aimed for
+	Delay        time.Duration // the render delay of the last frame
+	Scale        float64       // the render clock rate of the last frame
+	Held         int           // states in the buffer
+}
+
+// Timeline is the state buffer and render clock of one remote entity. Create
+// it with New.
+type Timeline struct {
+	cfg Config
+
+	ring []State // fixed capacity, ordered by Time from head
+	head int
+	n    int
+
+	est estimator
+
+	started bool
+	now     time.Duration // latest now given to Sample
+	rt      time.Duration // render time of the last frame
+	scale   float64
+
+	haveLast bool      // last is the raw curve at rt
+	last     geom.Vec3 // raw curve position at rt
+	lastRot  geom.Quat // raw curve rotation at rt
+	off      geom.Vec3 // position correction blended out
+	offRot   geom.Quat // rotation correction blended out
+	dirty    bool      // a state was inserted since the last frame
+
+	cross   [2]crossing // recently solved contact segments
+	crossAt int
+
+	haveCut bool          // a cut has been shown
+	lastCut time.Duration // time of the last cut shown
+
+	stats Stats
+}
+
+// New returns an empty Timeline, or a *ConfigError naming the field of c that
+// is out of range.
+func New(c Config) (*Timeline, error) {
+	c, err := c.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	t := &Timeline{cfg: c, ring: make([]State, c.Capacity), scale: 1, offRot: geom.Identity}
+	t.est.init(c)
+	return t, nil
+}
+
+// Reset empties the timeline and restarts its render clock, keeping its
+// configuration and counters; use it when the clock's epoch changes.
+func (t *Timeline) Reset() {
+	stats := t.stats
+	ring := t.ring
+	est := t.est.reset()
+	clear(ring)
+	*t = Timeline{cfg: t.cfg, ring: ring, scale: 1, offRot: geom.Identity, est: est}
+	t.stats = stats
+}
+
+func (t *Timeline) at(i int) *State {
+	j := t.head + i
+	if j >= len(t.ring) {
+		j -= len(t.ring)
+	}
+	return &t.ring[j]
+}
+
+// Insert adds a state received at arrival (the client's estimate of server
+// time when it arrived). States may come in any order; see the package
+// documentation for how late and duplicate ones are treated.
+func (t *Timeline) Insert(s State, arrival time.Duration) {
+	if !s.Pos.IsFinite() || !s.Vel.IsFinite() || !s.AngVel.IsFinite() ||
+		math.IsNaN(s.Rot.W+s.Rot.X+s.Rot.Y+s.Rot.Z) || math.IsInf(s.Rot.W+s.Rot.X+s.Rot.Y+s.Rot.Z, 0) {
+		t.stats.Invalid++
+		return
+	}
+	s.Rot = s.Rot.Norm()
+	// Position of s: after the last held state older than it.
+	j := t.n - 1
+	for j >= 0 && t.at(j).Time > s.Time {
+		j--
+	}
+	if j >= 0 && t.at(j).Time == s.Time {
+		t.stats.Duplicates++
+		return
+	}
+	t.est.lateness(arrival - s.Time)
+	if t.started && !s.Cut && s.Time <= t.rt && j+1 < t.n && t.at(j+1).Time <= t.rt {
+		// The render time has passed it and a newer state that it has passed
+		// too: nothing drawn from now on would use it.
+		t.stats.Late++
+		return
+	}
+	if s.Cut && t.started && s.Time <= t.rt {
+		t.stats.LateCuts++
+	}
+	pos := j + 1
+	if t.n == len(t.ring) {
+		t.stats.Evicted++
+		if pos == 0 {
+			return // older than a full buffer
+		}
+		t.head++
+		if t.head == len(t.ring) {
+			t.head = 0
+		}
+		t.n--
+		pos--
+	}
+	// Shift the newer states up by one to open slot pos.
+	for i := t.n; i > pos; i-- {
+		*t.at(i) = *t.at(i - 1)
+	}
+	*t.at(pos) = s
+	t.n++
+	t.stats.Inserted++
+	t.dirty = true
+	if pos == t.n-1 {
+		if pos > 0 {
+			t.est.appended(s.Time - t.at(pos-1).Time)
+		}
+	} else {
+		t.est.filled()
+	}
+}
+
+// Sample renders the frame for now, the estimated server time of the frame,
+// and advances the render clock. now should not decrease; if it does, the
+// render time stays where it was.
+func (t *Timeline) Sample(now time.Duration) Frame {
+	if t.n == 0 && !t.started {
+		return Frame{}
+	}
+	target := t.est.target()
+	var dnow time.Duration
+	prevRT := t.rt
+	if !t.started {
+		t.started = true
+		t.now = now
+		t.rt = now - target
+	} else {
+		if now > t.now {
+			dnow = now - t.now
+			t.now = now
+		}
+		t.scale = controlScale(t.now-dnow-t.rt, target)
+		t.rt += time.Duration(float64(dnow) * t.scale)
+	}
+	rt := t.rt
+
+	var f Frame
+	f.Valid = true
+	base, kind := t.eval(rt, &f.State)
+	f.Time = rt
+	f.Delay = t.now - rt
+	f.Extrapolated = kind == kindExtrapolated
+	f.Frozen = kind == kindFrozen || kind == kindBefore
+
+	// The latest cut at or before rt, if any.
+	cut, haveCut := time.Duration(0), false
+	for i := base; i >= 0; i-- {
+		if s := t.at(i); s.Cut {
+			cut, haveCut = s.Time, true
+			break
+		}
+	}
+	if haveCut && (!t.haveCut || cut != t.lastCut) {
+		f.Cut = true
+		t.haveCut, t.lastCut = true, cut
+		t.off, t.offRot = geom.Vec3{}, geom.Identity
+	} else if t.haveLast && t.dirty {
+		// New data may have changed the curve at the previous render time:
+		// keep the picture continuous there and blend the difference out.
+		var prev State
+		t.eval(prevRT, &prev)
+		jump := t.last.Sub(prev.Pos)
+		t.off = t.off.Add(jump)
+		t.offRot = t.offRot.Mul(t.lastRot).Mul(prev.Rot.Conj()).Norm()
+		if t.off.Len() > t.cfg.SnapDistance {
+			t.stats.Snaps++
+			t.off, t.offRot = geom.Vec3{}, geom.Identity
+		}
+	}
+	t.decay(dnow)
+	t.last, t.lastRot, t.haveLast, t.dirty = f.Pos, f.Rot, true, false
+	f.Pos = f.Pos.Add(t.off)
+	f.Rot = t.offRot.Mul(f.Rot).Norm()
+	f.Offset = t.off
+
+	t.stats.Frames++
+	if f.Extrapolated {
+		t.stats.Extrapolated++
+	}
+	if f.Frozen {
+		t.stats.Frozen++
+	}
+	t.stats.Delay = f.Delay
+	t.stats.Scale = t.scale
+	t.prune(base)
+	return f
+}
+
+// controlScale returns the render clock rate for a current delay d and a
+// target: a deficit is closed at up to 10 % within about a quarter of a
+// second, an excess over about two seconds.
+func controlScale(d, target time.Duration) float64 {
+	e := (d - target).Seconds()
+	var s float64
+	if e < 0 {
+		s = 1 + 4*e
+	} else {
+		s = 1 + 0.5*e
+	}
+	return min(max(s, MinScale), MaxScale)
+}
+
+// decay blends the correction offset out over dnow.
+func (t *Timeline) decay(dnow time.Duration) {
+	if dnow <= 0 {
+		return
+	}
+	k := 1 - math.Exp(-float64(dnow)/float64(t.cfg.CorrectionTime))
+	if l := t.off.Len(); l > 0 {
+		step := min(l*k, t.cfg.MaxCorrectionSpeed*dnow.Seconds())
+		if l-step < 1e-5 {
+			t.off = geom.Vec3{}
+		} else {
+			t.off = t.off.Scale((l - step) / l)
+		}
+	}
+	if t.offRot != geom.Identity {
+		if t.offRot.Angle(geom.Identity) < 1e-6 {
+			t.offRot = geom.Identity
+		} else {
+			t.offRot = geom.Slerp(t.offRot, geom.Identity, k)
+		}
+	}
+}
+
+// prune drops the states before base, the one the render time is drawn from:
+// the render time never goes back to them.
+func (t *Timeline) prune(base int) {
+	if base <= 0 {
+		return
+	}
+	for i := 0; i < base; i++ {
+		*t.at(i) = State{}
+	}
+	t.head = (t.head + base) % len(t.ring)
+	t.n -= base
+}
+
+// Stats returns the counters and current estimates.
+func (t *Timeline) Stats() Stats {
+	s := t.stats
+	s.Lateness = t.est.quantile()
+	s.SendInterval = t.est.interval()
+	s.Loss = t.est.loss()
+	s.Target = t.est.target()
+	s.Held = t.n
+	if !t.started {
+		s.Scale = 1
+	}
+	return s
+}
