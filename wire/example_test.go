@@ -1,0 +1,22 @@
+package wire_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/wire"
+)
+
+func ExampleAppendBody() {
+	ball := wire.Body{
+		Time: 12*time.Second + 500*time.Millisecond,
+		Pos:  geom.V(10.25, 0.11, -3.5),
+		Vel:  geom.V(15, 0, 2),
+		Rot:  geom.Identity,
+	}
+	buf := wire.AppendBody(make([]byte, 0, wire.MaxBodySize), ball)
+	got, n, err := wire.DecodeBody(buf)
+	fmt.Println(len(buf), n, err, got.Pos, got.Time)
+	// Output: 24 24 <nil> {10.25 0.11 -3.5} 12.5s
+}
