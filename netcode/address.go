@@ -21,14 +21,6 @@ func normalizeAddr(a netip.AddrPort) netip.AddrPort {
 	return netip.AddrPortFrom(ip, a.Port())
 }
 
-// addressSize is the encoded size of a normalised address.
-func addressSize(a netip.AddrPort) int {
-	if a.Addr().Is4() {
-		return 1 + 4 + 2
-	}
-	return 1 + 16 + 2
-}
-
 // appendAddress writes a (normalised, valid) address: the type byte, then
 // four bytes or eight little-endian 16-bit groups, then the port.
 func appendAddress(b []byte, a netip.AddrPort) []byte {

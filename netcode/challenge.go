@@ -28,33 +28,31 @@ func appendNonce(b []byte, seq uint64) []byte {
 // SealChallengeToken appends the 300-byte sealed challenge token to dst.
 func SealChallengeToken(dst []byte, t *ChallengeToken, key *Key, sequence uint64) []byte {
 	aead, _ := chacha20poly1305.New(key[:])
-	return sealChallenge(dst, t, aead, sequence)
+	return sealChallenge(dst, t, aead, sequence, new(scratch))
 }
 
-func sealChallenge(dst []byte, t *ChallengeToken, aead cipher.AEAD, seq uint64) []byte {
-	var plain [challengePlainSize]byte
-	binary.LittleEndian.PutUint64(plain[:], t.ClientID)
+func sealChallenge(dst []byte, t *ChallengeToken, aead cipher.AEAD, seq uint64, sc *scratch) []byte {
+	plain := sc.plain[:challengePlainSize]
+	clear(plain)
+	binary.LittleEndian.PutUint64(plain, t.ClientID)
 	copy(plain[8:], t.UserData[:])
-	var nonce [12]byte
-	appendNonce(nonce[:0], seq)
-	return aead.Seal(dst, nonce[:], plain[:], nil)
+	nonce := appendNonce(sc.nonce[:0], seq)
+	return aead.Seal(dst, nonce, plain, nil)
 }
 
 // OpenChallengeToken authenticates and decrypts a 300-byte sealed challenge
 // token into t.
 func OpenChallengeToken(t *ChallengeToken, sealed []byte, key *Key, sequence uint64) error {
 	aead, _ := chacha20poly1305.New(key[:])
-	var scratch [challengePlainSize]byte
-	return openChallenge(t, scratch[:0], sealed, aead, sequence)
+	return openChallenge(t, sealed, aead, sequence, new(scratch))
 }
 
-func openChallenge(t *ChallengeToken, scratch, sealed []byte, aead cipher.AEAD, seq uint64) error {
+func openChallenge(t *ChallengeToken, sealed []byte, aead cipher.AEAD, seq uint64, sc *scratch) error {
 	if len(sealed) != ChallengeTokenSize {
 		return ErrMalformed
 	}
-	var nonce [12]byte
-	appendNonce(nonce[:0], seq)
-	plain, err := aead.Open(scratch[:0], nonce[:], sealed, nil)
+	nonce := appendNonce(sc.nonce[:0], seq)
+	plain, err := aead.Open(sc.plain[:0], nonce, sealed, nil)
 	if err != nil {
 		return ErrAuth
 	}

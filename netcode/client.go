@@ -123,6 +123,7 @@ type Client struct {
 
 	out   outQueue
 	stats ClientStats
+	sc    scratch
 }
 
 // NewClient returns a disconnected client.
@@ -273,7 +274,7 @@ func (c *Client) sendEncrypted(now time.Time, t PacketType, body []byte) {
 		c.stats.OutDropped++
 		return
 	}
-	b = appendEncrypted(b, t, c.seq, body, c.send, c.token.ProtocolID)
+	b = appendEncrypted(b, t, c.seq, body, c.send, c.token.ProtocolID, &c.sc)
 	c.seq++
 	c.commit(now, b)
 }
@@ -306,7 +307,7 @@ func (c *Client) receive(now time.Time, from netip.AddrPort, p []byte) ([]byte, 
 	if from != c.serverAddr {
 		return nil, ErrUnknownAddress
 	}
-	h, body, err := openPacket(p, allowed, c.recv, c.token.ProtocolID, &c.window)
+	h, body, err := openPacket(p, allowed, c.recv, c.token.ProtocolID, &c.window, &c.sc)
 	if err != nil {
 		return nil, err
 	}

@@ -87,15 +87,23 @@ func bodySizeOK(t PacketType, n int) bool {
 
 // appendEncrypted appends an encrypted packet: prefix, sequence, then body
 // sealed with ChaCha20-Poly1305 (IETF). It does not allocate when dst has room.
-func appendEncrypted(dst []byte, t PacketType, seq uint64, body []byte, aead cipher.AEAD, protocolID uint64) []byte {
+func appendEncrypted(dst []byte, t PacketType, seq uint64, body []byte, aead cipher.AEAD, protocolID uint64, sc *scratch) []byte {
 	prefix := prefixByte(t, seq)
 	dst = append(dst, prefix)
 	dst = appendSequence(dst, seq)
-	var ad [packetADSize]byte
-	appendPacketAD(ad[:0], protocolID, prefix)
-	var nonce [12]byte
-	appendNonce(nonce[:0], seq)
-	return aead.Seal(dst, nonce[:], body, ad[:])
+	ad := appendPacketAD(sc.ad[:0], protocolID, prefix)
+	nonce := appendNonce(sc.nonce[:0], seq)
+	return aead.Seal(dst, nonce, body, ad)
+}
+
+// scratch holds the nonce, associated data and plaintext buffers of the
+// cryptographic calls. Slices passed to cipher.AEAD methods escape, so
+// keeping these in a long-lived object (rather than on the stack) is what
+// makes sealing and opening allocation-free.
+type scratch struct {
+	nonce [ConnectTokenNonceSize]byte
+	ad    [tokenADSize]byte
+	plain [privatePlainSize]byte
 }
 
 // packetHeader is the cleartext part of an encrypted packet.
@@ -143,7 +151,7 @@ func replayProtected(t PacketType) bool { return t >= PacketKeepAlive }
 // When w is non-nil, keep-alive, payload and disconnect packets are checked
 // against it before decryption and marked in it after. It returns the header
 // and the decrypted per-packet data (a sub-slice of p).
-func openPacket(p []byte, allowed uint8, aead cipher.AEAD, protocolID uint64, w *replayWindow) (packetHeader, []byte, error) {
+func openPacket(p []byte, allowed uint8, aead cipher.AEAD, protocolID uint64, w *replayWindow, sc *scratch) (packetHeader, []byte, error) {
 	h, err := parseHeader(p, allowed)
 	if err != nil {
 		return h, nil, err
@@ -151,12 +159,10 @@ func openPacket(p []byte, allowed uint8, aead cipher.AEAD, protocolID uint64, w 
 	if w != nil && replayProtected(h.typ) && w.seen(h.seq) {
 		return h, nil, ErrReplay
 	}
-	var ad [packetADSize]byte
-	appendPacketAD(ad[:0], protocolID, p[0])
-	var nonce [12]byte
-	appendNonce(nonce[:0], h.seq)
+	ad := appendPacketAD(sc.ad[:0], protocolID, p[0])
+	nonce := appendNonce(sc.nonce[:0], h.seq)
 	ct := p[h.body:]
-	body, err := aead.Open(ct[:0], nonce[:], ct, ad[:])
+	body, err := aead.Open(ct[:0], nonce, ct, ad)
 	if err != nil {
 		return h, nil, ErrAuth
 	}

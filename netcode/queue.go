@@ -35,7 +35,7 @@ func (q *outQueue) commit(to netip.AddrPort, b []byte) {
 	q.n++
 }
 
-// pop returns the oldest queued packet; it stays valid until the next push.
+// pop returns the oldest queued packet; it stays valid until the next slot call.
 func (q *outQueue) pop() ([]byte, netip.AddrPort, bool) {
 	if q.head == q.n {
 		q.head, q.n = 0, 0
@@ -43,6 +43,9 @@ func (q *outQueue) pop() ([]byte, netip.AddrPort, bool) {
 	}
 	it := q.items[q.head]
 	q.head++
+	if q.head == q.n {
+		q.head, q.n = 0, 0
+	}
 	return it.buf, it.to, true
 }
 

@@ -262,11 +262,10 @@ type Server struct {
 	historyByMAC map[[MACSize]byte]int
 	historyNext  int
 
-	priv      PrivateToken
-	plain     [privatePlainSize]byte
-	chal      ChallengeToken
-	chalPlain [challengePlainSize]byte
-	body      [challengeBodySize]byte
+	priv PrivateToken
+	chal ChallengeToken
+	body [challengeBodySize]byte
+	sc   scratch
 
 	out    outQueue
 	events []Event
@@ -427,7 +426,7 @@ func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte
 		// The client has not seen our keep-alive yet; one is on its way.
 		return -1, nil, ErrAlreadyConnected
 	}
-	h, body, err := openPacket(p, serverAllowedConnected, sl.recv, s.cfg.ProtocolID, &sl.window)
+	h, body, err := openPacket(p, serverAllowedConnected, sl.recv, s.cfg.ProtocolID, &sl.window, &s.sc)
 	if err != nil {
 		return -1, nil, err
 	}
@@ -457,7 +456,7 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) er
 	if req.expire <= unixSeconds(now) {
 		return ErrTokenExpired
 	}
-	if err := openPrivate(&s.priv, s.plain[:0], req.private, s.tokenAEAD, req.protocolID, req.expire, req.nonce); err != nil {
+	if err := openPrivate(&s.priv, req.private, s.tokenAEAD, req.protocolID, req.expire, req.nonce, &s.sc); err != nil {
 		return err
 	}
 	listed := false
@@ -503,7 +502,7 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) er
 	s.chal.ClientID = s.priv.ClientID
 	s.chal.UserData = s.priv.UserData
 	body := binary.LittleEndian.AppendUint64(s.body[:0], s.challengeSeq)
-	body = sealChallenge(body, &s.chal, s.challengeAEAD, s.challengeSeq)
+	body = sealChallenge(body, &s.chal, s.challengeAEAD, s.challengeSeq, &s.sc)
 	s.challengeSeq++
 	s.sendGlobal(from, PacketChallenge, body, pe.send)
 	return nil
@@ -573,12 +572,12 @@ func (s *Server) receiveResponse(now time.Time, pi int, p []byte) error {
 		*pe = pendingEntry{}
 		return ErrTokenExpired
 	}
-	_, body, err := openPacket(p, 1<<PacketResponse, pe.recv, s.cfg.ProtocolID, nil)
+	_, body, err := openPacket(p, 1<<PacketResponse, pe.recv, s.cfg.ProtocolID, nil, &s.sc)
 	if err != nil {
 		return err
 	}
 	seq := binary.LittleEndian.Uint64(body)
-	if err := openChallenge(&s.chal, s.chalPlain[:0], body[8:], s.challengeAEAD, seq); err != nil {
+	if err := openChallenge(&s.chal, body[8:], s.challengeAEAD, seq, &s.sc); err != nil {
 		return err
 	}
 	pe.lastAccess = now
@@ -624,7 +623,7 @@ func (s *Server) sendGlobal(to netip.AddrPort, t PacketType, body []byte, aead c
 		s.stats.OutDropped++
 		return
 	}
-	b = appendEncrypted(b, t, s.globalSeq, body, aead, s.cfg.ProtocolID)
+	b = appendEncrypted(b, t, s.globalSeq, body, aead, s.cfg.ProtocolID, &s.sc)
 	s.globalSeq++
 	s.out.commit(to, b)
 	s.stats.PacketsOut++
@@ -638,7 +637,7 @@ func (s *Server) sendToSlot(now time.Time, sl *serverSlot, t PacketType, body []
 		s.stats.OutDropped++
 		return
 	}
-	b = appendEncrypted(b, t, sl.seq, body, sl.send, s.cfg.ProtocolID)
+	b = appendEncrypted(b, t, sl.seq, body, sl.send, s.cfg.ProtocolID, &s.sc)
 	sl.seq++
 	sl.lastSend = now
 	s.out.commit(sl.addr, b)

@@ -302,17 +302,12 @@ func SealPrivateToken(dst []byte, p *PrivateToken, key *Key, protocolID, expireT
 	if err != nil {
 		return dst, err
 	}
-	return sealPrivate(dst, p, aead, protocolID, expireTimestamp, nonce)
-}
-
-func sealPrivate(dst []byte, p *PrivateToken, aead cipher.AEAD, protocolID, expire uint64, nonce *[ConnectTokenNonceSize]byte) ([]byte, error) {
-	var plain [privatePlainSize]byte
-	if _, err := p.appendPlain(plain[:0]); err != nil {
+	plain, err := p.appendPlain(make([]byte, 0, privatePlainSize))
+	if err != nil {
 		return dst, err
 	}
-	var ad [tokenADSize]byte
-	appendTokenAD(ad[:0], protocolID, expire)
-	return aead.Seal(dst, nonce[:], plain[:], ad[:]), nil
+	ad := appendTokenAD(make([]byte, 0, tokenADSize), protocolID, expireTimestamp)
+	return aead.Seal(dst, nonce[:], plain, ad), nil
 }
 
 // OpenPrivateToken authenticates and decrypts a 1024-byte sealed private
@@ -323,18 +318,17 @@ func OpenPrivateToken(p *PrivateToken, sealed []byte, key *Key, protocolID, expi
 	if err != nil {
 		return err
 	}
-	var plain [privatePlainSize]byte
-	return openPrivate(p, plain[:0], sealed, aead, protocolID, expireTimestamp, nonce[:])
+	return openPrivate(p, sealed, aead, protocolID, expireTimestamp, nonce[:], new(scratch))
 }
 
-// openPrivate decrypts into scratch (capacity >= 1008) and decodes into p.
-func openPrivate(p *PrivateToken, scratch, sealed []byte, aead cipher.AEAD, protocolID, expire uint64, nonce []byte) error {
+// openPrivate decrypts sealed using sc and decodes the result into p.
+func openPrivate(p *PrivateToken, sealed []byte, aead cipher.AEAD, protocolID, expire uint64, nonce []byte, sc *scratch) error {
 	if len(sealed) != PrivateTokenSize {
 		return ErrMalformed
 	}
-	var ad [tokenADSize]byte
-	appendTokenAD(ad[:0], protocolID, expire)
-	plain, err := aead.Open(scratch[:0], nonce, sealed, ad[:])
+	copy(sc.nonce[:], nonce)
+	ad := appendTokenAD(sc.ad[:0], protocolID, expire)
+	plain, err := aead.Open(sc.plain[:0], sc.nonce[:len(nonce)], sealed, ad)
 	if err != nil {
 		return ErrAuth
 	}
