@@ -20,11 +20,9 @@ type Body struct {
 	// Cut marks a discontinuity (a teleport, a kickoff reset): a client must
 	// not interpolate from the previous state to this one.
 	Cut bool
-	// Knot marks a state sent at the moment of a contact (a kick, a bounce),
-	// outside the regular snapshot rate. InVel is the velocity just before the
-	// contact; Vel is the velocity just after.
-	Knot  bool
-	InVel geom.Vec3
+	// Knot marks a velocity discontinuity at this instant (a kick): Vel is the
+	// velocity leaving it, and a client's curve arriving here must not use it.
+	Knot bool
 }
 
 // Resolution of the quantised fields.
@@ -37,7 +35,7 @@ const (
 )
 
 // MaxBodySize is the largest encoding of a Body.
-const MaxBodySize = 1 + binary.MaxVarintLen64 + 12*binary.MaxVarintLen64 + 6
+const MaxBodySize = 1 + binary.MaxVarintLen64 + 9*binary.MaxVarintLen64 + 6
 
 const (
 	flagCut  = 1 << 0
@@ -74,9 +72,6 @@ func AppendBody(b []byte, s Body) []byte {
 	b = binary.AppendVarint(b, int64(s.Time/TimeUnit))
 	b = appendVec(b, s.Pos, PosUnit)
 	b = appendVec(b, s.Vel, VelUnit)
-	if s.Knot {
-		b = appendVec(b, s.InVel, VelUnit)
-	}
 	var rot [6]byte
 	v := geom.PackSmallestThree(s.Rot.Norm(), RotBits)
 	for i := range rot {
@@ -116,9 +111,6 @@ func DecodeBody(b []byte) (Body, int, error) {
 	s.Time = time.Duration(r.varint(math.MaxInt64/int64(TimeUnit))) * TimeUnit
 	s.Pos = r.vec(PosUnit)
 	s.Vel = r.vec(VelUnit)
-	if s.Knot {
-		s.InVel = r.vec(VelUnit)
-	}
 	var v uint64
 	for range 6 {
 		v = v<<8 | uint64(r.byte())
