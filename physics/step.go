@@ -20,7 +20,9 @@ const (
 	// bounceMin (m/s): slower approaches do not bounce but come to rest.
 	bounceMin = 0.2
 	// capsulePasses bounds the rounds of pushing overlapping capsules apart.
-	capsulePasses = 4
+	capsulePasses = 16
+	// crowdRelax scales the pushes of the rounds after the first.
+	crowdRelax = 1.8
 )
 
 // hit is the first contact found by a sweep.
@@ -76,12 +78,18 @@ func (w *World) moveCapsules(end float64) {
 // separateCapsules pushes overlapping capsules apart horizontally. Each round
 // computes every pair's push from the same positions and applies them together,
 // so the result does not depend on the order of the pairs, and a pair pushes its
-// two capsules by equal and opposite amounts.
+// two capsules by equal and opposite amounts. The first round separates each pair
+// exactly; later rounds, which only a crowd needs, push further (over-relaxation)
+// so that a crowd pressed from all sides comes apart in a few rounds.
 func (w *World) separateCapsules(end float64) {
 	n := len(w.capsules)
 	for pass := 0; pass < capsulePasses; pass++ {
 		for i := range w.capPush[:n] {
 			w.capPush[i] = geom.Vec3{}
+		}
+		relax := 1.0
+		if pass > 0 {
+			relax = crowdRelax
 		}
 		any := false
 		for i := 0; i < n; i++ {
@@ -106,7 +114,7 @@ func (w *World) separateCapsules(end float64) {
 				if flat > 0 {
 					nrm = geom.V(dx/flat, 0, dz/flat)
 				}
-				push := (math.Sqrt(reach*reach-gap*gap) - flat) / 2
+				push := relax * (math.Sqrt(reach*reach-gap*gap) - flat) / 2
 				w.capPush[i] = w.capPush[i].AddScaled(nrm, push)
 				w.capPush[j] = w.capPush[j].AddScaled(nrm, -push)
 				any = true
@@ -150,6 +158,7 @@ func (w *World) moveSphere(id int32, t0 float64) {
 	p = w.depenetrate(p, b.r)
 	acc := w.gravity
 	elapsed, remaining := 0.0, h
+	var prevN, prevVel geom.Vec3 // the last contact's normal and other side's velocity
 	for seg := 0; seg < maxSegments; seg++ {
 		// Over the rest of the sub-step the centre moves along the chord of its
 		// parabola, at the mean velocity u.
@@ -168,12 +177,32 @@ func (w *World) moveSphere(id int32, t0 float64) {
 		rot = rot.Integrate(om, dt)
 		elapsed += dt
 		remaining -= dt
-		w.touch(id, b, p, &v, &om, &acc, c, t0+elapsed, remaining)
+		vo := w.touch(id, b, p, &v, &om, &acc, c, t0+elapsed, remaining)
+		if seg > 0 && c.frac == 0 && v.Sub(prevVel).Dot(prevN) < 0 {
+			// Two contacts at once, such as the ground and a player's foot:
+			// this one pushed the sphere back into the last one, so it slides
+			// along both.
+			v = crease(v, prevN, prevVel, c.n, vo)
+		}
+		prevN, prevVel = c.n, vo
 		if remaining <= 0 {
 			break
 		}
 	}
 	s.Pos, s.Vel, s.AngVel, s.Rot = p, v, om, rot
+}
+
+// crease returns v changed as little as possible to move along both surfaces, of
+// normals na and nb moving at va and vb; v if the surfaces are parallel.
+func crease(v, na, va, nb, vb geom.Vec3) geom.Vec3 {
+	g := na.Dot(nb)
+	den := 1 - g*g
+	if den < 1e-9 {
+		return v
+	}
+	a, b := va.Dot(na), vb.Dot(nb)
+	along := na.Cross(nb).Scale(1 / math.Sqrt(den))
+	return along.Scale(v.Dot(along)).AddScaled(na, (a-b*g)/den).AddScaled(nb, (b-a*g)/den)
 }
 
 // depenetrate moves a sphere at p out of any static shape or capsule it overlaps.
@@ -283,8 +312,8 @@ func (w *World) sweep(p, d geom.Vec3, r, elapsed, remaining float64) (hit, bool)
 // touch resolves the contact c of sphere id, at p with velocity v and spin om, at
 // time at into the step with remaining seconds of the sub-step left. acc is the
 // acceleration for the rest of the sub-step: a resting contact removes the part
-// pressing into the surface.
-func (w *World) touch(id int32, b *body, p geom.Vec3, v, om, acc *geom.Vec3, c hit, at, remaining float64) {
+// pressing into the surface. It returns the velocity of the other side.
+func (w *World) touch(id int32, b *body, p geom.Vec3, v, om, acc *geom.Vec3, c hit, at, remaining float64) geom.Vec3 {
 	n := c.n
 	var vo geom.Vec3 // velocity of the other side
 	var mat Material
@@ -338,7 +367,7 @@ func (w *World) touch(id int32, b *body, p geom.Vec3, v, om, acc *geom.Vec3, c h
 	// spin about the normal.
 	rr := b.mat.RollingResistance * mat.RollingResistance
 	if !resting || !rolling || rr == 0 {
-		return
+		return vo
 	}
 	loss := rr * jn // m/s
 	vt := v.Sub(vo)
@@ -350,4 +379,5 @@ func (w *World) touch(id int32, b *body, p geom.Vec3, v, om, acc *geom.Vec3, c h
 	}
 	wn, dw := om.Dot(n), loss/b.r
 	*om = om.AddScaled(n, -clamp(wn, -dw, dw))
+	return vo
 }
