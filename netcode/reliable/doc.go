@@ -1,0 +1,42 @@
+// Package reliable adds two channels on top of netcode payloads (or any
+// datagram transport with packets of up to MaxPacketSize bytes):
+//
+//   - a reliable channel: messages of 0 to 64 KiB, delivered exactly once
+//     and in the order sent, split into fragments of FragmentSize bytes and
+//     reassembled, resent until acknowledged;
+//   - an unreliable channel: messages of up to MaxUnreliableSize bytes
+//     (used for snapshots and inputs), sent once, delivered at most once,
+//     possibly out of order or not at all.
+//
+// # Packet format
+//
+// Every packet starts with a 9-byte header, little endian: flags (bit 0: the
+// acknowledgement fields are valid), a 16-bit packet sequence, the sequence
+// of the newest packet received from the peer and a 32-bit field whose bit
+// i acknowledges the packet received i+1 before it. Chunks follow until the
+// end of the packet: tag 1 is an unreliable message (16-bit length, data);
+// tag 2 is a reliable fragment (16-bit message id, fragment index, fragment
+// count - 1, 16-bit length, data). Every fragment but a message's last
+// carries exactly FragmentSize bytes.
+//
+// # Semantics
+//
+// Acknowledgements ride on every packet; the sender keeps, for each of the
+// last 256 packets, which fragments it carried, so one acknowledged packet
+// acknowledges those fragments. The round-trip time is smoothed as in RFC
+// 6298; a fragment unacknowledged for srtt + 4·rttvar (clamped to
+// [MinResend, MaxResend]) is resent. At most Window messages are
+// outstanding and at most MaxInFlight bytes unacknowledged, which bounds
+// bursts; the receiver bounds out-of-order buffering by MaxReceiveBuffer.
+// Packets seen before (or older than the last 256) are ignored whole, so an
+// unreliable message is never delivered twice even if the network
+// duplicates packets.
+//
+// # Use
+//
+// Endpoint is sans-I/O: call SendReliable / SendUnreliable to queue,
+// AppendPacket (repeatedly, at your send rate) to produce packets, Receive
+// for every packet from the peer, and Read to take delivered messages. Time
+// is a time.Duration since any fixed origin. Steady-state operation does
+// not allocate.
+package reliable

@@ -1,0 +1,284 @@
+package reliable
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// vlink is a lossy, duplicating, reordering one-way link in virtual time.
+type vlink struct {
+	rng       *rand.Rand
+	loss, dup float64
+	base      time.Duration
+	jitter    time.Duration // mean of an exponential extra delay
+	q         pktHeap
+	seq       int
+}
+
+type inflightPkt struct {
+	at   time.Duration
+	n    int
+	data []byte
+}
+
+type pktHeap []inflightPkt
+
+func (h pktHeap) Len() int { return len(h) }
+func (h pktHeap) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].n < h[j].n
+}
+func (h pktHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *pktHeap) Push(x any)   { *h = append(*h, x.(inflightPkt)) }
+func (h *pktHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (l *vlink) send(now time.Duration, p []byte) {
+	copies := 1
+	if l.rng.Float64() < l.dup {
+		copies = 2
+	}
+	for c := 0; c < copies; c++ {
+		if l.rng.Float64() < l.loss {
+			continue
+		}
+		d := l.base + time.Duration(l.rng.ExpFloat64()*float64(l.jitter))
+		l.seq++
+		heap.Push(&l.q, inflightPkt{at: now + d, n: l.seq, data: append([]byte(nil), p...)})
+	}
+}
+
+func (l *vlink) deliver(now time.Duration, to *Endpoint, t *testing.T) {
+	for len(l.q) > 0 && l.q[0].at <= now {
+		p := heap.Pop(&l.q).(inflightPkt)
+		if err := to.Receive(now, p.data); err != nil && err != ErrDuplicate {
+			t.Fatalf("receive: %v", err)
+		}
+	}
+}
+
+// peer sends numbered messages and checks what it receives.
+type peer struct {
+	ep        *Endpoint
+	sentRel   [][]byte
+	nextRel   int // next reliable message expected from the other side
+	gotUnrel  map[uint64]bool
+	unrelSent uint64
+	unrelGot  int
+	dupUnrel  int
+}
+
+func relMessage(rng *rand.Rand, i int) []byte {
+	var n int
+	switch r := rng.IntN(100); {
+	case r < 70:
+		n = rng.IntN(200)
+	case r < 95:
+		n = rng.IntN(5000)
+	default:
+		n = rng.IntN(MaxMessageSize + 1)
+	}
+	m := make([]byte, n)
+	for j := range m {
+		m[j] = byte(i*31 + j)
+	}
+	if n >= 4 {
+		binary.LittleEndian.PutUint32(m, uint32(i))
+	}
+	return m
+}
+
+// runLink drives two endpoints over lossy links for the given number of
+// 16 ms ticks, then keeps ticking (bounded) until every reliable message is
+// delivered. It returns both peers.
+func runLink(t *testing.T, seed uint64, ticks int, loss, dup float64) (*peer, *peer, time.Duration) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	mk := func() *peer {
+		ep, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &peer{ep: ep, gotUnrel: map[uint64]bool{}}
+	}
+	a, b := mk(), mk()
+	ab := &vlink{rng: rand.New(rand.NewPCG(seed, 2)), loss: loss, dup: dup, base: 25 * time.Millisecond, jitter: 15 * time.Millisecond}
+	ba := &vlink{rng: rand.New(rand.NewPCG(seed, 3)), loss: loss, dup: dup, base: 25 * time.Millisecond, jitter: 15 * time.Millisecond}
+	const tick = 16 * time.Millisecond
+	var now time.Duration
+	buf := make([]byte, 0, MaxPacketSize)
+	step := func(p, q *peer, link *vlink, send bool, i int) {
+		if send {
+			if rng.IntN(4) == 0 && p.ep.Pending() < 200 {
+				m := relMessage(rng, len(p.sentRel))
+				if err := p.ep.SendReliable(m); err == nil {
+					p.sentRel = append(p.sentRel, m)
+				}
+			}
+			var u [8]byte
+			binary.LittleEndian.PutUint64(u[:], p.unrelSent)
+			if p.ep.SendUnreliable(u[:]) == nil {
+				p.unrelSent++
+			}
+		}
+		for k := 0; k < 64; k++ {
+			pkt, ok := p.ep.AppendPacket(buf[:0], now)
+			if !ok {
+				break
+			}
+			if len(pkt) > MaxPacketSize {
+				t.Fatalf("packet of %d bytes", len(pkt))
+			}
+			link.send(now, pkt)
+		}
+	}
+	read := func(q *peer, from *peer) {
+		for {
+			m, rel, ok := q.ep.Read()
+			if !ok {
+				return
+			}
+			if rel {
+				if q.nextRel >= len(from.sentRel) || !bytes.Equal(m, from.sentRel[q.nextRel]) {
+					t.Fatalf("reliable message %d wrong or out of order (%d bytes)", q.nextRel, len(m))
+				}
+				q.nextRel++
+			} else {
+				id := binary.LittleEndian.Uint64(m)
+				if q.gotUnrel[id] {
+					q.dupUnrel++
+				}
+				q.gotUnrel[id] = true
+				q.unrelGot++
+			}
+		}
+	}
+	for i := 0; ; i++ {
+		now += tick
+		sending := i < ticks
+		step(a, b, ab, sending, i)
+		step(b, a, ba, sending, i)
+		ab.deliver(now, b.ep, t)
+		ba.deliver(now, a.ep, t)
+		read(b, a)
+		read(a, b)
+		if !sending && b.nextRel == len(a.sentRel) && a.nextRel == len(b.sentRel) {
+			break
+		}
+		if i > ticks+5000 {
+			t.Fatalf("not drained: a→b %d/%d, b→a %d/%d", b.nextRel, len(a.sentRel), a.nextRel, len(b.sentRel))
+		}
+	}
+	return a, b, now
+}
+
+func TestReliableOverLossyLink(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		a, b, elapsed := runLink(t, seed, 1500, 0.10, 0.10)
+		for _, p := range []*peer{a, b} {
+			if p.dupUnrel != 0 {
+				t.Fatalf("seed %d: %d unreliable messages delivered twice", seed, p.dupUnrel)
+			}
+		}
+		sa := a.ep.Stats()
+		t.Logf("seed %d: %d+%d reliable messages delivered exactly once in order; unreliable delivered %d/%d and %d/%d, 0 twice; %d fragments resent of %d; rtt %v; %v virtual",
+			seed, b.nextRel, a.nextRel, b.unrelGot, a.unrelSent, a.unrelGot, b.unrelSent, sa.FragmentsResent, sa.FragmentsSent, sa.RTT.Round(time.Millisecond), elapsed)
+	}
+}
+
+func TestMalformedChangesNothing(t *testing.T) {
+	e, _ := New(Config{})
+	bad := [][]byte{
+		{},
+		{0, 0, 0, 0, 0, 0, 0, 0},                // short
+		{2, 0, 0, 0, 0, 0, 0, 0, 0},             // unknown flag
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 9},          // unknown tag
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 0, 1}, // truncated unreliable
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, 0, 0, 0, 1, 3, 0, 1, 2, 3}, // non-last fragment not full size
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, 0, 0, 2, 1, 0, 0},          // index beyond count
+		{0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, 0, 0, 0, 64, 0, 0},         // 65 fragments
+	}
+	for i, p := range bad {
+		if err := e.Receive(0, p); err != ErrMalformed {
+			t.Fatalf("case %d: %v", i, err)
+		}
+	}
+	if e.rxAny || e.ackPending || e.Stats().Malformed != uint64(len(bad)) {
+		t.Fatal("malformed packet changed state")
+	}
+	if _, ok := e.AppendPacket(nil, 0); ok {
+		t.Fatal("ack owed after malformed input")
+	}
+}
+
+func TestZeroAllocSteadyState(t *testing.T) {
+	a, _ := New(Config{})
+	b, _ := New(Config{})
+	msg := make([]byte, 3000)
+	small := make([]byte, 100)
+	buf := make([]byte, 0, MaxPacketSize)
+	now := time.Duration(0)
+	round := func() {
+		now += 16 * time.Millisecond
+		a.SendReliable(msg)
+		a.SendUnreliable(small)
+		for {
+			p, ok := a.AppendPacket(buf[:0], now)
+			if !ok {
+				break
+			}
+			b.Receive(now, p)
+		}
+		for {
+			if _, _, ok := b.Read(); !ok {
+				break
+			}
+		}
+		for {
+			p, ok := b.AppendPacket(buf[:0], now)
+			if !ok {
+				break
+			}
+			a.Receive(now, p)
+		}
+	}
+	for i := 0; i < 50; i++ {
+		round()
+	}
+	if allocs := testing.AllocsPerRun(200, round); allocs != 0 {
+		t.Fatalf("%.1f allocs per round", allocs)
+	}
+	if a.Pending() != 0 {
+		t.Fatalf("%d pending", a.Pending())
+	}
+}
+
+func TestLimits(t *testing.T) {
+	e, _ := New(Config{})
+	if err := e.SendReliable(make([]byte, MaxMessageSize+1)); err != ErrTooLarge {
+		t.Fatal(err)
+	}
+	if err := e.SendUnreliable(make([]byte, MaxUnreliableSize+1)); err != ErrTooLarge {
+		t.Fatal(err)
+	}
+	for i := 0; i < 16; i++ {
+		if err := e.SendReliable(make([]byte, MaxMessageSize)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.SendReliable(make([]byte, 1)); err != ErrQueueFull {
+		t.Fatalf("queue not bounded: %v", err)
+	}
+	if _, err := New(Config{MaxInFlight: 1}); err == nil {
+		t.Fatal("bad config accepted")
+	}
+}
