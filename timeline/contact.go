@@ -77,7 +77,7 @@ func (t *Timeline) solveCrossing(a, b *State) crossing {
 	x1 := hi - time.Duration(g*float64(hi-lo))
 	x2 := lo + time.Duration(g*float64(hi-lo))
 	d1, d2 := t.gapDist(a, b, x1), t.gapDist(a, b, x2)
-	for hi-lo > 100*time.Microsecond {
+	for hi-lo > 10*time.Microsecond {
 		if d1 <= d2 {
 			hi, x2, d2 = x2, x1, d1
 			x1 = hi - time.Duration(g*float64(hi-lo))

@@ -19,7 +19,8 @@ const (
 )
 
 // knotMismatch is the velocity mismatch, metres per second, above which a
-// segment is taken to contain a contact (see mismatch).
+// segment is taken to contain a contact even if its velocity change is slow
+// (see mismatch).
 const knotMismatch = 1.0
 
 // eval computes the curve at rt into out and returns the index of the state it
@@ -54,7 +55,7 @@ func (t *Timeline) eval(rt time.Duration, out *State) (int, kind) {
 		s := u * dt
 		out.Pos = a.Pos.AddScaled(a.Vel, s).AddScaled(acc, s*s/2)
 		out.Vel = a.Vel.AddScaled(acc, s)
-	case mismatch(a, b) > knotMismatch:
+	case b.Vel.Sub(a.Vel).Len() > t.cfg.ContactAccel*dt || mismatch(a, b) > knotMismatch:
 		t.contact(a, b, rt, out)
 	default:
 		out.Pos, out.Vel = geom.Hermite(a.Pos, a.Vel, b.Pos, b.Vel, dt, u)

@@ -28,7 +28,8 @@ type estimator struct {
 
 	dirty  bool
 	cached time.Duration
-	q      time.Duration
+	q      time.Duration // lateness quantile
+	median time.Duration // median lateness
 }
 
 // lossMemory is the number of states the loss estimate forgets over (1/e).
@@ -132,15 +133,16 @@ func (e *estimator) update() {
 		return
 	}
 	e.dirty = false
-	e.q = 0
+	e.q, e.median = 0, 0
 	if e.lateN > 0 {
 		s := e.scratch[:e.lateN]
 		copy(s, e.late[:e.lateN])
 		k := int(math.Ceil(e.quant*float64(e.lateN))) - 1
 		e.q = selectK(s, min(max(k, 0), e.lateN-1))
+		e.median = selectK(s, (e.lateN-1)/2)
 	}
 	iv := float64(e.interval())
-	d := float64(e.q) + e.share*iv + e.lossShare*e.loss()*iv
+	d := max(float64(e.q), float64(e.median)+e.share*iv) + e.lossShare*e.loss()*iv
 	e.cached = min(max(time.Duration(d), e.minD), e.maxD)
 }
 

@@ -14,10 +14,16 @@
 // # Render delay
 //
 // The delay adapts to the link. Each arrival gives a lateness, arrival time
-// minus state time; the target delay is a high quantile of the lateness over a
-// sliding window of recent arrivals, plus a fraction of the measured send
-// interval, plus a margin that grows with the measured loss, clamped to
-// [Config.MinDelay, Config.MaxDelay]. The render clock is never set: it advances
+// minus state time. Over a sliding window of recent arrivals the target delay
+// is the larger of a high quantile of the lateness (Config.Quantile, 95 %) and
+// the median lateness plus a share of the measured send interval
+// (Config.IntervalShare, 3/4), plus a margin that grows with the measured loss
+// (Config.LossShare), clamped to [Config.MinDelay, Config.MaxDelay]. The
+// quantile covers jitter, so that a state at a contact, which is needed at its
+// own time, has almost always arrived by then; the interval term matters on
+// links with little jitter, where without it the render time would overtake
+// the newest state at the end of every send interval. No more is added: every
+// millisecond of delay is a millisecond the picture lags the present. The render clock is never set: it advances
 // by the time elapsed since the previous Sample multiplied by a scale within
 // [MinScale, MaxScale] = [0.9, 1.1], so the delay changes smoothly and the
 // render time never goes backwards. A deficit (the link got slower, a spike) is

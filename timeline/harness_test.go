@@ -22,11 +22,11 @@ import (
 const (
 	ballRadius   = 0.11
 	gravityY     = -9.81
-	groundRest   = 0.6  // vertical restitution at a bounce
-	groundFric   = 0.9  // share of horizontal speed kept at a bounce
-	wallRest     = 0.7  // normal restitution at a wall
-	rollDecel    = 1.0  // m/s² on the ground
-	rollSpeedMin = 0.8  // below this vertical speed after a bounce the ball rolls
+	groundRest   = 0.6 // vertical restitution at a bounce
+	groundFric   = 0.9 // share of horizontal speed kept at a bounce
+	wallRest     = 0.7 // normal restitution at a wall
+	rollDecel    = 1.0 // m/s² on the ground
+	rollSpeedMin = 0.8 // below this vertical speed after a bounce the ball rolls
 	halfX, halfZ = 30.0, 20.0
 	simHz        = 60.0
 )
@@ -45,13 +45,11 @@ type seg struct {
 	q     geom.Quat
 	w     geom.Vec3 // angular velocity at t0
 	alpha float64   // angular acceleration along w, rad/s²
-	cut   bool      // the segment starts with a teleport
 }
 
 type ballPath struct {
 	segs     []seg
 	contacts []float64 // times of kicks and bounces
-	cuts     []float64 // times of teleports
 }
 
 func (s *seg) at(t float64) (geom.Vec3, geom.Vec3, geom.Quat, geom.Vec3) {
@@ -156,7 +154,7 @@ func simulate(rng *rand.Rand, dur float64) *ballPath {
 		if mode != rest {
 			for _, wall := range []struct {
 				pos, vel, acc, bound float64
-				name             string
+				name                 string
 			}{
 				{p.X, v.X, a.X, halfX - ballRadius, "+x"}, {p.X, v.X, a.X, -halfX + ballRadius, "-x"},
 				{p.Z, v.Z, a.Z, halfZ - ballRadius, "+z"}, {p.Z, v.Z, a.Z, -halfZ + ballRadius, "-z"},
@@ -401,9 +399,11 @@ func summarize(x []float64) summary {
 // score is one method's figures over a run.
 type score struct {
 	fidelity, present, delayMs summary
+	targetMs                   summary // tether only: the target delay
 	pops, extrap, frozen       int
-	popsAfterBlackout          int // in the 3 s after the blackout ends
-	popsInBlackout             int // during the blackout
+	popsInBlackout             int // render time in the blackout
+	popsAfterBlackout          int // render time in the 3 s after the blackout
+	popsAfterBlackoutByFrame   int // frame time in the 3 s after the blackout
 	minutes                    float64
 }
 
@@ -440,8 +440,12 @@ func run(rc runConfig) (ours, seed score) {
 		panic(err)
 	}
 	sb := &seedBall{}
+	var targets []float64
 	ourRender := func(now time.Duration) (geom.Vec3, time.Duration, bool, bool) {
 		f := tl.Sample(now)
+		if now.Seconds() >= rc.warmup {
+			targets = append(targets, tl.Stats().Target.Seconds()*1000)
+		}
 		return f.Pos, f.Time, f.Extrapolated, f.Frozen
 	}
 	scorers := []*scorer{newScorer(rc, path), newScorer(rc, path)}
@@ -461,18 +465,20 @@ func run(rc runConfig) (ours, seed score) {
 			scorers[i].frame(nowS, m)
 		}
 	}
-	return scorers[0].result(), scorers[1].result()
+	ours = scorers[0].result()
+	ours.targetMs = summarize(targets)
+	return ours, scorers[1].result()
 }
 
 type scorer struct {
-	rc                        runConfig
-	path                      *ballPath
-	fid, pres, delay          []float64
-	pops, extrap, frozen, pab, pib int
-	havePrev                  bool
-	prevR                     geom.Vec3
-	prevRT                    time.Duration
-	frames                    int
+	rc                                   runConfig
+	path                                 *ballPath
+	fid, pres, delay                     []float64
+	pops, extrap, frozen, pab, pabf, pib int
+	havePrev                             bool
+	prevR                                geom.Vec3
+	prevRT                               time.Duration
+	frames                               int
 }
 
 func newScorer(rc runConfig, path *ballPath) *scorer { return &scorer{rc: rc, path: path} }
@@ -481,27 +487,33 @@ func (s *scorer) frame(nowS float64, m renderer) {
 	r, rt, ex, fr := m(secs(nowS))
 	counted := nowS >= s.rc.warmup
 	bo := s.rc.linkFor.blackout
-	inBlackout := bo[1] > 0 && nowS >= bo[0] && nowS < bo[0]+bo[1]+0.5
+	rts := rt.Seconds()
+	// Frames whose render time lies in the blackout show a stretch of time
+	// no state exists for.
+	inBlackout := bo[1] > 0 && rts >= bo[0] && rts < bo[0]+bo[1]
 	if counted && s.havePrev {
 		dR := r.Sub(s.prevR)
-		dX := s.path.pos(rt.Seconds()).Sub(s.path.pos(s.prevRT.Seconds()))
+		dX := s.path.pos(rts).Sub(s.path.pos(s.prevRT.Seconds()))
 		if dR.Sub(dX).Len() > 0.05 {
 			s.pops++
-			if bo[1] > 0 && nowS >= bo[0] && nowS < bo[0]+bo[1] {
+			if inBlackout {
 				s.pib++
 			}
-			if bo[1] > 0 && nowS >= bo[0]+bo[1] && nowS < bo[0]+bo[1]+3 {
+			if bo[1] > 0 && rts >= bo[0]+bo[1] && rts < bo[0]+bo[1]+3 {
 				s.pab++
+			}
+			if bo[1] > 0 && nowS >= bo[0]+bo[1] && nowS < bo[0]+bo[1]+3 {
+				s.pabf++
 			}
 		}
 	}
 	if counted {
 		s.frames++
 		if !inBlackout {
-			s.fid = append(s.fid, r.Dist(s.path.pos(rt.Seconds())))
+			s.fid = append(s.fid, r.Dist(s.path.pos(rts)))
 		}
 		s.pres = append(s.pres, r.Dist(s.path.pos(nowS)))
-		s.delay = append(s.delay, (secs(nowS) - rt).Seconds()*1000)
+		s.delay = append(s.delay, (secs(nowS)-rt).Seconds()*1000)
 		if ex {
 			s.extrap++
 		}
@@ -515,7 +527,7 @@ func (s *scorer) frame(nowS float64, m renderer) {
 func (s *scorer) result() score {
 	return score{
 		fidelity: summarize(s.fid), present: summarize(s.pres), delayMs: summarize(s.delay),
-		pops: s.pops, extrap: s.extrap, frozen: s.frozen, popsAfterBlackout: s.pab, popsInBlackout: s.pib,
+		pops: s.pops, extrap: s.extrap, frozen: s.frozen, popsAfterBlackout: s.pab, popsInBlackout: s.pib, popsAfterBlackoutByFrame: s.pabf,
 		minutes: float64(s.frames) / 60 / 60,
 	}
 }

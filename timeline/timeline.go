@@ -63,18 +63,26 @@ type Config struct {
 	// Window is the number of recent arrivals the lateness quantile is taken
 	// over; 0 means 90 (3 s at 30 Hz). Range [8, 4096].
 	Window int
-	// IntervalShare is the fraction of the send interval added to the delay;
-	// 0 means 0.5, negative means none. Range up to 4.
+	// IntervalShare is the share of the send interval the delay covers beyond
+	// the median lateness: the delay is at least the median lateness plus
+	// IntervalShare × the send interval, so that on a link with little jitter
+	// the next state is there before the render time reaches the last one.
+	// 0 means 0.75, negative means none. Range up to 4.
 	IntervalShare float64
 	// LossShare scales the loss margin: the delay gets LossShare × loss rate ×
-	// send interval more; 0 means 4, negative means none. Range up to 100.
+	// send interval more; 0 means 1, negative means none. Range up to 100.
 	LossShare float64
 	// MaxExtrapolation is how far past the newest state the timeline
-	// extrapolates before it holds; 0 means 250 ms, negative means never.
+	// extrapolates before it holds; 0 means 500 ms, negative means never.
 	// Range up to 10 s.
 	MaxExtrapolation time.Duration
 	// Extrapolate predicts motion past the newest state; nil means Linear.
 	Extrapolate Extrapolator
+	// ContactAccel is the acceleration, metres per second squared, above
+	// which the velocity change between two states is taken as a contact
+	// (kick, bounce) whose knot state is missing, rather than smooth motion;
+	// 0 means 50 (five times gravity). Range up to 1e6.
+	ContactAccel float64
 	// MaxCorrectionSpeed caps how fast a correction offset is blended out,
 	// metres per second; 0 means 2. Range up to 1000.
 	MaxCorrectionSpeed float64
@@ -118,6 +126,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{"LossShare", c.LossShare, "≤ 100"}
 	case c.MaxExtrapolation > maxT:
 		return c, &ConfigError{"MaxExtrapolation", c.MaxExtrapolation, "≤ 10s"}
+	case !(c.ContactAccel >= 0 && c.ContactAccel <= 1e6):
+		return c, &ConfigError{"ContactAccel", c.ContactAccel, "[0, 1e6]"}
 	case !(c.MaxCorrectionSpeed >= 0 && c.MaxCorrectionSpeed <= 1000):
 		return c, &ConfigError{"MaxCorrectionSpeed", c.MaxCorrectionSpeed, "[0, 1000]"}
 	case c.CorrectionTime < 0 || c.CorrectionTime > maxT:
@@ -138,21 +148,24 @@ func (c Config) withDefaults() (Config, error) {
 		c.Window = 90
 	}
 	if c.IntervalShare == 0 {
-		c.IntervalShare = 0.5
+		c.IntervalShare = 0.75
 	}
 	c.IntervalShare = max(c.IntervalShare, 0)
 	if c.LossShare == 0 {
-		c.LossShare = 4
+		c.LossShare = 1
 	}
 	c.LossShare = max(c.LossShare, 0)
 	switch {
 	case c.MaxExtrapolation == 0:
-		c.MaxExtrapolation = 250 * time.Millisecond
+		c.MaxExtrapolation = 500 * time.Millisecond
 	case c.MaxExtrapolation < 0:
 		c.MaxExtrapolation = 0
 	}
 	if c.Extrapolate == nil {
 		c.Extrapolate = Linear
+	}
+	if c.ContactAccel == 0 {
+		c.ContactAccel = 50
 	}
 	if c.MaxCorrectionSpeed == 0 {
 		c.MaxCorrectionSpeed = 2
