@@ -22,6 +22,11 @@ type ServerConfig struct {
 	// Tick is how often the server runs netcode's Update: keep-alives,
 	// timeouts (default 10 ms, range 1 ms..1 s).
 	Tick time.Duration
+	// ReadBuffer is the socket receive buffer requested when conn is a
+	// *net.UDPConn, in bytes (default 1 MiB; the OS may cap it, e.g. at
+	// net.core.rmem_max on Linux). Bursts such as many clients leaving at
+	// once overflow small default buffers.
+	ReadBuffer int
 	// OnConnect is called when a client takes a slot.
 	OnConnect func(client int, clientID uint64)
 	// OnPayload is called for every payload received; payload is only
@@ -75,7 +80,16 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.ReadBuffer == 0 {
+		cfg.ReadBuffer = 1 << 20
+	}
+	if cfg.ReadBuffer < 0 {
+		return nil, &netcode.ConfigError{Field: "ReadBuffer", Value: cfg.ReadBuffer, Allowed: ">= 0"}
+	}
 	s := &Server{cfg: cfg, io: newPacketIO(conn), core: core, done: make(chan struct{})}
+	if s.io.udp != nil {
+		s.io.udp.SetReadBuffer(cfg.ReadBuffer) // best effort
+	}
 	go s.run()
 	return s, nil
 }

@@ -48,14 +48,24 @@ type testEnv struct {
 
 func newEnv(t *testing.T, maxClients int, onPayload func(e *testEnv, client int, p []byte)) *testEnv {
 	t.Helper()
+	return newEnvWrap(t, maxClients, nil, onPayload)
+}
+
+// newEnvWrap starts a server whose socket is wrapped by wrap (if not nil).
+func newEnvWrap(t *testing.T, maxClients int, wrap func(net.PacketConn) net.PacketConn, onPayload func(e *testEnv, client int, p []byte)) *testEnv {
+	t.Helper()
 	key, err := netcode.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &testEnv{key: key, disconnects: map[error]int{}, payloads: make([]int, maxClients),
 		connected: make(chan int, 1024), left: make(chan error, 1024)}
-	conn := listen(t)
-	e.addr = addrOf(conn)
+	raw := listen(t)
+	e.addr = addrOf(raw)
+	var conn net.PacketConn = raw
+	if wrap != nil {
+		conn = wrap(raw)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.srv, err = NewServer(conn, ServerConfig{
