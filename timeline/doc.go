@@ -23,13 +23,14 @@
 // own time, has almost always arrived by then; the interval term matters on
 // links with little jitter, where without it the render time would overtake
 // the newest state at the end of every send interval. No more is added: every
-// millisecond of delay is a millisecond the picture lags the present. The render clock is never set: it advances
-// by the time elapsed since the previous Sample multiplied by a scale within
-// [MinScale, MaxScale] = [0.9, 1.1], so the delay changes smoothly and the
-// render time never goes backwards. A deficit (the link got slower, a spike) is
-// closed quickly, an excess slowly, and the window keeps a spike in view for a
-// few seconds, so a burst of lateness raises the delay at once and it comes
-// back down gently.
+// millisecond of delay is a millisecond the picture lags the present.
+//
+// The render clock is never set: it advances by the time elapsed since the
+// previous Sample multiplied by a scale within [MinScale, MaxScale] =
+// [0.9, 1.1], so the delay changes smoothly and the render time never goes
+// backwards. A deficit (the link got slower, a spike) is closed quickly, an
+// excess slowly, and the window keeps a spike in view for a few seconds, so a
+// burst of lateness raises the delay at once and it comes back down gently.
 //
 // # Curves
 //
@@ -39,16 +40,23 @@
 // a contact (a kick, a bounce), the server should send a state at the contact
 // with Knot set and the velocity leaving it; the curve arriving at a knot is
 // the quadratic fixed by the previous state's position and velocity and the
-// knot's position, so it does not use the velocity after the contact. A knot
-// that is not flagged is recognised when its velocity fits the curve after it
-// but not the one before. Rotation is slerped along the shortest arc, unless the
-// angular velocities say the body turned more than half a turn between the
-// states, in which case it turns the way they say.
+// knot's position, so it does not use the velocity after the contact.
+//
+// When the velocity changes between two states faster than
+// Config.ContactAccel allows (the knot was lost, or never flagged), the
+// segment is taken to contain a contact: its curve is the first state's
+// motion extrapolated forward and the second's run backward, switching where
+// the two come closest, which for a kick or a bounce is the contact itself.
+//
+// Rotation is slerped along the shortest arc, unless the angular velocities
+// say the body turned more than half a turn between the states, in which case
+// it turns the way they say.
 //
 // Past the newest state the timeline extrapolates with Config.Extrapolate
-// (Linear by default; Ballistic for a body under gravity above a floor) for
-// at most Config.MaxExtrapolation, then holds still and says so (Frame.Frozen).
-//
+// (Linear by default; Ballistic for a body under gravity above a floor, which
+// a ball needs: linear extrapolation misses every bounce) for at most
+// Config.MaxExtrapolation, then holds still and says so (Frame.Frozen).
+
 // # Corrections
 //
 // When new data changes the curve under the render time (a late state filling

@@ -28,7 +28,6 @@ const (
 	rollDecel    = 1.0 // m/s² on the ground
 	rollSpeedMin = 0.8 // below this vertical speed after a bounce the ball rolls
 	halfX, halfZ = 30.0, 20.0
-	simHz        = 60.0
 )
 
 var ballExtrapolator = Ballistic{

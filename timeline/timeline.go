@@ -36,8 +36,11 @@ type Frame struct {
 	Frozen       bool          // held still for lack of data (past MaxExtrapolation, or before the first state)
 }
 
-// Extrapolator predicts an entity's state dt after s (dt ≥ 0) when no newer
-// state is known. It must not retain s and should not allocate.
+// Extrapolator predicts an entity's state dt after s when no newer state is
+// known. It is also called with a negative dt (no further back than the gap
+// between two states) to run a state's motion backward, to place a contact
+// whose knot state is missing. Extrapolator(s, 0) must be s. It should not
+// allocate: it is called on every frame.
 type Extrapolator func(s State, dt time.Duration) State
 
 // The render clock's rate relative to now stays within [MinScale, MaxScale].
