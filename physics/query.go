@@ -33,7 +33,30 @@ func setComp(v *geom.Vec3, k int, x float64) {
 	}
 }
 
-func clamp(x, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, x)) }
+// clamp returns x limited to [lo, hi] (NaN stays NaN).
+func clamp(x, lo, hi float64) float64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+func fmin(a, b float64) float64 {
+	if b < a {
+		return b
+	}
+	return a
+}
+
+func fmax(a, b float64) float64 {
+	if b > a {
+		return b
+	}
+	return a
+}
 
 // rayBox returns the interval [enter, exit] of t over which p + t·d lies in the
 // box [lo, hi]; ok is false if the line misses it.
@@ -237,9 +260,9 @@ func overlaps(alo, ahi, blo, bhi geom.Vec3) bool {
 }
 
 func minVec(a, b geom.Vec3) geom.Vec3 {
-	return geom.V(math.Min(a.X, b.X), math.Min(a.Y, b.Y), math.Min(a.Z, b.Z))
+	return geom.V(fmin(a.X, b.X), fmin(a.Y, b.Y), fmin(a.Z, b.Z))
 }
 
 func maxVec(a, b geom.Vec3) geom.Vec3 {
-	return geom.V(math.Max(a.X, b.X), math.Max(a.Y, b.Y), math.Max(a.Z, b.Z))
+	return geom.V(fmax(a.X, b.X), fmax(a.Y, b.Y), fmax(a.Z, b.Z))
 }

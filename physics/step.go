@@ -23,6 +23,9 @@ const (
 	capsulePasses = 16
 	// crowdRelax scales the pushes of the rounds after the first.
 	crowdRelax = 1.8
+	// crowdReach (m): capsules further apart than this are left out of the
+	// rounds after the first.
+	crowdReach = 0.5
 )
 
 // hit is the first contact found by a sweep.
@@ -80,53 +83,30 @@ func (w *World) moveCapsules(end float64) {
 // so the result does not depend on the order of the pairs, and a pair pushes its
 // two capsules by equal and opposite amounts. The first round separates each pair
 // exactly; later rounds, which only a crowd needs, push further (over-relaxation)
-// so that a crowd pressed from all sides comes apart in a few rounds.
+// so that a crowd pressed from all sides comes apart in a few rounds. The first
+// round looks at all pairs and keeps those near enough to matter for the others.
 func (w *World) separateCapsules(end float64) {
 	n := len(w.capsules)
+	w.capPairs = w.capPairs[:0]
 	for pass := 0; pass < capsulePasses; pass++ {
 		for i := range w.capPush[:n] {
 			w.capPush[i] = geom.Vec3{}
 		}
-		relax := 1.0
-		if pass > 0 {
-			relax = crowdRelax
-		}
 		any := false
-		for i := 0; i < n; i++ {
-			ia := w.capsules[i]
-			a, pa := &w.bodies[ia], w.state[ia].Pos
-			for j := i + 1; j < n; j++ {
-				ib := w.capsules[j]
-				b, pb := &w.bodies[ib], w.state[ib].Pos
-				reach := a.r + b.r
-				dx, dz := pa.X-pb.X, pa.Z-pb.Z
-				if dx >= reach || -dx >= reach || dz >= reach || -dz >= reach {
-					continue
+		if pass == 0 {
+			for i := 0; i < n; i++ {
+				for j := i + 1; j < n; j++ {
+					near, pushed := w.pushCapsules(i, j, 1, end)
+					if near {
+						w.capPairs = append(w.capPairs, [2]int32{int32(i), int32(j)})
+					}
+					any = any || pushed
 				}
-				// Vertical gap between the two axis segments.
-				gap := math.Max(0, math.Max((pb.Y+b.r)-(pa.Y+a.height-a.r), (pa.Y+a.r)-(pb.Y+b.height-b.r)))
-				flat2 := dx*dx + dz*dz
-				if flat2+gap*gap >= reach*reach*(1-1e-12) {
-					continue
-				}
-				flat := math.Sqrt(flat2)
-				nrm := geom.V(1, 0, 0) // coincident axes: a goes +X, b goes -X
-				if flat > 0 {
-					nrm = geom.V(dx/flat, 0, dz/flat)
-				}
-				push := relax * (math.Sqrt(reach*reach-gap*gap) - flat) / 2
-				w.capPush[i] = w.capPush[i].AddScaled(nrm, push)
-				w.capPush[j] = w.capPush[j].AddScaled(nrm, -push)
-				any = true
-				if pass == 0 {
-					va, vb := w.state[ia].Vel, w.state[ib].Vel
-					mid := pa.Add(pb).Scale(0.5)
-					mid.Y = math.Max(pa.Y, pb.Y)
-					w.contacts = append(w.contacts, Contact{
-						Body: BodyID(ia), Other: BodyID(ib), Shape: NoShape, At: duration(end),
-						Point: mid, Normal: nrm, Speed: math.Max(0, -va.Sub(vb).Dot(nrm)),
-					})
-				}
+			}
+		} else {
+			for _, pair := range w.capPairs {
+				_, pushed := w.pushCapsules(int(pair[0]), int(pair[1]), crowdRelax, -1)
+				any = any || pushed
 			}
 		}
 		if !any {
@@ -136,6 +116,45 @@ func (w *World) separateCapsules(end float64) {
 			w.state[id].Pos = w.state[id].Pos.Add(w.capPush[i])
 		}
 	}
+}
+
+// pushCapsules adds to capPush the push, scaled by relax, that separates capsules
+// i and j (indices in w.capsules) if they overlap, and records their contact at
+// time end into the step unless end is negative. near tells whether they are
+// within crowdReach of touching.
+func (w *World) pushCapsules(i, j int, relax, end float64) (near, pushed bool) {
+	ia, ib := w.capsules[i], w.capsules[j]
+	a, pa := &w.bodies[ia], w.state[ia].Pos
+	b, pb := &w.bodies[ib], w.state[ib].Pos
+	reach := a.r + b.r
+	dx, dz := pa.X-pb.X, pa.Z-pb.Z
+	if far := reach + crowdReach; dx >= far || -dx >= far || dz >= far || -dz >= far {
+		return false, false
+	}
+	// Vertical gap between the two axis segments.
+	gap := fmax(0, fmax((pb.Y+b.r)-(pa.Y+a.height-a.r), (pa.Y+a.r)-(pb.Y+b.height-b.r)))
+	flat2 := dx*dx + dz*dz
+	if flat2+gap*gap >= reach*reach*(1-1e-12) {
+		return true, false
+	}
+	flat := math.Sqrt(flat2)
+	nrm := geom.V(1, 0, 0) // coincident axes: a goes +X, b goes -X
+	if flat > 0 {
+		nrm = geom.V(dx/flat, 0, dz/flat)
+	}
+	push := relax * (math.Sqrt(reach*reach-gap*gap) - flat) / 2
+	w.capPush[i] = w.capPush[i].AddScaled(nrm, push)
+	w.capPush[j] = w.capPush[j].AddScaled(nrm, -push)
+	if end >= 0 {
+		va, vb := w.state[ia].Vel, w.state[ib].Vel
+		mid := pa.Add(pb).Scale(0.5)
+		mid.Y = math.Max(pa.Y, pb.Y)
+		w.contacts = append(w.contacts, Contact{
+			Body: BodyID(ia), Other: BodyID(ib), Shape: NoShape, At: duration(end),
+			Point: mid, Normal: nrm, Speed: math.Max(0, -va.Sub(vb).Dot(nrm)),
+		})
+	}
+	return true, true
 }
 
 // moveSphere advances sphere id through one sub-step that starts t0 seconds into
@@ -171,12 +190,13 @@ func (w *World) moveSphere(id int32, t0 float64) {
 			rot = rot.Integrate(om, remaining)
 			break
 		}
-		dt := c.frac * remaining
-		p = p.AddScaled(u, dt)
-		v = v.AddScaled(acc, dt)
-		rot = rot.Integrate(om, dt)
-		elapsed += dt
-		remaining -= dt
+		if dt := c.frac * remaining; dt > 0 {
+			p = p.AddScaled(u, dt)
+			v = v.AddScaled(acc, dt)
+			rot = rot.Integrate(om, dt)
+			elapsed += dt
+			remaining -= dt
+		}
 		vo := w.touch(id, b, p, &v, &om, &acc, c, t0+elapsed, remaining)
 		if seg > 0 && c.frac == 0 && v.Sub(prevVel).Dot(prevN) < 0 {
 			// Two contacts at once, such as the ground and a player's foot:

@@ -41,12 +41,13 @@ type World struct {
 	contacts []Contact
 
 	// Scratch reused by every step.
-	capFrom []geom.Vec3 // capsule base at the start of the sub-step
-	capVel  []geom.Vec3 // capsule displacement over the sub-step, per second
-	capLo   []geom.Vec3 // bounds swept by the capsule over the sub-step
-	capHi   []geom.Vec3
-	capPush []geom.Vec3
-	grid    grid
+	capFrom  []geom.Vec3 // capsule base at the start of the sub-step
+	capVel   []geom.Vec3 // capsule displacement over the sub-step, per second
+	capLo    []geom.Vec3 // bounds swept by the capsule over the sub-step
+	capHi    []geom.Vec3
+	capPush  []geom.Vec3
+	capPairs [][2]int32 // pairs of capsules near one another, by index in capsules
+	grid     grid
 }
 
 type bodyKind uint8
@@ -194,6 +195,9 @@ func (w *World) AddCapsule(c Capsule) (BodyID, error) {
 	w.capLo = append(w.capLo, geom.Vec3{})
 	w.capHi = append(w.capHi, geom.Vec3{})
 	w.capPush = append(w.capPush, geom.Vec3{})
+	if n := len(w.capsules); cap(w.capPairs) < n*(n-1)/2 {
+		w.capPairs = make([][2]int32, 0, n*(n-1)/2)
+	}
 	return id, nil
 }
 
@@ -257,11 +261,14 @@ func (w *World) AddBox(b Box) (ShapeID, error) {
 // Body returns the state of body id. It panics if id is not a body of w.
 func (w *World) Body(id BodyID) BodyState { return w.state[id] }
 
-// SetBody replaces the state of body id, for a kick or a teleport. A capsule keeps
-// its identity rotation and no spin. It panics if id is not a body of w.
+// SetBody replaces the state of body id, for a kick or a teleport. A zero Rot means
+// geom.Identity; a capsule keeps its identity rotation and no spin. It panics if id
+// is not a body of w.
 func (w *World) SetBody(id BodyID, s BodyState) {
 	if w.bodies[id].kind == kindCapsule {
 		s.Rot, s.AngVel = geom.Identity, geom.Vec3{}
+	} else if s.Rot == (geom.Quat{}) {
+		s.Rot = geom.Identity
 	}
 	w.state[id] = s
 }
