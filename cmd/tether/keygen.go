@@ -1,0 +1,76 @@
+package main
+
+import (
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/tether-net/tether/netcode"
+)
+
+// runKeygen writes a new netcode private key (64 hex digits and a newline).
+func runKeygen(args []string, stdout, stderr io.Writer) error {
+	fset := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	out := fset.String("o", "tether.key", `key file to write ("-" for standard output)`)
+	force := fset.Bool("force", false, "overwrite an existing key file")
+	fset.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether keygen [-o FILE] [-force]")
+		fmt.Fprintln(stderr, "Writes a new private key shared by the token backend and the servers.")
+		fset.PrintDefaults()
+	}
+	if err := fset.Parse(args); err != nil {
+		return err
+	}
+	if fset.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fset.Args())
+	}
+	key, err := netcode.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	text, _ := key.MarshalText()
+	text = append(text, '\n')
+	if *out == "-" {
+		_, err := stdout.Write(text)
+		return err
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if *force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(*out, flags, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s exists; use -force to replace it", *out)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(text); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote private key to %s\n", *out)
+	return nil
+}
+
+// readKeyFile reads a key written by keygen.
+func readKeyFile(path string) (netcode.Key, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return netcode.Key{}, err
+	}
+	var k netcode.Key
+	if err := k.UnmarshalText([]byte(strings.TrimSpace(string(b)))); err != nil {
+		return netcode.Key{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return k, nil
+}
