@@ -85,7 +85,7 @@ func (w *World) collideSpheres(at float64) {
 					cell := x + g.nx*(y+g.ny*z)
 					for _, j := range g.items[g.start[cell]:g.start[cell+1]] {
 						if int(j) > i {
-							w.spherePair(w.spheres[i], w.spheres[j], at)
+							w.spherePair(i, int(j), at)
 						}
 					}
 				}
@@ -109,30 +109,51 @@ func coord(x float64, n int) int {
 	return int(x)
 }
 
-// spherePair resolves the contact of two dynamic spheres, if they overlap.
-func (w *World) spherePair(ia, ib int32, at float64) {
+// spherePair resolves the contact of spheres i and j (indices in w.spheres), if
+// they overlap at the end of the sub-step ending at time end: they are pushed apart
+// along the line of their centres, in inverse proportion to their masses, and
+// exchange an impulse along the normal they had when they first touched, found
+// from their paths over the sub-step.
+func (w *World) spherePair(i, j int, end float64) {
+	ia, ib := w.spheres[i], w.spheres[j]
 	sa, sb := &w.state[ia], &w.state[ib]
 	a, b := &w.bodies[ia], &w.bodies[ib]
-	diff := sa.Pos.Sub(sb.Pos)
+	d1 := sa.Pos.Sub(sb.Pos)
 	reach := a.r + b.r
-	d2 := diff.Len2()
+	d2 := d1.Len2()
 	if d2 >= reach*reach {
 		return
 	}
-	dist := math.Sqrt(d2)
-	n := geom.V(0, 1, 0) // coincident centres: a goes up
-	if dist > 0 {
-		n = diff.Scale(1 / dist)
+	// When they first touched: the relative path d0 -> d1 enters the sphere of
+	// radius reach at frac.
+	d0 := w.sphFrom[i].Sub(w.sphFrom[j])
+	move := d1.Sub(d0)
+	frac := 0.0
+	if c := d0.Len2() - reach*reach; c > 0 {
+		if m2, bb := move.Len2(), d0.Dot(move); m2 > 0 && bb*bb-m2*c >= 0 {
+			frac = clamp((-bb-math.Sqrt(bb*bb-m2*c))/m2, 0, 1)
+		}
 	}
-	// Push apart in inverse proportion to mass.
+	n := d0.AddScaled(move, frac).Norm()
+	dist := math.Sqrt(d2)
+	line := n
+	if dist > 0 {
+		line = d1.Scale(1 / dist)
+	}
+	if n == (geom.Vec3{}) {
+		n = line
+	}
+	if n == (geom.Vec3{}) {
+		n, line = geom.V(0, 1, 0), geom.V(0, 1, 0) // coincident centres: a goes up
+	}
 	share := a.invM / (a.invM + b.invM)
 	depth := reach - dist
-	sa.Pos = sa.Pos.AddScaled(n, depth*share)
-	sb.Pos = sb.Pos.AddScaled(n, -depth*(1-share))
+	sa.Pos = sa.Pos.AddScaled(line, depth*share)
+	sb.Pos = sb.Pos.AddScaled(line, -depth*(1-share))
 
 	vn := sa.Vel.Sub(sb.Vel).Dot(n)
 	w.contacts = append(w.contacts, Contact{
-		Body: BodyID(ia), Other: BodyID(ib), Shape: NoShape, At: duration(at),
+		Body: BodyID(ia), Other: BodyID(ib), Shape: NoShape, At: duration(end - (1-frac)*w.h),
 		Point: sa.Pos.AddScaled(n, -a.r), Normal: n, Speed: math.Max(0, -vn),
 	})
 	if vn >= 0 {

@@ -44,7 +44,8 @@ func (w *World) Step() {
 	for k := 0; k < w.sub; k++ {
 		t0 := float64(k) * w.h
 		w.moveCapsules(t0 + w.h)
-		for _, id := range w.spheres {
+		for i, id := range w.spheres {
+			w.sphFrom[i] = w.state[id].Pos
 			w.moveSphere(id, t0)
 		}
 		if len(w.spheres) > 1 {
@@ -225,8 +226,16 @@ func crease(v, na, va, nb, vb geom.Vec3) geom.Vec3 {
 	return along.Scale(v.Dot(along)).AddScaled(na, (a-b*g)/den).AddScaled(nb, (b-a*g)/den)
 }
 
-// depenetrate moves a sphere at p out of any static shape or capsule it overlaps.
+// depenetrate moves a sphere at p out of any capsule it overlaps and then out of
+// any static shape, so that statics have the last word.
 func (w *World) depenetrate(p geom.Vec3, r float64) geom.Vec3 {
+	for i, id := range w.capsules {
+		c := &w.bodies[id]
+		dist, n := capsuleGap(p.Sub(w.capFrom[i]), c.r, c.height-c.r)
+		if reach := r + c.r; dist < reach {
+			p = p.AddScaled(n, reach-dist)
+		}
+	}
 	for i := range w.shapes {
 		sh := &w.shapes[i]
 		if !sh.box {
@@ -241,13 +250,6 @@ func (w *World) depenetrate(p geom.Vec3, r float64) geom.Vec3 {
 		}
 		if gap, n := boxGap(sh.toLocal(p), sh.e); gap < r {
 			p = p.AddScaled(sh.dirToWorld(n), r-gap)
-		}
-	}
-	for i, id := range w.capsules {
-		c := &w.bodies[id]
-		dist, n := capsuleGap(p.Sub(w.capFrom[i]), c.r, c.height-c.r)
-		if reach := r + c.r; dist < reach {
-			p = p.AddScaled(n, reach-dist)
 		}
 	}
 	return p

@@ -46,7 +46,8 @@ type World struct {
 	capLo    []geom.Vec3 // bounds swept by the capsule over the sub-step
 	capHi    []geom.Vec3
 	capPush  []geom.Vec3
-	capPairs [][2]int32 // pairs of capsules near one another, by index in capsules
+	capPairs [][2]int32  // pairs of capsules near one another, by index in capsules
+	sphFrom  []geom.Vec3 // sphere centre at the start of the sub-step
 	grid     grid
 }
 
@@ -169,6 +170,7 @@ func (w *World) AddSphere(s Sphere) (BodyID, error) {
 		drag: s.Drag, lift: s.Lift, mat: s.Material,
 	}, BodyState{Pos: s.Pos, Vel: s.Vel, AngVel: s.AngVel, Rot: rot.Norm()})
 	w.spheres = append(w.spheres, int32(id))
+	w.sphFrom = append(w.sphFrom, geom.Vec3{})
 	w.grid.reserve(len(w.spheres))
 	return id, nil
 }

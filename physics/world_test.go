@@ -314,3 +314,68 @@ func closestCapsules(w *World, ids []BodyID) (float64, int, int) {
 	}
 	return best, bi, bj
 }
+
+// Spheres that collide exchange momentum, bounce by their restitution and end
+// apart; the grid finds every overlapping pair, whatever the sizes and however
+// far apart the spheres are spread.
+func TestSpheresCollide(t *testing.T) {
+	w := newWorld(t, Config{})
+	a := testBall(geom.V(-1, 5, 0), geom.V(6, 0, 0))
+	b := testBall(geom.V(1, 5, 0.05), geom.V(-4, 0, 0))
+	b.Mass *= 2
+	a.Material.Friction, b.Material.Friction = 0, 0
+	ia, ib := must(w.AddSphere(a)), must(w.AddSphere(b))
+	p0 := a.Vel.Scale(a.Mass).Add(b.Vel.Scale(b.Mass))
+	for step := range 20 {
+		w.Step()
+		sa, sb := w.Body(ia), w.Body(ib)
+		p := sa.Vel.Scale(a.Mass).Add(sb.Vel.Scale(b.Mass))
+		fall := geom.V(0, -9.81*float64(step+1)/60*(a.Mass+b.Mass), 0)
+		if d := p.Sub(p0.Add(fall)).Len(); d > 1e-9 {
+			t.Fatalf("step %d: momentum %v, want %v", step, p, p0.Add(fall))
+		}
+		if d := sa.Pos.Dist(sb.Pos); d < 0.22-1e-9 {
+			t.Fatalf("step %d: spheres %.4f m apart", step, d)
+		}
+	}
+	// They touch with their centres 0.05 m apart across the line of motion: the
+	// normal part of the approach is reversed and scaled by the restitution
+	// (0.65 × 0.65), the rest kept.
+	n := geom.V(-math.Sqrt(0.22*0.22-0.05*0.05), 0, -0.05).Scale(1 / 0.22)
+	rel0 := geom.V(10, 0, 0)
+	rel := w.Body(ia).Vel.Sub(w.Body(ib).Vel)
+	after := rel0.AddScaled(n, -(1+0.65*0.65)*rel0.Dot(n))
+	if d := rel.Sub(after).Len(); d > 1e-6 {
+		t.Errorf("relative velocity after %v, want %v", rel, after)
+	}
+
+	// Pairs of overlapping spheres of mixed sizes, one far away to stretch the
+	// grid: each pair is reported once.
+	w = newWorld(t, Config{})
+	rng := rand.New(rand.NewPCG(3, 3))
+	want := map[[2]BodyID]bool{}
+	for i := range 60 {
+		c := geom.V(float64(i%6)*2.5, 10+float64(i/6%5)*2.5, float64(i/30)*2.5)
+		r1, r2 := 0.05+rng.Float64()*0.45, 0.05+rng.Float64()*0.45
+		dir := randVec(rng, 1).Norm()
+		s1 := Sphere{Pos: c, Radius: r1, Mass: 1, Material: neutral}
+		s2 := Sphere{Pos: c.AddScaled(dir, (r1+r2)*0.9), Radius: r2, Mass: 1, Material: neutral}
+		want[[2]BodyID{must(w.AddSphere(s1)), must(w.AddSphere(s2))}] = true
+	}
+	must(w.AddSphere(Sphere{Pos: geom.V(1e4, -3e3, 2e4), Radius: 0.1, Mass: 1}))
+	w.Step()
+	got := map[[2]BodyID]bool{}
+	for _, c := range w.Contacts() {
+		if c.Other != NoBody {
+			got[[2]BodyID{c.Body, c.Other}] = true
+		}
+	}
+	for p := range want {
+		if !got[p] {
+			t.Errorf("overlapping spheres %v not found", p)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d pairs reported, want %d", len(got), len(want))
+	}
+}
