@@ -13,26 +13,30 @@
 // Step advances the world by one fixed step, split into Config.SubSteps equal
 // sub-steps. In each sub-step the capsules move first by their velocity and are
 // pushed apart where they overlap (horizontally, symmetrically, all pairs at once
-// from the same positions, so the order of the pairs does not matter); then each
-// sphere moves along its path under gravity, air drag and lift, stopping at the
-// exact time it first touches a plane, a box or a capsule (a swept test, so a
-// 40 m/s ball does not pass through a 2 cm net or a 12 cm post), resolving that
-// contact and moving on with the rest of the sub-step; last, spheres that overlap
-// one another (found through a uniform grid, not all pairs) are pushed apart and
-// exchange impulses.
+// from the same positions, so the order of the pairs does not matter beyond
+// rounding); then each sphere moves along its path under gravity, air drag and
+// lift, stopping at the exact time it first touches a plane, a box or a capsule (a
+// swept test, so a 40 m/s ball does not pass through a 2 cm net or a 12 cm post),
+// resolving that contact and moving on with the rest of the sub-step; last,
+// spheres that overlap one another at the end of the sub-step (found through a
+// uniform grid, not by testing all pairs) are pushed apart and exchange an impulse
+// along the normal of the moment they first touched. Sphere–sphere contacts are therefore found after
+// the fact: two small spheres closing faster than their diameters per sub-step
+// can pass through each other. Statics and capsules are always swept.
 //
 // Between contacts a sphere follows the exact parabola of constant gravity. At a
 // contact the relative normal velocity is reversed and scaled by the restitution
 // (the product of both materials' Restitution), unless the approach is slower than
-// a small threshold, in which case the sphere comes to rest against the surface and
-// the part of gravity pushing into it is cancelled: a ball lies still on the ground
-// and rolls without jitter. Friction is Coulomb friction on the contact point's
-// velocity (so spin and motion exchange: a ball with backspin skids, slows and then
-// rolls; a ball with side spin curls when it lands), limited by Friction times the
-// normal impulse, never reversing the slip. A ball that rolls is slowed by rolling
-// resistance: its speed falls by RollingResistance·g per second (g being the
-// gravity pressing it on the surface) until it stops, and its spin about the
-// contact normal decays likewise. Contacts never add energy.
+// a small threshold (0.2 m/s), in which case the sphere comes to rest against the
+// surface and the part of gravity pushing into it is cancelled: a ball lies still
+// on the ground and rolls without jitter. Friction is Coulomb friction on the
+// contact point's velocity, so spin and motion exchange (a ball with backspin
+// skids, slows and then rolls; a ball with side spin curls when it lands), limited
+// by Friction times the normal impulse and never reversing the slip. A ball that
+// rolls is slowed by rolling resistance: its speed falls by RollingResistance·g
+// per second (g being the gravity pressing it on the surface) until it stops, and
+// its spin about the contact normal decays likewise. Bounces, friction and rolling
+// resistance never add energy; a moving capsule, of course, can.
 //
 // Capsules are kinematic: the game sets their velocity (SetVelocity) before each
 // step; they push spheres as if infinitely heavy and are never pushed by them. They

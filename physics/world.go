@@ -22,7 +22,7 @@ type Config struct {
 	// 0 means 1.
 	SubSteps int
 	// Gravity is the acceleration of free bodies in m/s²; the zero vector means
-	// (0, -9.81, 0).
+	// (0, -9.81, 0). It acts on spheres only.
 	Gravity geom.Vec3
 }
 
