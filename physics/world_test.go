@@ -379,3 +379,25 @@ func TestSpheresCollide(t *testing.T) {
 		t.Errorf("%d pairs reported, want %d", len(got), len(want))
 	}
 }
+
+// A player running the ball into a wall squeezes it but never through the wall.
+func TestBallPinnedAgainstWall(t *testing.T) {
+	for _, angle := range []float64{0, 0.3, 1} {
+		w := newWorld(t, Config{})
+		addGround(t, w)
+		wall := must(w.AddBox(Box{Center: geom.V(3.25, 1.5, 0), Half: geom.V(0.25, 1.5, 5), Material: neutral}))
+		ball := must(w.AddSphere(testBall(geom.V(2, ballR, 0), geom.Vec3{})))
+		dir := geom.V(math.Cos(angle), 0, math.Sin(angle))
+		must(w.AddCapsule(Capsule{Pos: dir.Scale(-1), Vel: dir.Scale(8), Radius: 0.35, Height: 1.8, Material: neutral}))
+		for step := range 60 {
+			w.Step()
+			p := w.Body(ball).Pos
+			if gap, _ := boxGap(w.shapes[wall].toLocal(p), w.shapes[wall].e); gap < ballR-1e-9 || p.X > 3 {
+				t.Fatalf("angle %v step %d: ball at %v, %.3g m into the wall", angle, step, p, ballR-gap)
+			}
+			if !w.Body(ball).Vel.IsFinite() {
+				t.Fatalf("angle %v step %d: %+v", angle, step, w.Body(ball))
+			}
+		}
+	}
+}
