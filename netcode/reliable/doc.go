@@ -10,10 +10,12 @@
 //
 // # Packet format
 //
-// Every packet starts with a 9-byte header, little endian: flags (bit 0: the
-// acknowledgement fields are valid), a 16-bit packet sequence, the sequence
-// of the newest packet received from the peer and a 32-bit field whose bit
-// i acknowledges the packet received i+1 before it. Chunks follow until the
+// Every packet starts with an 11-byte header, little endian: flags (bit 0:
+// the acknowledgement fields are valid), a 16-bit packet sequence, the
+// sequence of the newest packet received from the peer, a 32-bit field whose
+// bit i acknowledges the packet received i+1 before it, and the id of the
+// next reliable message the sender expects (a cumulative acknowledgement of
+// every message before it). Chunks follow until the
 // end of the packet: tag 1 is an unreliable message (16-bit length, data);
 // tag 2 is a reliable fragment (16-bit message id, fragment index, fragment
 // count - 1, 16-bit length, data). Every fragment but a message's last
@@ -23,7 +25,8 @@
 //
 // Acknowledgements ride on every packet; the sender keeps, for each of the
 // last 256 packets, which fragments it carried, so one acknowledged packet
-// acknowledges those fragments. The round-trip time is smoothed as in RFC
+// acknowledges those fragments, and the cumulative field acknowledges whole
+// messages even when bursts outrun the 33 packets one header can cover. The round-trip time is smoothed as in RFC
 // 6298; a fragment unacknowledged for srtt + 4·rttvar (clamped to
 // [MinResend, MaxResend]) is resent. At most Window messages are
 // outstanding and at most MaxInFlight bytes unacknowledged, which bounds

@@ -75,7 +75,7 @@ func FuzzFragments(f *testing.F) {
 		if len(data) > FragmentSize {
 			data = data[:FragmentSize]
 		}
-		p := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, byte(id), byte(id >> 8), frag, last, byte(len(data)), byte(len(data) >> 8)}
+		p := []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, byte(id), byte(id >> 8), frag, last, byte(len(data)), byte(len(data) >> 8)}
 		p = append(p, data...)
 		e, _ := New(Config{})
 		_, err := parse(p)

@@ -24,8 +24,8 @@ const (
 	Window = 256
 
 	maxFragments       = MaxMessageSize / FragmentSize
-	headerSize         = 1 + 2 + 2 + 4 // flags, sequence, ack, ack bits
-	unreliableOverhead = 1 + 2         // tag, length
+	headerSize         = 1 + 2 + 2 + 4 + 2 // flags, sequence, ack, ack bits, next message expected
+	unreliableOverhead = 1 + 2             // tag, length
 	reliableOverhead   = 1 + 2 + 1 + 1 + 2
 	sentRingSize       = 256
 	maxRefsPerPacket   = 32
@@ -269,6 +269,14 @@ func (e *Endpoint) SendUnreliable(msg []byte) error {
 	if len(e.unrel)-e.unrelPos+len(msg) > e.cfg.MaxUnreliableQueue {
 		return ErrQueueFull
 	}
+	if e.unrelIdx > 0 && len(e.unrel)+len(msg) > cap(e.unrel) {
+		// Compact rather than grow: move the unsent messages to the front.
+		n := copy(e.unrel, e.unrel[e.unrelPos:])
+		e.unrel = e.unrel[:n]
+		k := copy(e.unrelLen, e.unrelLen[e.unrelIdx:])
+		e.unrelLen = e.unrelLen[:k]
+		e.unrelPos, e.unrelIdx = 0, 0
+	}
 	e.unrel = append(e.unrel, msg...)
 	e.unrelLen = append(e.unrelLen, len(msg))
 	return nil
@@ -389,7 +397,8 @@ func (e *Endpoint) appendHeader(dst []byte) []byte {
 	dst = append(dst, flags)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(e.txSeq))
 	dst = binary.LittleEndian.AppendUint16(dst, ack)
-	return binary.LittleEndian.AppendUint32(dst, bits)
+	dst = binary.LittleEndian.AppendUint32(dst, bits)
+	return binary.LittleEndian.AppendUint16(dst, uint16(e.nextDeliver))
 }
 
 func (e *Endpoint) rxHas(seq uint64) bool {
@@ -424,6 +433,7 @@ type header struct {
 	seq   uint16
 	ack   uint16
 	bits  uint32
+	next  uint16 // the peer delivered every reliable message before this id
 }
 
 // parse validates a whole packet without changing any state. It returns the
@@ -432,7 +442,8 @@ func parse(p []byte) (header, error) {
 	if len(p) < headerSize || len(p) > MaxPacketSize {
 		return header{}, ErrMalformed
 	}
-	h := header{flags: p[0], seq: binary.LittleEndian.Uint16(p[1:]), ack: binary.LittleEndian.Uint16(p[3:]), bits: binary.LittleEndian.Uint32(p[5:])}
+	h := header{flags: p[0], seq: binary.LittleEndian.Uint16(p[1:]), ack: binary.LittleEndian.Uint16(p[3:]),
+		bits: binary.LittleEndian.Uint32(p[5:]), next: binary.LittleEndian.Uint16(p[9:])}
 	if h.flags&^flagAck != 0 {
 		return header{}, ErrMalformed
 	}
@@ -498,6 +509,7 @@ func (e *Endpoint) Receive(now time.Duration, p []byte) error {
 	if h.flags&flagAck != 0 {
 		e.processAcks(now, h.ack, h.bits)
 	}
+	e.processDelivered(h.next)
 	for q := p[headerSize:]; len(q) > 0; {
 		if q[0] == tagUnreliable {
 			l := int(binary.LittleEndian.Uint16(q[1:]))
@@ -518,6 +530,13 @@ func (e *Endpoint) queueUnreliable(msg []byte) {
 	if len(e.urIn)-e.urInPos+len(msg) > e.cfg.MaxUnreliableQueue {
 		e.stats.UnreliableDropped++
 		return
+	}
+	if e.urInIdx > 0 && len(e.urIn)+len(msg) > cap(e.urIn) {
+		n := copy(e.urIn, e.urIn[e.urInPos:])
+		e.urIn = e.urIn[:n]
+		k := copy(e.urInLen, e.urInLen[e.urInIdx:])
+		e.urInLen = e.urInLen[:k]
+		e.urInPos, e.urInIdx = 0, 0
 	}
 	e.urIn = append(e.urIn, msg...)
 	e.urInLen = append(e.urInLen, len(msg))
@@ -540,7 +559,30 @@ func (e *Endpoint) processAcks(now time.Duration, ack uint16, bits uint32) {
 			e.ackPacket(now, base-1-i)
 		}
 	}
-	// Drop acknowledged messages from the front of the queue.
+	e.popAcked()
+}
+
+// processDelivered applies the peer's cumulative acknowledgement: every
+// message before next was delivered, so all its fragments are acknowledged.
+func (e *Endpoint) processDelivered(next uint16) {
+	d := uint64(next - uint16(e.oldestID))
+	if d == 0 || d > e.nextID-e.oldestID {
+		return // nothing new, or a claim about messages never sent
+	}
+	for _, m := range e.out[e.outHead : e.outHead+int(d)] {
+		for f := 0; f < m.nfrag; f++ {
+			bit := uint64(1) << f
+			if m.acked&bit == 0 && m.sent&bit != 0 {
+				e.inflight -= m.fragLen(f)
+			}
+		}
+		m.acked = fullMask(m.nfrag)
+	}
+	e.popAcked()
+}
+
+// popAcked drops fully acknowledged messages from the front of the queue.
+func (e *Endpoint) popAcked() {
 	for e.outHead < len(e.out) {
 		m := e.out[e.outHead]
 		if m.acked != fullMask(m.nfrag) {
@@ -675,10 +717,12 @@ func (e *Endpoint) Read() (msg []byte, reliable bool, ok bool) {
 		msg = e.urIn[e.urInPos : e.urInPos+l]
 		e.urInPos += l
 		e.urInIdx++
+		if e.urInIdx == len(e.urInLen) {
+			// Drained: the next Receive may reuse the buffer (msg stays
+			// valid until then, as documented).
+			e.urIn, e.urInLen, e.urInPos, e.urInIdx = e.urIn[:0], e.urInLen[:0], 0, 0
+		}
 		return msg, false, true
-	}
-	if len(e.urInLen) > 0 {
-		e.urIn, e.urInLen, e.urInPos, e.urInIdx = e.urIn[:0], e.urInLen[:0], 0, 0
 	}
 	slot := &e.in[e.nextDeliver%Window]
 	if !slot.used || slot.id != e.nextDeliver || slot.got != fullMask(slot.nfrag) {
