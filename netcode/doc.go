@@ -62,6 +62,7 @@
 // Drops are reported as errors matching the package's sentinels with
 // errors.Is and counted in ServerStats and ClientStats. Receive, Update,
 // SendPayload and Transmit do not allocate in steady state; the only
-// allocation on the receive path is two cipher objects when a valid request
-// creates a new pending connection.
+// allocations on the receive path are cipher objects for a valid request
+// that creates a new pending connection (two) or is denied because the
+// server is full (one).
 package netcode
