@@ -26,6 +26,17 @@ func WriteTable(w io.Writer, r *Report) error {
 			res.Client, res.ClockMethod, res.BallMethod, k.ErrMs.P50, k.ErrMs.P99, k.ErrMs.Max,
 			k.Backsteps, k.MaxRatePPM, k.ConvergeS, cov, res.Net.ClockUpKbps, res.Net.ClockDownKbps, res.Net.DownKbps)
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "client\tball\tfidelity p99 m\tfidelity max m\tpresent rms m\tdelay mean ms\tpops\textrap frames\tfrozen frames\t")
+	for _, res := range r.Results {
+		b := res.Ball
+		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.1f\t%d\t%d\t%d\t\n",
+			res.Client, res.BallMethod, b.FidelityM.P99, b.FidelityM.Max, b.PresentM.RMS, b.DelayMs.Mean, b.Pops, b.ExtrapFrames, b.FrozenFrames)
+	}
 	return tw.Flush()
 }
 

@@ -3,6 +3,8 @@ package lab
 import (
 	"math"
 	"time"
+
+	"github.com/tether-net/tether/geom"
 )
 
 // Report is what a run measured: the resolved scenario and one result per
@@ -12,6 +14,7 @@ type Report struct {
 	Results  []Result `json:"results"`
 
 	clients []*client // per-frame series, for plots
+	truth   *truth
 }
 
 // Result is one client's measurements.
@@ -20,8 +23,45 @@ type Result struct {
 	ClockMethod string       `json:"clock_method"`
 	BallMethod  string       `json:"ball_method"`
 	Clock       ClockMetrics `json:"clock"`
+	Ball        BallMetrics  `json:"ball"`
 	Net         NetMetrics   `json:"net"`
 }
+
+// BallMetrics measure how a client shows the server's ball, over the frames
+// after the warm-up that drew it. L is a frame, T(L) the true server time then,
+// R(L) the drawn position, X the server's true trajectory and d(L) the client's
+// render delay: T(L) minus the server time the client renders at L. d is the
+// delay as it really is, so it includes the error of the client's clock; X(T(L)
+// - d(L)) is the moment the client claims to show.
+type BallMetrics struct {
+	// FidelityM is |R(L) - X(T(L) - d(L))|: how faithfully the client shows
+	// the moment it claims to show, metres, over the frames outside blackouts.
+	FidelityM Stat `json:"fidelity_m"`
+	// PresentM is |R(L) - X(T(L))|: how far what the player sees is from where
+	// the ball is now, metres.
+	PresentM Stat `json:"present_m"`
+	// DelayMs is d(L), milliseconds.
+	DelayMs Stat `json:"delay_ms"`
+	// Pops counts frames outside blackouts where |ΔR - ΔX| > 5 cm, ΔX being
+	// the true motion over that frame's advance of render time: visible jumps.
+	Pops int `json:"pops"`
+	// PopsAfterBlackout counts the pops in the 3 s after each blackout ends.
+	PopsAfterBlackout int `json:"pops_after_blackout"`
+	// ExtrapFrames counts frames rendered past the newest state received;
+	// FrozenFrames those held still for lack of data, outside blackouts.
+	ExtrapFrames int `json:"extrap_frames"`
+	FrozenFrames int `json:"frozen_frames"`
+	// BlackoutFrames counts frames whose true time or render time falls in a
+	// blackout of the link; they are left out of FidelityM, Pops and
+	// FrozenFrames.
+	BlackoutFrames int `json:"blackout_frames"`
+	// Frames is how many frames drew the ball.
+	Frames int `json:"frames"`
+}
+
+// popThreshold is the mismatch between drawn and true motion in one frame that
+// counts as a visible jump, metres.
+const popThreshold = 0.05
 
 // ClockMetrics measure a client's estimate of server time, over the frames after
 // the warm-up.
@@ -66,13 +106,14 @@ func convergeWithin(l Client) time.Duration {
 }
 
 func (m *sim) report() *Report {
-	r := &Report{Scenario: m.scen, clients: m.clients}
+	r := &Report{Scenario: m.scen, clients: m.clients, truth: &m.server.truth}
 	for _, c := range m.clients {
 		r.Results = append(r.Results, Result{
 			Client:      c.spec.Name,
 			ClockMethod: c.spec.Clock,
 			BallMethod:  c.spec.Ball,
 			Clock:       c.clockMetrics(),
+			Ball:        c.ballMetrics(&m.server.truth),
 			Net:         c.netMetrics(),
 		})
 	}
@@ -174,4 +215,71 @@ func (c *client) netMetrics() NetMetrics {
 		ClockDownKbps: kbps(c.clockDownBytes),
 		ClockUpKbps:   kbps(c.clockUpBytes),
 	}
+}
+
+func (c *client) ballMetrics(tr *truth) BallMetrics {
+	var bm BallMetrics
+	var fid, pres, delay []float64
+	var prev *frame
+	var prevTrue geom.Vec3
+	for i := range c.frames {
+		f := &c.frames[i]
+		if !f.ball.ok {
+			prev = nil
+			continue
+		}
+		d := f.t - f.ball.renderTime
+		shown := tr.at(f.ball.renderTime)
+		if f.t >= warmUp {
+			bm.Frames++
+			pres = append(pres, f.ball.pos.Dist(tr.at(f.t)))
+			delay = append(delay, durMs(d))
+			if f.ball.extrapolated {
+				bm.ExtrapFrames++
+			}
+			if c.inBlackout(f.t) || c.inBlackout(f.ball.renderTime) {
+				bm.BlackoutFrames++
+				prev, prevTrue = f, shown
+				continue
+			}
+			fid = append(fid, f.ball.pos.Dist(shown))
+			if f.ball.frozen {
+				bm.FrozenFrames++
+			}
+			if prev != nil && f.ball.pos.Sub(prev.ball.pos).Sub(shown.Sub(prevTrue)).Len() > popThreshold {
+				bm.Pops++
+				if c.afterBlackout(f.t, 3*time.Second) {
+					bm.PopsAfterBlackout++
+				}
+			}
+		}
+		prev, prevTrue = f, shown
+	}
+	bm.FidelityM = summarise(fid)
+	bm.PresentM = summarise(pres)
+	bm.DelayMs = summarise(delay)
+	return bm
+}
+
+// inBlackout reports whether true time t falls in a blackout of c's link.
+func (c *client) inBlackout(t time.Duration) bool {
+	for _, b := range c.spec.Link.Blackouts {
+		at := time.Duration(b.AtS * float64(time.Second))
+		if t >= at && t < at+time.Duration(b.LenS*float64(time.Second)) {
+			return true
+		}
+	}
+	return false
+}
+
+// afterBlackout reports whether true time t falls within span after the end
+// of a blackout of c's link.
+func (c *client) afterBlackout(t, span time.Duration) bool {
+	for _, b := range c.spec.Link.Blackouts {
+		end := time.Duration((b.AtS + b.LenS) * float64(time.Second))
+		if t >= end && t < end+span {
+			return true
+		}
+	}
+	return false
 }

@@ -3,7 +3,9 @@ package lab
 import (
 	"time"
 
+	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/wire"
 )
 
 // Options control a run's side outputs.
@@ -11,7 +13,7 @@ type Options struct {
 	// Progress, if set, is called now and then with the share of the run done,
 	// in [0, 1].
 	Progress func(done float64)
-	// Trace, if set, receives every client frame.
+	// Trace, if set, receives every client frame once the run is over.
 	Trace func(TraceRow)
 }
 
@@ -51,6 +53,7 @@ type client struct {
 	link  *netsim.Link
 	asym  time.Duration // (up - down base latency)/2: the offset error no round trip can see
 	clock clockView
+	ball  ballView
 
 	arrivals []time.Duration // scratch for Path.Send
 
@@ -66,7 +69,7 @@ type frame struct {
 	est      time.Duration
 	ready    bool
 	bound    time.Duration // -1: none
-	resetNow bool          // the method signalled an epoch reset at this frame
+	ball     ballFrame
 }
 
 // Run runs scenario s in virtual time and reports what every client measured.
@@ -91,6 +94,7 @@ func Run(s Scenario, opts Options) (*Report, error) {
 			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
 		}
 		c.clock = newClockView(spec.Clock, c)
+		c.ball = newBallView(spec.Ball)
 		m.clients = append(m.clients, c)
 	}
 	m.server.start()
@@ -106,8 +110,30 @@ func Run(s Scenario, opts Options) (*Report, error) {
 		}
 	}
 	m.sched.RunUntil(m.end)
+	if opts.Trace != nil {
+		m.trace(opts.Trace)
+	}
 	return m.report(), nil
 }
+
+// trace hands every client frame to fn, client by client.
+func (m *sim) trace(fn func(TraceRow)) {
+	for _, c := range m.clients {
+		for _, f := range c.frames {
+			row := TraceRow{
+				Client: c.spec.Name, Local: c.link.Clock.Local(f.t), ServerTime: f.t,
+				Estimate: f.est, Ready: f.ready, Bound: f.bound, RenderTime: f.ball.renderTime,
+				True: vec3(m.server.truth.at(f.t)),
+			}
+			if f.ball.ok {
+				row.Rendered = vec3(f.ball.pos)
+			}
+			fn(row)
+		}
+	}
+}
+
+func vec3(v geom.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
 
 // local returns the client's local clock now.
 func (c *client) local() time.Duration { return c.link.Clock.Local(c.sim.sched.Now()) }
@@ -170,10 +196,29 @@ func (c *client) renderFrame() {
 	if b, ok := c.clock.bound(local); ok {
 		f.bound = b
 	}
-	c.frames = append(c.frames, f)
-	if tr := c.sim.opts.Trace; tr != nil {
-		tr(TraceRow{Client: c.spec.Name, Local: local, ServerTime: now, Estimate: f.est, Ready: f.ready, Bound: f.bound})
+	if f.ready {
+		f.ball = c.ball.render(f.est)
 	}
+	c.frames = append(c.frames, f)
+}
+
+// sendSnapshot sends the server's snapshot datagram to this client, which
+// decodes it on arrival.
+func (c *client) sendSnapshot(packet []byte) {
+	c.sendDown(len(packet), false, func() {
+		est, ok := c.clock.estimate(c.local())
+		if !ok {
+			return // no clock yet: nothing to place the states on
+		}
+		for b := packet[msgTypeBytes:]; len(b) > 0; {
+			s, n, err := wire.DecodeBody(b)
+			if err != nil {
+				panic(err) // the lab's own encoding
+			}
+			c.ball.receive(s, est)
+			b = b[n:]
+		}
+	})
 }
 
 func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

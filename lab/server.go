@@ -1,18 +1,22 @@
 package lab
 
-import "time"
+import (
+	"time"
+
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/wire"
+)
 
 // server is the authoritative side of a run. Its clock is true time.
 type server struct {
-	sim     *sim
-	pending []pendingReply // clock requests received since the last tick
-}
+	sim *sim
 
-// pendingReply is a clock request waiting for the next tick, stamped on receipt
-// as a real server's receive loop would stamp it.
-type pendingReply struct {
-	recv  time.Duration
-	reply func(recv, send time.Duration)
+	drill    *drill
+	truth    truth
+	prev     physics.BodyState // the ball at the previous tick
+	prevSent bool              // whether the previous tick's state was sent
+	snapEach int               // ticks per regular snapshot
+	packet   []byte            // this tick's snapshot datagram
 }
 
 // ue4TimeInterval is how often Unreal's game state replicates the server's world
@@ -22,7 +26,12 @@ const ue4TimeInterval = 5 * time.Second
 // ue4TimeBytes is the payload of one world-time update: a float32 property.
 const ue4TimeBytes = 5
 
-func newServer(m *sim) *server { return &server{sim: m} }
+func newServer(m *sim) *server {
+	s := &server{sim: m, snapEach: max(1, m.scen.TickHz/m.scen.SnapshotHz)}
+	s.drill = newDrill(m.scen.Seed, m.scen.TickHz)
+	s.truth = truth{tick: m.tick, g: s.drill.gravity}
+	return s
+}
 
 func (s *server) start() {
 	s.scheduleTick(0)
@@ -45,17 +54,58 @@ func (s *server) scheduleTick(n int64) {
 }
 
 func (s *server) runTick() {
-	now := s.sim.sched.Now()
-	for _, p := range s.pending {
-		p.reply(p.recv, now)
-	}
-	s.pending = s.pending[:0]
+	s.simulate(s.sim.sched.Now())
 }
 
-// clockRequest queues a reply to a clock request that arrived now; reply runs at
-// the next tick with the receive and send times.
+// simulate advances the ball to now, applies any kick due, records the truth
+// and sends the snapshot: the regular state every snapEach ticks, and extra
+// states around a contact or a kick so the client's curve has them as knots.
+func (s *server) simulate(now time.Duration) {
+	n := int(now / s.sim.tick)
+	pt := truthPoint{}
+	contactKnot := false
+	if n > 0 {
+		c, ok := s.drill.step()
+		if ok {
+			pt.bounce, pt.contactAt = true, now-s.sim.tick+c.At
+			contactKnot = true
+		}
+	}
+	in := s.drill.state()
+	kicked := s.drill.kickDue(now)
+	st := s.drill.state()
+	pt.pos, pt.vel, pt.velIn = st.Pos, st.Vel, in.Vel
+	s.truth.pts = append(s.truth.pts, pt)
+
+	regular := n%s.snapEach == 0
+	s.packet = append(s.packet[:0], msgTypeBytes)
+	if (contactKnot || kicked) && !s.prevSent && n > 0 {
+		s.packet = wire.AppendBody(s.packet, bodyMessage(now-s.sim.tick, s.prev, false))
+	}
+	sent := regular || contactKnot || kicked
+	if sent {
+		s.packet = wire.AppendBody(s.packet, bodyMessage(now, st, kicked))
+	}
+	s.prev, s.prevSent = st, sent
+	if len(s.packet) == msgTypeBytes {
+		return
+	}
+	packet := append([]byte(nil), s.packet...) // delivered later: each tick its own
+	for _, c := range s.sim.clients {
+		c.sendSnapshot(packet)
+	}
+}
+
+func bodyMessage(t time.Duration, b physics.BodyState, knot bool) wire.Body {
+	return wire.Body{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: b.Rot, AngVel: b.AngVel, Knot: knot}
+}
+
+// clockRequest answers a clock request that arrived now: reply runs at once
+// with the receive and send times. Answering at once rather than at the next
+// tick keeps the baselines fair: Cristian's method cannot account for a hold.
 func (s *server) clockRequest(reply func(recv, send time.Duration)) {
-	s.pending = append(s.pending, pendingReply{recv: s.sim.sched.Now(), reply: reply})
+	now := s.sim.sched.Now()
+	reply(now, now)
 }
 
 // scheduleWorldTime sends client c the server's time every ue4TimeInterval,

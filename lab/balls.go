@@ -1,0 +1,63 @@
+package lab
+
+import (
+	"time"
+
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/timeline"
+	"github.com/tether-net/tether/wire"
+)
+
+// ballView is a client's way of showing the server's ball.
+type ballView interface {
+	// receive takes a state from a snapshot; arrival is the client's estimate
+	// of server time when it arrived.
+	receive(s wire.Body, arrival time.Duration)
+	// render returns what the client draws at estimated server time now.
+	render(now time.Duration) ballFrame
+}
+
+// ballFrame is the ball as a client draws it at one frame.
+type ballFrame struct {
+	ok           bool // something to draw
+	pos          geom.Vec3
+	rot          geom.Quat
+	renderTime   time.Duration // the server time the client claims to show
+	extrapolated bool          // past the newest state received
+	frozen       bool          // held still for lack of data
+}
+
+func newBallView(method string) ballView {
+	if method == BallSeed {
+		return &seedBall{}
+	}
+	return newTetherBall()
+}
+
+// tetherBall is Tether's snapshot interpolation: the timeline.
+type tetherBall struct{ tl *timeline.Timeline }
+
+func newTetherBall() *tetherBall {
+	ball, grass := soccer.DefaultBall(), soccer.DefaultPitch().Grass
+	ext := timeline.Ballistic{
+		Gravity:      geom.V(0, -gravity, 0),
+		Floor:        ball.Radius,
+		Restitution:  ball.Material.Restitution * grass.Restitution,
+		RollingDecel: ball.Material.RollingResistance * grass.RollingResistance * gravity,
+	}
+	tl, err := timeline.New(timeline.Config{Extrapolate: ext.Extrapolate})
+	if err != nil {
+		panic(err)
+	}
+	return &tetherBall{tl: tl}
+}
+
+func (b *tetherBall) receive(s wire.Body, arrival time.Duration) {
+	b.tl.Insert(timeline.State{Time: s.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot, AngVel: s.AngVel, Knot: s.Knot, Cut: s.Cut}, arrival)
+}
+
+func (b *tetherBall) render(now time.Duration) ballFrame {
+	f := b.tl.Sample(now)
+	return ballFrame{ok: f.Valid, pos: f.Pos, rot: f.Rot, renderTime: f.Time, extrapolated: f.Extrapolated, frozen: f.Frozen}
+}

@@ -1,0 +1,123 @@
+package lab
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// runPreset runs a built-in scenario and returns its results by clock method.
+func runPreset(t *testing.T, name string) map[string]Result {
+	t.Helper()
+	s, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byClock := map[string]Result{}
+	for _, r := range rep.Results {
+		if _, dup := byClock[r.ClockMethod]; !dup {
+			byClock[r.ClockMethod] = r
+		}
+	}
+	return byClock
+}
+
+// The clock figures of the foundation issue, on every preset, default seed.
+func TestClockFigures(t *testing.T) {
+	for _, tc := range []struct {
+		preset      string
+		p99Ms       float64
+		convergeS   float64
+		vsBaselines bool
+	}{
+		{"lan", 0.1, 2, false},
+		{"broadband", 1.0, 2, false},
+		{"wan", 2.0, 2, true},
+		{"mobile", 4.0, 5, true},
+		{"lossy", 2.0, 2, false},
+	} {
+		t.Run(tc.preset, func(t *testing.T) {
+			res := runPreset(t, tc.preset)
+			k := res[ClockTether].Clock
+			if k.ErrMs.P99 > tc.p99Ms {
+				t.Errorf("err_ms p99 = %.3f, want <= %v", k.ErrMs.P99, tc.p99Ms)
+			}
+			if k.Backsteps != 0 {
+				t.Errorf("backsteps = %d, want 0", k.Backsteps)
+			}
+			if k.MaxRatePPM > 1000 {
+				t.Errorf("max_rate_ppm = %.0f, want <= 1000", k.MaxRatePPM)
+			}
+			if k.ConvergeS < 0 || k.ConvergeS > tc.convergeS {
+				t.Errorf("converge_s = %.2f, want 0..%v", k.ConvergeS, tc.convergeS)
+			}
+			if k.BoundCoverage == nil || *k.BoundCoverage != 1 {
+				t.Errorf("bound_coverage = %v, want 1", k.BoundCoverage)
+			}
+			if k.NotReady != 0 {
+				t.Errorf("%d frames without an estimate after warm-up", k.NotReady)
+			}
+			n := res[ClockTether].Net
+			if n.ClockUpKbps > 1.5 || n.ClockDownKbps > 1.5 {
+				t.Errorf("clock traffic %.2f up / %.2f down kbps, want <= 1.5", n.ClockUpKbps, n.ClockDownKbps)
+			}
+			if tc.vsBaselines {
+				if one := res[ClockOneShot].Clock.ErrMs.P99; k.ErrMs.P99 > one/5 {
+					t.Errorf("p99 %.3f ms > 1/5 of oneshot's %.3f", k.ErrMs.P99, one)
+				}
+				if ue4 := res[ClockUE4].Clock.ErrMs.P99; k.ErrMs.P99 > ue4/10 {
+					t.Errorf("p99 %.3f ms > 1/10 of ue4's %.3f", k.ErrMs.P99, ue4)
+				}
+			}
+		})
+	}
+}
+
+// Drift anywhere within ±500 ppm is tracked with no loss of accuracy.
+func TestClockTracksDrift(t *testing.T) {
+	for _, ppm := range []string{"-500", "500"} {
+		s, err := ParseScenario(strings.NewReader(`{"name": "drift", "duration_s": 60, "clients": [
+			{"name": "d", "link": {"up": {"latency_ms": 40, "jitter": {"dist": "lognormal", "mean_ms": 10, "p99_ms": 60}},
+			                       "down": {"latency_ms": 60, "jitter": {"dist": "lognormal", "mean_ms": 10, "p99_ms": 60}},
+			                       "clock": {"offset_s": -3, "drift_ppm": ` + ppm + `}}}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Run(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := rep.Results[0].Clock
+		if k.ErrMs.P99 > 2 || k.Backsteps != 0 || k.MaxRatePPM > 1000 || *k.BoundCoverage != 1 {
+			t.Errorf("%s ppm: p99 %.3f ms, backsteps %d, max rate %.0f ppm, coverage %v",
+				ppm, k.ErrMs.P99, k.Backsteps, k.MaxRatePPM, *k.BoundCoverage)
+		}
+	}
+}
+
+// Same seed, same JSON, byte for byte; another seed, other numbers.
+func TestRunDeterministic(t *testing.T) {
+	encode := func(seed uint64) []byte {
+		s, _ := Preset("wan")
+		s.Seed = seed
+		s.DurationS = 10
+		rep, err := Run(s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(rep)
+		return b
+	}
+	a, b, c := encode(3), encode(3), encode(4)
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs with the same seed differ")
+	}
+	if bytes.Equal(a, c) {
+		t.Fatal("runs with different seeds are identical")
+	}
+}

@@ -1,0 +1,57 @@
+package lab
+
+import (
+	"time"
+
+	"github.com/tether-net/tether/geom"
+)
+
+// truth is the server's ball trajectory, one point per tick, from which the lab
+// reads the true position at any moment.
+type truth struct {
+	tick time.Duration
+	g    geom.Vec3
+	pts  []truthPoint // pts[n] holds at n·tick
+}
+
+type truthPoint struct {
+	pos   geom.Vec3
+	vel   geom.Vec3 // velocity leaving this tick (after a kick at it)
+	velIn geom.Vec3 // velocity arriving at this tick (before a kick at it)
+	// bounce marks a contact inside the step that ended at this tick, at
+	// server time contactAt.
+	bounce    bool
+	contactAt time.Duration
+}
+
+// at returns the true ball position at server time t: between ticks the motion
+// is the cubic through both ticks' positions and velocities (exact for flight
+// and for rolling at constant deceleration); across a bounce it is the flight
+// from the earlier tick up to the contact and the flight into the later tick
+// after it.
+func (tr *truth) at(t time.Duration) geom.Vec3 {
+	if t <= 0 || len(tr.pts) < 2 {
+		return tr.pts[0].pos
+	}
+	k := int((t + tr.tick - 1) / tr.tick)
+	if k >= len(tr.pts) {
+		last := tr.pts[len(tr.pts)-1]
+		return last.pos
+	}
+	a, b := tr.pts[k-1], tr.pts[k]
+	ta, tb := time.Duration(k-1)*tr.tick, time.Duration(k)*tr.tick
+	if b.bounce {
+		if t < b.contactAt {
+			return flight(a.pos, a.vel, tr.g, (t - ta).Seconds())
+		}
+		return flight(b.pos, b.velIn, tr.g, (t - tb).Seconds())
+	}
+	pos, _ := geom.Hermite(a.pos, a.vel, b.pos, b.velIn, tr.tick.Seconds(), float64(t-ta)/float64(tr.tick))
+	return pos
+}
+
+// flight is the position dt seconds (negative: earlier) along a free flight
+// from p with velocity v under gravity g.
+func flight(p, v, g geom.Vec3, dt float64) geom.Vec3 {
+	return p.AddScaled(v, dt).AddScaled(g, dt*dt/2)
+}
