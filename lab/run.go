@@ -65,11 +65,11 @@ type client struct {
 
 // frame is what a client showed at one render frame.
 type frame struct {
-	t        time.Duration // true time
-	est      time.Duration
-	ready    bool
-	bound    time.Duration // -1: none
-	ball     ballFrame
+	t     time.Duration // true time
+	est   time.Duration
+	ready bool
+	bound time.Duration // -1: none
+	ball  ballFrame
 }
 
 // Run runs scenario s in virtual time and reports what every client measured.

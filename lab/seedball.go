@@ -14,9 +14,9 @@ import (
 // interpolation of position and of Euler angles; past the newest state it
 // extrapolates by the newest velocity for at most 500 ms, then holds still.
 type seedBall struct {
-	ring  [seedRing]seedState
-	n     int // states held, up to seedRing
-	head  int // index of the newest
+	ring [seedRing]seedState
+	n    int // states held, up to seedRing
+	head int // index of the newest
 }
 
 type seedState struct {
