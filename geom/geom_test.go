@@ -150,3 +150,14 @@ func TestSmallestThree(t *testing.T) {
 		}
 	})
 }
+
+func TestIsFinite(t *testing.T) {
+	if !V(1e308, 1e308, 1e308).IsFinite() {
+		t.Error("large finite vector reported non-finite")
+	}
+	for _, v := range []Vec3{V(math.NaN(), 0, 0), V(0, math.Inf(1), 0), V(0, 0, math.Inf(-1))} {
+		if v.IsFinite() {
+			t.Errorf("%v reported finite", v)
+		}
+	}
+}

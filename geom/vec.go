@@ -56,8 +56,10 @@ func (v Vec3) Lerp(w Vec3, t float64) Vec3 { return v.AddScaled(w.Sub(v), t) }
 
 // IsFinite reports whether no component is NaN or infinite.
 func (v Vec3) IsFinite() bool {
-	return !math.IsNaN(v.X+v.Y+v.Z) && !math.IsInf(v.X+v.Y+v.Z, 0)
+	return finite(v.X) && finite(v.Y) && finite(v.Z)
 }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Hermite evaluates the cubic Hermite curve from p0 (velocity v0) to p1 (velocity
 // v1) over an interval of dt seconds, at fraction u in [0, 1] of that interval. It
