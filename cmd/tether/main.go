@@ -19,6 +19,8 @@ type command struct {
 
 var commands = []command{
 	{name: "lab", summary: "measure clock and replication methods on emulated networks", run: runLab},
+	{name: "keygen", summary: "write a new private key for connect tokens", run: runKeygen},
+	{name: "token", summary: "mint a connect token (what a matchmaking backend does)", run: runToken},
 }
 
 func main() {
