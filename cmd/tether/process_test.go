@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func command(args ...string) *exec.Cmd {
+func asProcess(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "TETHER_TEST_AS_COMMAND=1")
 	return cmd
@@ -30,7 +30,7 @@ func TestProcessDeterministicJSON(t *testing.T) {
 	var outs [2][]byte
 	for i := range outs {
 		var stdout, stderr bytes.Buffer
-		cmd := command("lab", "-scenario", "wan", "-json")
+		cmd := asProcess("lab", "-scenario", "wan", "-json")
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			t.Fatalf("run %d: %v: %s", i, err, stderr.String())
@@ -49,10 +49,10 @@ func TestProcessDeterministicJSON(t *testing.T) {
 }
 
 func TestProcessExitCodes(t *testing.T) {
-	if err := command("help").Run(); err != nil {
+	if err := asProcess("help").Run(); err != nil {
 		t.Fatalf("help: %v", err)
 	}
-	err := command("lab", "-scenario", "moon").Run()
+	err := asProcess("lab", "-scenario", "moon").Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("bad scenario: %v, want exit status 1", err)
 	}
