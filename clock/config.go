@@ -21,8 +21,15 @@ type Config struct {
 	// Default 20; allowed 1 to 10000.
 	FastSamples int
 	// MinSamples is how many samples an epoch needs before Now is ready.
-	// Default 4; allowed 1 to Window.
+	// Default 4; allowed 1 to Window/3.
 	MinSamples int
+	// ReadyError: with at least MinSamples samples, Now becomes ready once
+	// the estimate's statistical error is below ReadyError, or in any case
+	// ReadyWithin after the epoch's first sample. Default 0.5 ms; allowed
+	// 1 µs to 1 s.
+	ReadyError time.Duration
+	// ReadyWithin: see ReadyError. Default 1.2 s; allowed 0 to 1 min.
+	ReadyWithin time.Duration
 	// Window is how many recent samples the filter keeps. Default 64; allowed
 	// 4 to 4096.
 	Window int
@@ -53,10 +60,12 @@ var ErrConfig = errors.New("tether/clock: invalid config")
 const (
 	defaultFastPing        = 100 * time.Millisecond
 	defaultSlowPing        = 500 * time.Millisecond
-	defaultFastSamples     = 20
-	defaultMinSamples      = 4
-	defaultWindow          = 64
-	defaultMaxDriftPPM     = 500
+	defaultFastSamples     = 80
+	defaultMinSamples      = 6
+	defaultWindow          = 256
+	defaultReadyError      = 500 * time.Microsecond
+	defaultReadyWithin     = 1200 * time.Millisecond
+	defaultMaxDriftPPM     = 1000
 	defaultSlewPPM         = 500
 	defaultConvergeSlewPPM = 10000
 	defaultFastSlewAbove   = 2 * time.Millisecond
@@ -82,7 +91,13 @@ func (c Config) resolve() (Config, error) {
 		c.Window = defaultWindow
 	}
 	if c.MinSamples == 0 {
-		c.MinSamples = min(defaultMinSamples, c.Window)
+		c.MinSamples = min(defaultMinSamples, c.Window/3)
+	}
+	if c.ReadyWithin == 0 {
+		c.ReadyWithin = defaultReadyWithin
+	}
+	if c.ReadyError == 0 {
+		c.ReadyError = defaultReadyError
 	}
 	if c.MaxDriftPPM == 0 {
 		c.MaxDriftPPM = defaultMaxDriftPPM
@@ -108,8 +123,12 @@ func (c Config) resolve() (Config, error) {
 		return c, configErr("FastSamples", c.FastSamples, "1 to 10000")
 	case c.Window < 4 || c.Window > 4096:
 		return c, configErr("Window", c.Window, "4 to 4096")
-	case c.MinSamples < 1 || c.MinSamples > c.Window:
-		return c, configErr("MinSamples", c.MinSamples, "1 to Window")
+	case c.MinSamples < 1 || c.MinSamples > c.Window/3:
+		return c, configErr("MinSamples", c.MinSamples, "1 to Window/3")
+	case c.ReadyWithin < 0 || c.ReadyWithin > time.Minute:
+		return c, configErr("ReadyWithin", c.ReadyWithin, "0 to 1m")
+	case c.ReadyError < time.Microsecond || c.ReadyError > time.Second:
+		return c, configErr("ReadyError", c.ReadyError, "1µs to 1s")
 	case !(c.MaxDriftPPM >= 1 && c.MaxDriftPPM <= 10000):
 		return c, configErr("MaxDriftPPM", c.MaxDriftPPM, "1 to 10000")
 	case !(c.SlewPPM >= 1 && c.SlewPPM <= 1000):

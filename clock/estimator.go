@@ -13,25 +13,21 @@ const (
 	// suspectLimit is how many consecutive samples must contradict the model
 	// before the window is discarded in their favour.
 	suspectLimit = 3
-	// suspectSlack is added to the sum of the two error bounds before a
-	// sample is called a contradiction, in seconds.
+	// suspectSlack is the margin, in seconds, by which a sample must fall
+	// outside the interval the window allows before it is a contradiction.
 	suspectSlack = 1e-3
-	// spikeFactor times the median excess delay (delay above the window's
-	// minimum) is the excess beyond which a sample is a delay spike and gets
-	// no weight; spikeFloor is the least such threshold, in seconds.
+	// spikeFactor times the median excess round trip (above the window's
+	// minimum) is the excess beyond which a sample is a delay spike and is left
+	// out of the fit; spikeFloor is the least such threshold, in seconds.
 	spikeFactor = 4
 	spikeFloor  = 200e-6
-	// scaleFloor is the least excess-delay scale used in the weights, in
-	// seconds: timestamps travel as whole microseconds.
-	scaleFloor = 5e-6
-	// quantum bounds the offset error due to wire resolution, in seconds.
-	quantum = 2e-6
-	// driftSigmas is how many standard errors of the drift estimate the
-	// bound's frequency uncertainty covers; driftFloor is added to it.
-	driftSigmas = 4
-	driftFloor  = 2e-6
-	// calibrationSteps is the number of bisection steps of the excess scale.
-	calibrationSteps = 12
+	// quantum bounds the error of a server timestamp due to wire resolution,
+	// in seconds.
+	quantum = 1e-6
+	// slopeSteps and rangeSteps are bisection steps for the drift (to about
+	// 0.01 ppm) and for its feasible range (to about 1 ppm).
+	slopeSteps = 20
+	rangeSteps = 12
 )
 
 // Estimator is the client's estimate of the server's clock. It is a state
@@ -51,28 +47,36 @@ type Estimator struct {
 	// window of samples, a ring of len(buf)
 	buf     []sample
 	head, n int
-	scratch []float64
 
 	haveServer   bool
 	serverEpoch  uint32
 	newestSent   time.Duration // send time of the newest ping answered in this server epoch
 	epochSamples int           // samples since the last restart or flush
+	epochStart   time.Duration // local time the first of them arrived
 
 	suspects  [suspectLimit]sample
 	nsuspects int
 
-	// fit: offset(L) = offRef + a + b*(L-midRef), a in seconds
-	midRef, offRef time.Duration
-	a, b, eps      float64
-	minDelay       time.Duration
-	spikeAbove     float64 // excess delay beyond which a sample is a spike, seconds
-	scale          float64 // calibrated excess scale, seconds
+	// fit, in seconds relative to xRef (local) and yRef (offset): the forward
+	// envelope F(x) = af + b*x lies under every forward point (t2-t1 at t1),
+	// the backward envelope G(x) = ag + b*x over every backward point (t3-t4
+	// at t4); the estimate is their mean.
+	xRef, yRef        time.Duration
+	af, ag, b         float64
+	eps               float64 // drift uncertainty
+	jf, jb            float64 // jitter scale of each direction, seconds
+	minDelay          time.Duration
+	spikeAbove        float64 // excess delay beyond which a sample is a spike, seconds
+	sigmaB            float64
+	varA, varB, covAB float64 // posterior (co)variances of the intercept and drift
+	pts               points  // scratch, reused
 
 	ready, everReady bool
 	converging       bool
 	epoch            uint32
 	lastReplan       time.Duration
 	cur, prev        plan
+	freq             float64 // the output's base rate
 	hasPrev          bool
 
 	stats Stats
@@ -85,11 +89,19 @@ type pending struct {
 }
 
 type sample struct {
-	mid    time.Duration // local time at the exchange's midpoint
-	offset time.Duration // measured server time minus local time at mid
-	delay  time.Duration // round trip minus the server's hold
-	rtt    time.Duration // round trip, local time
-	sent   time.Duration // local time the ping left
+	sent time.Duration // t1: local time the ping left
+	recv time.Duration // t4: local time the pong arrived
+	fwd  time.Duration // t2-t1: offset plus the forward delay
+	bwd  time.Duration // t3-t4: offset minus the backward delay
+}
+
+func (s *sample) delay() time.Duration { return s.fwd - s.bwd }
+
+// points holds the window as float64 seconds for the fit.
+type points struct {
+	xf, yf, xb, yb   []float64 // forward and backward points, spikes excluded
+	gaps             []float64
+	sx, sy, sx2, sy2 []float64
 }
 
 // Stats describes an Estimator's state as of the last pong.
@@ -122,9 +134,21 @@ func NewEstimator(c Config) (*Estimator, error) {
 		return nil, err
 	}
 	return &Estimator{
-		cfg:     c,
-		buf:     make([]sample, c.Window),
-		scratch: make([]float64, 0, c.Window),
+		cfg:        c,
+		lastReplan: math.MinInt64,
+		newestSent: math.MinInt64,
+		buf:        make([]sample, c.Window),
+		pts: points{
+			xf:   make([]float64, 0, c.Window),
+			yf:   make([]float64, 0, c.Window),
+			xb:   make([]float64, 0, c.Window),
+			yb:   make([]float64, 0, c.Window),
+			gaps: make([]float64, 0, c.Window),
+			sx:   make([]float64, 0, c.Window),
+			sy:   make([]float64, 0, c.Window),
+			sx2:  make([]float64, 0, c.Window),
+			sy2:  make([]float64, 0, c.Window),
+		},
 	}, nil
 }
 
@@ -159,10 +183,15 @@ func (e *Estimator) Ping(local time.Duration) Ping {
 }
 
 func (e *Estimator) interval() time.Duration {
-	if e.epochSamples < e.cfg.FastSamples {
+	k := e.epochSamples - e.cfg.FastSamples
+	switch {
+	case k < 0:
 		return e.cfg.FastPingInterval
+	case k >= rampSamples:
+		return e.cfg.SlowPingInterval
 	}
-	return e.cfg.SlowPingInterval
+	f, s := e.cfg.FastPingInterval, e.cfg.SlowPingInterval
+	return f + (s-f)*time.Duration(k)/time.Duration(rampSamples)
 }
 
 // HandlePong feeds the estimator a pong received at local time local. Pongs
@@ -208,13 +237,7 @@ func (e *Estimator) HandlePong(p Pong, local time.Duration) {
 		e.haveServer = true
 	}
 	e.serverEpoch = p.Epoch
-	s := sample{
-		mid:    t1 + rtt/2,
-		offset: ((t2 - t1) + (t3 - t4)) / 2,
-		delay:  delay,
-		rtt:    rtt,
-		sent:   t1,
-	}
+	s := sample{sent: t1, recv: t4, fwd: t2 - t1, bwd: t3 - t4}
 	e.stats.Samples++
 	if e.n > 0 && e.contradicts(s) {
 		e.stats.Inconsistent++
@@ -239,7 +262,7 @@ func (e *Estimator) HandlePong(p Pong, local time.Duration) {
 	}
 	e.newestSent = max(e.newestSent, t1)
 	e.refit()
-	if sec(s.delay-e.minDelay) > e.spikeAbove {
+	if sec(s.delay()-e.minDelay) > e.spikeAbove {
 		e.stats.Spikes++
 	}
 	e.replan(local)
@@ -263,6 +286,9 @@ func (e *Estimator) pullPing() {
 }
 
 func (e *Estimator) add(s sample) {
+	if e.epochSamples == 0 {
+		e.epochStart = s.recv
+	}
 	w := len(e.buf)
 	e.buf[(e.head+e.n)%w] = s
 	if e.n < w {
@@ -277,159 +303,604 @@ func (e *Estimator) at(i int) *sample { return &e.buf[(e.head+i)%len(e.buf)] }
 
 func sec(d time.Duration) float64 { return d.Seconds() }
 
-// modelOffset returns the fitted offset at local time l, in seconds relative
-// to offRef.
-func (e *Estimator) modelOffset(l time.Duration) float64 {
-	return e.a + e.b*sec(l-e.midRef)
-}
-
-// halfWidth returns the half-width, in seconds, of the interval around a
-// sample's measured offset that holds the true offset whatever the split of
-// its delay between the two directions.
-func (e *Estimator) halfWidth(s *sample) float64 {
-	return sec(s.delay)/2 + (math.Abs(e.b)+e.eps)*sec(s.rtt)/2 + quantum
-}
-
-// modelBound returns a bound, in seconds, on the fitted offset's error at
-// local time l: for every sample, the true offset lies within its half-width
-// of the sample's measured offset, and drifts from there by at most eps per
-// second.
-func (e *Estimator) modelBound(l time.Duration) float64 {
-	best := math.Inf(1)
-	for i := range e.n {
-		s := e.at(i)
-		resid := math.Abs(e.modelOffset(s.mid) - sec(s.offset-e.offRef))
-		c := resid + e.halfWidth(s) + e.eps*math.Abs(sec(l-s.mid))
-		best = min(best, c)
-	}
-	return best
-}
-
-// contradicts reports whether s's interval and the model's cannot both hold
-// the true offset.
-func (e *Estimator) contradicts(s sample) bool {
-	dev := math.Abs(sec(s.offset-e.offRef) - e.modelOffset(s.mid))
-	return dev > e.halfWidth(&s)+e.modelBound(s.mid)+suspectSlack
-}
-
-// refit recomputes the minimum delay, the spike threshold and the weighted
-// regression of offset on local time over the window.
-func (e *Estimator) refit() {
-	newest := e.at(e.n - 1)
-	e.midRef, e.offRef = newest.mid, newest.offset
-	d1, d2, d3 := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
-	for i := range e.n {
-		d := e.at(i).delay
-		switch {
-		case d < d1:
-			d1, d2, d3 = d, d1, d2
-		case d < d2:
-			d2, d3 = d, d2
-		case d < d3:
-			d3 = d
-		}
-	}
-	e.minDelay = d1
-	// The weights model each sample's offset error as uniform over its excess
-	// delay plus the (unknown) excess of the best sample, estimated from the
-	// spacing of the lowest delays.
-	scale := scaleFloor
-	switch {
-	case e.n >= 3:
-		scale = max(scale, sec(d3-d1)/2)
-	case e.n == 2:
-		scale = max(scale, sec(d2-d1))
-	}
-	ex := e.scratch[:0]
-	for i := range e.n {
-		ex = append(ex, sec(e.at(i).delay-d1))
-	}
-	slices.Sort(ex)
-	e.spikeAbove = max(spikeFactor*ex[len(ex)/2], spikeFloor)
-
-	// The offset error of a sample whose delay exceeds the best one's by exc
-	// is modelled as uniform over exc + scale, where scale stands for the
-	// best sample's own (unknown) excess over the path's true minimum. The
-	// scale is calibrated so that the residuals fit the model: chi-squared
-	// per degree of freedom of one.
-	lo, hi := scaleFloor, max(scaleFloor, e.spikeAbove)
-	f := e.fit(lo, d1)
-	if f.used > 3 && f.chi2 > float64(f.used-2) {
-		if g := e.fit(hi, d1); g.chi2 > float64(g.used-2) {
-			f = g
-		} else {
-			for range calibrationSteps {
-				mid := math.Sqrt(lo * hi)
-				g := e.fit(mid, d1)
-				if g.chi2 > float64(g.used-2) {
-					lo = mid
-				} else {
-					hi, f = mid, g
-				}
-			}
-		}
-	} else if f.used <= 3 {
-		f = e.fit(max(scale, ex[len(ex)/2]), d1)
-	}
-	e.a, e.b, e.scale = f.a, f.b, f.scale
-	k := 1.0
-	if f.used > 2 {
-		k = max(1, f.chi2/float64(f.used-2))
-	}
-	sigmaB := math.Sqrt(k * f.varB)
-	maxDrift := e.cfg.MaxDriftPPM * 1e-6
-	e.eps = min(driftSigmas*sigmaB+driftFloor, math.Abs(e.b)+maxDrift)
-}
-
-type fitResult struct {
-	a, b, varB, chi2, scale float64
-	used                    int
-}
-
-// fit is a weighted least-squares line through the window's offsets with the
-// given excess scale, ignoring spikes. A prior on the drift (zero, with
-// standard deviation MaxDriftPPM) keeps the slope sane while the window spans
-// little time.
-func (e *Estimator) fit(scale float64, d1 time.Duration) fitResult {
-	var s0, sx, sxx, sy, sxy float64
-	for i := range e.n {
-		s := e.at(i)
-		exc := sec(s.delay - d1)
-		if exc > e.spikeAbove {
-			continue
-		}
-		w := 12 / ((exc + scale) * (exc + scale))
-		x, y := sec(s.mid-e.midRef), sec(s.offset-e.offRef)
-		s0 += w
-		sx += w * x
-		sxx += w * x * x
-		sy += w * y
-		sxy += w * x * y
-	}
-	maxDrift := e.cfg.MaxDriftPPM * 1e-6
-	sxxp := sxx + 1/(maxDrift*maxDrift)
-	det := s0*sxxp - sx*sx
-	f := fitResult{scale: scale}
-	f.a = (sxxp*sy - sx*sxy) / det
-	f.b = (s0*sxy - sx*sy) / det
-	f.varB = s0 / det
-	for i := range e.n {
-		s := e.at(i)
-		exc := sec(s.delay - d1)
-		if exc > e.spikeAbove {
-			continue
-		}
-		w := 12 / ((exc + scale) * (exc + scale))
-		r := sec(s.offset-e.offRef) - f.a - f.b*sec(s.mid-e.midRef)
-		f.chi2 += w * r * r
-		f.used++
-	}
-	return f
+// offsetAt returns the estimated offset (server time minus local time) at
+// local time l, in seconds relative to yRef.
+func (e *Estimator) offsetAt(l time.Duration) float64 {
+	return (e.af+e.ag)/2 + e.b*sec(l-e.xRef)
 }
 
 // target returns the estimated server time at local time l.
 func (e *Estimator) target(l time.Duration) time.Duration {
-	return l + e.offRef + time.Duration(math.Round(e.modelOffset(l)*1e9))
+	return l + e.yRef + time.Duration(math.Round(e.offsetAt(l)*1e9))
+}
+
+// limits returns the interval, in seconds relative to yRef, that the true
+// offset at local time l must lie in given the window: a ping's forward point
+// (t2-t1) is the offset plus a delay, so no lower than the offset when it
+// left; a pong's backward point (t3-t4) is the offset minus a delay, so no
+// higher. Each point is carried to l at the drift, plus or minus its
+// uncertainty. The interval holds whatever the split of the delays.
+func (e *Estimator) limits(l time.Duration) (lo, hi float64) {
+	lo, hi = math.Inf(-1), math.Inf(1)
+	for i := range e.n {
+		s := e.at(i)
+		xf := sec(l - s.sent)
+		hi = min(hi, sec(s.fwd-e.yRef)+quantum+e.b*xf+e.eps*math.Abs(xf))
+		xb := sec(l - s.recv)
+		lo = max(lo, sec(s.bwd-e.yRef)-quantum+e.b*xb-e.eps*math.Abs(xb))
+	}
+	return lo, hi
+}
+
+// modelBound returns a bound, in seconds, on the estimated offset's error at
+// local time l.
+func (e *Estimator) modelBound(l time.Duration) float64 {
+	lo, hi := e.limits(l)
+	c := e.offsetAt(l)
+	return max(c-lo, hi-c, 0)
+}
+
+// contradicts reports whether s is impossible given the window: its forward
+// point under the lowest offset the window allows, or its backward point over
+// the highest.
+func (e *Estimator) contradicts(s sample) bool {
+	lo, _ := e.limits(s.sent)
+	if sec(s.fwd-e.yRef)+quantum < lo-suspectSlack {
+		return true
+	}
+	_, hi := e.limits(s.recv)
+	return sec(s.bwd-e.yRef)-quantum > hi+suspectSlack
+}
+
+// refit recomputes the spike threshold, the two delay envelopes with their
+// common slope (the drift), and the drift's uncertainty.
+//
+// The forward points of a window lie above the line offset(x) + the forward
+// base delay, the backward points below offset(x) - the backward base delay;
+// jitter only ever adds delay. So the filter fits a lower envelope to the
+// forward points and an upper envelope to the backward ones, with one slope,
+// minimising the sum of the points' distances from their envelope, each
+// direction scaled by its jitter, plus a Laplace prior on the drift: the
+// maximum a posteriori line for exponential jitter. Each envelope is biased
+// by about its jitter over its number of points, which is subtracted. Their
+// mean is the estimate: it differs from the true offset by half the
+// difference of the two base delays (which no round trip can observe) and by
+// what is left of the jitter.
+func (e *Estimator) refit() {
+	newest := e.at(e.n - 1)
+	e.xRef, e.yRef = newest.recv, newest.bwd
+	p := &e.pts
+	d1 := time.Duration(math.MaxInt64)
+	for i := range e.n {
+		d1 = min(d1, e.at(i).delay())
+	}
+	e.minDelay = d1
+	p.gaps = p.gaps[:0]
+	for i := range e.n {
+		p.gaps = append(p.gaps, sec(e.at(i).delay()-d1))
+	}
+	e.spikeAbove = max(spikeFactor*median(p.gaps), spikeFloor)
+	p.xf, p.yf, p.xb, p.yb = p.xf[:0], p.yf[:0], p.xb[:0], p.yb[:0]
+	for i := range e.n {
+		s := e.at(i)
+		if sec(s.delay()-d1) > e.spikeAbove {
+			continue
+		}
+		p.xf = append(p.xf, sec(s.sent-e.xRef))
+		p.yf = append(p.yf, sec(s.fwd-e.yRef))
+		p.xb = append(p.xb, sec(s.recv-e.xRef))
+		p.yb = append(p.yb, sec(s.bwd-e.yRef))
+	}
+	maxDrift := e.cfg.MaxDriftPPM * 1e-6
+	nf, nb := float64(len(p.xf)), float64(len(p.xb))
+	if slopeBlocks == -3 {
+		e.posterior(maxDrift)
+		e.eps = e.driftRange(maxDrift)
+		return
+	}
+	if slopeBlocks == -2 {
+		e.b = p.slopeWLS(maxDrift)
+	} else if slopeBlocks < 0 {
+		e.b = p.slopeQuantile(maxDrift)
+	} else if slopeBlocks == 0 {
+		e.b = p.slopeLP(e.jf, e.jb, maxDrift)
+	} else {
+		for range 2 {
+			e.b = p.slope(e.b, e.jf, e.jb, maxDrift)
+		}
+	}
+	if oracleDrift != nil {
+		e.b = *oracleDrift
+	}
+	b := e.b
+	e.jf = p.jitter(p.xf, p.yf, b, 1)
+	e.jb = p.jitter(p.xb, p.yb, b, -1)
+	if penaltyK > 0 {
+		lam := penaltyK * p.slopeSpread(b, e.jf, e.jb, maxDrift)
+		e.sigmaB = lam / penaltyK
+		i := argPenal(p.xf, p.yf, b, lam, 1)
+		j := argPenal(p.xb, p.yb, b, lam, -1)
+		if penaltyInValue {
+			e.af = p.yf[i] - b*p.xf[i] - lam*p.xf[i] - e.jf/nf
+			e.ag = p.yb[j] - b*p.xb[j] + lam*p.xb[j] + e.jb/nb
+		} else {
+			e.af = p.yf[i] - b*p.xf[i] - e.jf/nf
+			e.ag = p.yb[j] - b*p.xb[j] + e.jb/nb
+		}
+	} else if oracleLambda != nil {
+		lam := math.Abs(b-*oracleLambda) + 5e-6
+		bestF, bestG := math.Inf(1), math.Inf(-1)
+		for i := range p.xf {
+			bestF = min(bestF, p.yf[i]-b*p.xf[i]-lam*p.xf[i])
+			bestG = max(bestG, p.yb[i]-b*p.xb[i]+lam*p.xb[i])
+		}
+		e.af = bestF - e.jf/nf
+		e.ag = bestG + e.jb/nb
+	} else if recentM > 0 && len(p.xf) > recentM {
+		k := len(p.xf) - recentM
+		nf, nb = float64(recentM), float64(recentM)
+		i := k + argExtreme(p.xf[k:], p.yf[k:], b, 1)
+		e.af = p.yf[i] - b*p.xf[i] - e.jf/nf
+		j := k + argExtreme(p.xb[k:], p.yb[k:], b, -1)
+		e.ag = p.yb[j] - b*p.xb[j] + e.jb/nb
+	} else {
+		i := argExtreme(p.xf, p.yf, b, 1)
+		e.af = p.yf[i] - b*p.xf[i] - e.jf/nf
+		j := argExtreme(p.xb, p.yb, b, -1)
+		e.ag = p.yb[j] - b*p.xb[j] + e.jb/nb
+	}
+	e.eps = e.driftRange(maxDrift)
+}
+
+var temperature = 2.0
+
+var priorK = 4.0
+
+var freqTau = 0.0
+
+var fastJ = 0.0
+
+var readyFloor = 0.05
+
+var debugReady func(e *Estimator, l time.Duration)
+var convSamples = 0
+var freqK = 2.0
+
+// posterior computes the target line as the posterior mean over the drift.
+func (e *Estimator) posterior(maxDrift float64) {
+	p := &e.pts
+	nf, nb := float64(len(p.xf)), float64(len(p.xb))
+	bMAP := p.slopeLP(e.jf, e.jb, maxDrift)
+	e.jf = p.jitter(p.xf, p.yf, bMAP, 1)
+	e.jb = p.jitter(p.xb, p.yb, bMAP, -1)
+	bMAP = p.slopeLP(e.jf, e.jb, maxDrift)
+	var sxf, syf, sxb, syb float64
+	for i := range p.xf {
+		sxf += p.xf[i]
+		syf += p.yf[i]
+		sxb += p.xb[i]
+		syb += p.yb[i]
+	}
+	prior := priorK / maxDrift
+	jf, jb := e.jf*temperature, e.jb*temperature
+	// obj returns the negative log posterior of drift b (up to a constant)
+	// and the intercept of the estimate at that drift.
+	obj := func(b float64) (o, a float64) {
+		i := argExtreme(p.xf, p.yf, b, 1)
+		mf := p.yf[i] - b*p.xf[i]
+		j := argExtreme(p.xb, p.yb, b, -1)
+		mb := p.yb[j] - b*p.xb[j]
+		o = (syf-b*sxf-nf*mf)/jf + (nb*mb-syb+b*sxb)/jb + prior*math.Abs(b)
+		a = (mf - e.jf/nf + mb + e.jb/nb) / 2
+		return o, a
+	}
+	o0, _ := obj(bMAP)
+	const span = 12 // posterior mass beyond exp(-span) of the peak is ignored
+	edge := func(from, to float64) float64 {
+		if o, _ := obj(to); o-o0 < span {
+			return to
+		}
+		lo, hi := from, to
+		for range rangeSteps {
+			mid := (lo + hi) / 2
+			if o, _ := obj(mid); o-o0 < span {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		return hi
+	}
+	bLo, bHi := edge(bMAP, -maxDrift), edge(bMAP, maxDrift)
+	const grid = 33
+	var sw, sb, sa, sbb, saa, sab float64
+	for k := range grid {
+		b := bLo + (bHi-bLo)*float64(k)/(grid-1)
+		o, a := obj(b)
+		w := math.Exp(o0 - o)
+		sw += w
+		sb += w * b
+		sa += w * a
+		sbb += w * b * b
+		saa += w * a * a
+		sab += w * a * b
+	}
+	e.b = sb / sw
+	a := sa / sw
+	e.af, e.ag = a, a
+	e.varB = max(sbb/sw-e.b*e.b, 0)
+	e.varA = max(saa/sw-a*a, 0)
+	e.covAB = sab/sw - a*e.b
+}
+
+// driftRange returns how far the true drift may be from the estimate: the
+// slopes of the lines that separate every forward point (above) from every
+// backward point (below) form an interval holding the true drift, as does
+// [-maxDrift, maxDrift].
+func (e *Estimator) driftRange(maxDrift float64) float64 {
+	b := e.b
+	lower, upper := -maxDrift, maxDrift
+	if e.separation(b) >= 0 {
+		if e.separation(lower) < 0 {
+			lo, hi := lower, b
+			for range rangeSteps {
+				mid := (lo + hi) / 2
+				if e.separation(mid) >= 0 {
+					hi = mid
+				} else {
+					lo = mid
+				}
+			}
+			lower = lo
+		}
+		if e.separation(upper) < 0 {
+			lo, hi := b, upper
+			for range rangeSteps {
+				mid := (lo + hi) / 2
+				if e.separation(mid) >= 0 {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			upper = hi
+		}
+	}
+	return max(b-lower, upper-b)
+}
+
+// separation returns the least vertical distance, in seconds, between the
+// forward points above and the backward points below a line of slope f.
+// It is concave in f.
+func (e *Estimator) separation(f float64) float64 {
+	top, bottom := math.Inf(1), math.Inf(-1)
+	for i := range e.n {
+		s := e.at(i)
+		top = min(top, sec(s.fwd-e.yRef)+quantum-f*sec(s.sent-e.xRef))
+		bottom = max(bottom, sec(s.bwd-e.yRef)-quantum-f*sec(s.recv-e.xRef))
+	}
+	return top - bottom
+}
+
+// slopeBlocks is how many blocks of consecutive samples the drift is
+// estimated from.
+var slopeBlocks = -3
+
+var oracleDrift *float64
+
+// slope estimates the drift: the window is cut into blocks of equal numbers
+// of samples, each block's forward minimum and backward maximum (with the
+// drift b0 removed) are its envelope points, and a least-squares line with
+// one slope and an intercept per direction goes through them, with a normal
+// prior on the drift (zero, standard deviation maxDrift/2). Equal counts
+// give every block minimum the same bias, so sampling faster at times does
+// not tilt the line.
+func (p *points) slope(b0, jf, jb, maxDrift float64) float64 {
+	n := len(p.xf)
+	k := min(slopeBlocks, n/2)
+	if k < 2 {
+		return 0
+	}
+	var sxyF, sxxF, sxyB, sxxB float64
+	var mxF, myF, mxB, myB float64
+	// Two passes: means, then sums of squares. Blocks are recomputed; they
+	// are cheap.
+	for pass := range 2 {
+		for blk := range k {
+			lo, hi := blk*n/k, (blk+1)*n/k
+			i := lo + argExtreme(p.xf[lo:hi], p.yf[lo:hi], b0, 1)
+			j := lo + argExtreme(p.xb[lo:hi], p.yb[lo:hi], b0, -1)
+			if pass == 0 {
+				mxF += p.xf[i] / float64(k)
+				myF += p.yf[i] / float64(k)
+				mxB += p.xb[j] / float64(k)
+				myB += p.yb[j] / float64(k)
+				continue
+			}
+			dx := p.xf[i] - mxF
+			sxxF += dx * dx
+			sxyF += dx * (p.yf[i] - myF)
+			dx = p.xb[j] - mxB
+			sxxB += dx * dx
+			sxyB += dx * (p.yb[j] - myB)
+		}
+	}
+	m := float64(n) / float64(k)
+	noise := (jf*jf + jb*jb) / (2 * m * m) // variance of a block extreme
+	prior := maxDrift / 2
+	b := (sxyF + sxyB) / (sxxF + sxxB + noise/(prior*prior))
+	return max(-maxDrift, min(maxDrift, b))
+}
+
+var slopeQ = 0.1
+
+var recentM = 0
+
+var rampSamples = 80
+
+var readyCap = 3
+
+var oracleLambda *float64
+
+var penaltyK = 0.0
+var penaltyInValue = false
+
+// argPenal returns the envelope support point when each point's distance
+// above (sign 1) or below (sign -1) the line of slope b is penalised by lam
+// per second of age (x <= 0).
+func argPenal(x, y []float64, b, lam, sign float64) int {
+	best, at := math.Inf(1), 0
+	for i := range x {
+		if v := sign*(y[i]-b*x[i]) - lam*x[i]; v < best {
+			best, at = v, i
+		}
+	}
+	return at
+}
+
+// slopeSpread estimates the drift estimate's standard error from the spread
+// of the slopes of interleaved quarters of the window.
+func (p *points) slopeSpread(b, jf, jb, maxDrift float64) float64 {
+	const parts = 4
+	n := len(p.xf)
+	if n < 4*parts {
+		return maxDrift
+	}
+	full := *p
+	var sum, sum2 float64
+	for k := range parts {
+		p.sx, p.sy, p.sx2, p.sy2 = p.sx[:0], p.sy[:0], p.sx2[:0], p.sy2[:0]
+		for i := k; i < n; i += parts {
+			p.sx = append(p.sx, full.xf[i])
+			p.sy = append(p.sy, full.yf[i])
+			p.sx2 = append(p.sx2, full.xb[i])
+			p.sy2 = append(p.sy2, full.yb[i])
+		}
+		sub := points{xf: p.sx, yf: p.sy, xb: p.sx2, yb: p.sy2}
+		bk := sub.slopeLP(jf, jb, maxDrift)
+		sum += bk
+		sum2 += (bk - b) * (bk - b)
+	}
+	_ = sum
+	return math.Sqrt(sum2/parts) / 2
+}
+
+// quantileResid sorts scratch and returns the q-quantile of y - b*x and the
+// mean check loss about it.
+func (p *points) quantileResid(x, y []float64, b, q float64) (a, loss float64) {
+	r := p.gaps[:0]
+	for i := range x {
+		r = append(r, y[i]-b*x[i])
+	}
+	slices.Sort(r)
+	a = r[int(q*float64(len(r)-1)+0.5)]
+	for _, v := range r {
+		if v > a {
+			loss += q * (v - a)
+		} else {
+			loss += (1 - q) * (a - v)
+		}
+	}
+	p.gaps = r
+	return a, loss / float64(len(r))
+}
+
+// slopeQuantile fits a common slope to the lower quantile of the forward
+// points and the upper quantile of the backward points.
+func (p *points) slopeQuantile(maxDrift float64) float64 {
+	if len(p.xf) < 3 {
+		return 0
+	}
+	q := slopeQ
+	_, sf := p.quantileResid(p.xf, p.yf, 0, q)
+	_, sb := p.quantileResid(p.xb, p.yb, 0, 1-q)
+	sf, sb = max(sf, quantum), max(sb, quantum)
+	sp := maxDrift / 2
+	grad := func(b float64) float64 {
+		var g float64
+		af, _ := p.quantileResid(p.xf, p.yf, b, q)
+		for i := range p.xf {
+			u := p.yf[i] - b*p.xf[i] - af
+			switch {
+			case u > 0:
+				g -= p.xf[i] * q / sf
+			case u < 0:
+				g -= p.xf[i] * (q - 1) / sf
+			}
+		}
+		ab, _ := p.quantileResid(p.xb, p.yb, b, 1-q)
+		for i := range p.xb {
+			u := p.yb[i] - b*p.xb[i] - ab
+			switch {
+			case u > 0:
+				g -= p.xb[i] * (1 - q) / sb
+			case u < 0:
+				g -= p.xb[i] * (-q) / sb
+			}
+		}
+		return g + b/(sp*sp)
+	}
+	lo, hi := -maxDrift, maxDrift
+	switch {
+	case grad(lo) >= 0:
+		return lo
+	case grad(hi) <= 0:
+		return hi
+	}
+	for range slopeSteps {
+		mid := (lo + hi) / 2
+		if grad(mid) > 0 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// slopeWLS regresses the midpoints on time, weighting by excess delay with a
+// calibrated scale.
+func (p *points) slopeWLS(maxDrift float64) float64 {
+	n := len(p.xf)
+	if n < 3 {
+		return 0
+	}
+	dmin := math.Inf(1)
+	for i := range n {
+		dmin = min(dmin, p.yf[i]-p.yb[i])
+	}
+	fit := func(scale float64) (b, chi2 float64) {
+		var s0, sx, sxx, sy, sxy float64
+		for i := range n {
+			exc := p.yf[i] - p.yb[i] - dmin
+			w := 12 / ((exc + scale) * (exc + scale))
+			x, y := (p.xf[i]+p.xb[i])/2, (p.yf[i]+p.yb[i])/2
+			s0 += w
+			sx += w * x
+			sxx += w * x * x
+			sy += w * y
+			sxy += w * x * y
+		}
+		sxxp := sxx + 1/(maxDrift*maxDrift/4)
+		det := s0*sxxp - sx*sx
+		a := (sxxp*sy - sx*sxy) / det
+		b = (s0*sxy - sx*sy) / det
+		for i := range n {
+			exc := p.yf[i] - p.yb[i] - dmin
+			w := 12 / ((exc + scale) * (exc + scale))
+			x, y := (p.xf[i]+p.xb[i])/2, (p.yf[i]+p.yb[i])/2
+			r := y - a - b*x
+			chi2 += w * r * r
+		}
+		return b, chi2
+	}
+	lo, hi := 1e-6, 0.1
+	b, chi := fit(lo)
+	if chi <= float64(n-2) {
+		return max(-maxDrift, min(maxDrift, b))
+	}
+	for range 14 {
+		mid := math.Sqrt(lo * hi)
+		bb, c := fit(mid)
+		if c > float64(n-2) {
+			lo = mid
+		} else {
+			hi, b = mid, bb
+		}
+	}
+	return max(-maxDrift, min(maxDrift, b))
+}
+
+func (p *points) slopeLP(jf, jb, maxDrift float64) float64 {
+	prior := 4 / maxDrift
+	nf, nb := float64(len(p.xf)), float64(len(p.xb))
+	var sumf, sumb float64
+	for i := range p.xf {
+		sumf += p.xf[i]
+		sumb += p.xb[i]
+	}
+	slope := func(b float64) float64 {
+		xf := p.xf[argExtreme(p.xf, p.yf, b, 1)]
+		xb := p.xb[argExtreme(p.xb, p.yb, b, -1)]
+		g := (nf*xf-sumf)/jf + (sumb-nb*xb)/jb
+		switch {
+		case b > 0:
+			g += prior
+		case b < 0:
+			g -= prior
+		}
+		return g
+	}
+	lo, hi := -maxDrift, maxDrift
+	switch {
+	case slope(lo) >= 0:
+		return lo
+	case slope(hi) <= 0:
+		return hi
+	}
+	for range slopeSteps {
+		mid := (lo + hi) / 2
+		if slope(mid) > 0 {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	if lo < 0 && hi > 0 {
+		return 0
+	}
+	return (lo + hi) / 2
+}
+
+// argExtreme returns the index of the point lowest (sign 1) or highest
+// (sign -1) under a line of slope b: the envelope's support point.
+func argExtreme(x, y []float64, b, sign float64) int {
+	best, at := math.Inf(1), 0
+	for i := range x {
+		if v := sign * (y[i] - b*x[i]); v < best {
+			best, at = v, i
+		}
+	}
+	return at
+}
+
+// jitter estimates a direction's jitter scale in seconds from the points'
+// distances to their envelope of slope b.
+func (p *points) jitter(x, y []float64, b, sign float64) float64 {
+	i := argExtreme(x, y, b, sign)
+	base := y[i] - b*x[i]
+	p.gaps = p.gaps[:0]
+	for k := range x {
+		p.gaps = append(p.gaps, sign*(y[k]-b*x[k]-base))
+	}
+	if len(p.gaps) < 2 {
+		return quantum
+	}
+	var sum float64
+	for _, g := range p.gaps {
+		sum += g
+	}
+	return max(sum/float64(len(p.gaps)-1), quantum)
+}
+
+// spread returns the estimate's statistical error in seconds: each envelope
+// lies about its jitter over its number of points from the base delay, with
+// about as much spread.
+func (e *Estimator) spread() float64 {
+	nf, nb := float64(len(e.pts.xf)), float64(len(e.pts.xb))
+	// The jitter scales come from few points early on: allow for them being
+	// low by two standard errors.
+	// Nor, on any real path, is the jitter much below a twentieth of the
+	// round trip.
+	floor := sec(e.minDelay) * readyFloor
+	jf, jb := max(e.jf, floor), max(e.jb, floor)
+	return math.Hypot(jf/nf*(1+2/math.Sqrt(nf)), jb/nb*(1+2/math.Sqrt(nb))) / 2
+}
+
+// median sorts v and returns its upper median.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // replan fixes the output path from local time l on.
@@ -440,8 +911,12 @@ func (e *Estimator) replan(l time.Duration) {
 	bound0 := e.modelBound(l) * 1e9
 	eps := e.eps
 	if !e.ready {
-		if e.epochSamples < e.cfg.MinSamples {
+		if e.epochSamples < e.cfg.MinSamples ||
+			e.spread() > e.cfg.ReadyError.Seconds() && l-e.epochStart < e.cfg.ReadyWithin {
 			return
+		}
+		if debugReady != nil {
+			debugReady(e, l)
 		}
 		e.ready = true
 		if e.everReady {
@@ -451,29 +926,45 @@ func (e *Estimator) replan(l time.Duration) {
 		e.everReady = true
 		e.converging = true
 		e.hasPrev = false
-		e.cur = newPlan(l, tgt, e.b, 0, 0, 1, 1, bound0, eps)
+		e.freq = e.b
+		e.cur = newPlan(l, tgt, tgt, e.b, e.b, 0, 1, 1, bound0, eps)
 		return
 	}
 	out := e.cur.out(l)
+	// The output's base rate learns how the estimate actually moves between
+	// pongs (re-anchoring on new samples corrects a drift estimate that is
+	// still poor), within the drift's uncertainty of the estimate.
+	if freqTau > 0 {
+		dt := sec(l - e.cur.at)
+		seen := tgt - (e.cur.out0 + (e.cur.tgt0 - e.cur.out0) + (l - e.cur.at) + time.Duration(math.Round(e.freq*float64(l-e.cur.at))))
+		_ = dt
+		e.freq += sec(seen) / freqTau
+		lim := freqK * math.Sqrt(e.varB)
+		e.freq = max(e.b-lim, min(e.b+lim, e.freq))
+	} else {
+		e.freq = e.b
+	}
 	gap := tgt - out
 	if gap > e.cfg.ResetAbove || gap < -e.cfg.ResetAbove {
 		e.epoch++
 		e.stats.Resets++
 		e.converging = true
 		e.hasPrev = false
-		e.cur = newPlan(l, tgt, e.b, 0, 0, 1, 1, bound0, eps)
+		e.freq = e.b
+		e.cur = newPlan(l, tgt, tgt, e.b, e.b, 0, 1, 1, bound0, eps)
 		return
 	}
 	fastAbove := math.Inf(1)
 	if e.converging {
-		if e.epochSamples >= e.cfg.FastSamples && gap <= e.cfg.FastSlewAbove && gap >= -e.cfg.FastSlewAbove {
+		fa := max(e.cfg.FastSlewAbove, time.Duration((e.jf+e.jb)*1e9*fastJ))
+		if gap <= fa && gap >= -fa && e.epochSamples >= convSamples {
 			e.converging = false
 		} else {
-			fastAbove = float64(e.cfg.FastSlewAbove)
+			fastAbove = float64(fa)
 		}
 	}
 	e.prev, e.hasPrev = e.cur, true
-	e.cur = newPlan(l, out, e.b, float64(gap), fastAbove,
+	e.cur = newPlan(l, out, tgt, e.freq, e.b, fastAbove,
 		e.cfg.ConvergeSlewPPM*1e-6, e.cfg.SlewPPM*1e-6, bound0, eps)
 }
 

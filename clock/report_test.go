@@ -37,6 +37,38 @@ func parseCfg(t *testing.T) Config {
 			c.FastPingInterval = time.Duration(f * 1e6)
 		case "Slew":
 			c.SlewPPM = f
+		case "R":
+			rampSamples = int(f)
+		case "P":
+			penaltyK = f
+		case "PV":
+			penaltyInValue = f != 0
+		case "T":
+			temperature = f
+		case "RC":
+			readyCap = int(f)
+		case "PK":
+			priorK = f
+		case "FT":
+			freqTau = f
+		case "FK":
+			freqK = f
+		case "FJ":
+			fastJ = f
+		case "CS":
+			convSamples = int(f)
+		case "RF":
+			readyFloor = f
+		case "RE":
+			c.ReadyError = time.Duration(f * 1e6)
+		case "RW":
+			c.ReadyWithin = time.Duration(f * 1e6)
+		case "M":
+			recentM = int(f)
+		case "Q":
+			slopeQ = f
+		case "K":
+			slopeBlocks = int(f)
 		case "FastSlewAbove":
 			c.FastSlewAbove = time.Duration(f * 1e6)
 		default:
@@ -74,8 +106,8 @@ func TestReport(t *testing.T) {
 			worst.pingHz = max(worst.pingHz, r.pingHz)
 			worst.notReady = max(worst.notReady, r.notReady)
 			worst.meanBound = max(worst.meanBound, r.meanBound)
-			t.Logf("%-9s seed %2d p99 %7.3fms max %7.3fms rate %6.0fppm conv %5.2fs cov %.4f bound %6.2fms up %.2f down %.2f kbps %.2f Hz resets %d drift %.1f±%.1f stats %+v",
-				p.name, seed, ms(r.p99), ms(r.maxErr), r.maxRatePPM, r.converge.Seconds(), r.coverage, ms(r.meanBound), r.upKbps, r.downKbps, r.pingHz, r.resets, r.stats.DriftPPM, r.stats.DriftErrPPM, r.stats)
+			t.Logf("%-9s seed %2d p99 %7.3fms max %7.3fms rate %6.0fppm at %5.1fs conv %5.2fs cov %.4f bound %6.2fms up %.2f down %.2f kbps %.2f Hz resets %d drift %.1f±%.1f stats %+v",
+				p.name, seed, ms(r.p99), ms(r.maxErr), r.maxRatePPM, r.maxRateAt.Seconds(), r.converge.Seconds(), r.coverage, ms(r.meanBound), r.upKbps, r.downKbps, r.pingHz, r.resets, r.stats.DriftPPM, r.stats.DriftErrPPM, r.stats)
 		}
 		t.Logf("WORST %-9s p99 %7.3fms max %7.3fms rate %6.0fppm conv %5.2fs cov %.4f backsteps %d up %.2f down %.2f kbps %.2f Hz notready %d",
 			p.name, ms(worst.p99), ms(worst.maxErr), worst.maxRatePPM, worst.converge.Seconds(), worst.coverage, worst.backsteps, worst.upKbps, worst.downKbps, worst.pingHz, worst.notReady)

@@ -117,6 +117,16 @@ func profiles() []profile {
 			spikes:   true,
 			driftPPM: -200,
 			p99Limit: 4 * ms, convThr: 5 * ms, convLimit: 5 * time.Second},
+		{name: "drift+500",
+			up:     direction{base: 40 * ms, jitter: lognormalJitter(10*ms, 60*ms)},
+			down:   direction{base: 60 * ms, jitter: lognormalJitter(10*ms, 60*ms)},
+			offset: -3 * time.Second, driftPPM: 500,
+			p99Limit: 2 * ms, convThr: 2 * ms, convLimit: 2 * time.Second},
+		{name: "drift-500",
+			up:     direction{base: 40 * ms, jitter: lognormalJitter(10*ms, 60*ms)},
+			down:   direction{base: 60 * ms, jitter: lognormalJitter(10*ms, 60*ms)},
+			offset: -3 * time.Second, driftPPM: -500,
+			p99Limit: 2 * ms, convThr: 2 * ms, convLimit: 2 * time.Second},
 		{name: "lossy",
 			up:         direction{base: 25 * ms, jitter: expJitter(5 * ms), loss: 0.10},
 			down:       direction{base: 25 * ms, jitter: expJitter(5 * ms), loss: 0.10},
@@ -163,6 +173,7 @@ func (q *eventQueue) Pop() any {
 type result struct {
 	p99, maxErr  time.Duration // clock error after warm-up
 	maxRatePPM   float64       // over 1 s windows after convergence
+	maxRateAt    time.Duration
 	converge     time.Duration // from first reply; -1 if never
 	coverage     float64       // share of ready frames with |raw error| <= bound
 	uncovered    int
@@ -214,7 +225,7 @@ func simulate(p profile, seed uint64, cfg Config) result {
 	}
 	up, down := p.up, p.down
 	// Server clock: true time, or after a restart true time minus a new origin.
-	serverEpoch := uint32(r.Uint32())
+	serverEpoch := uint32(r.IntN(100))
 	serverNow := func(t time.Duration) (time.Duration, uint32) {
 		if p.restartAt > 0 && t >= p.restartAt {
 			return t - p.restartAt + 17*time.Second, serverEpoch + 1
@@ -387,7 +398,10 @@ func simulate(p profile, seed uint64, cfg Config) result {
 			}
 			dT := float64(trueServer(ti) - trueServer(tj))
 			rate := float64(ests[i]-ests[j])/dT - 1
-			res.maxRatePPM = max(res.maxRatePPM, math.Abs(rate)*1e6)
+			if math.Abs(rate)*1e6 > res.maxRatePPM {
+				res.maxRatePPM = math.Abs(rate) * 1e6
+				res.maxRateAt = ti
+			}
 		}
 	}
 	secs := dur.Seconds()
