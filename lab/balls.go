@@ -28,25 +28,36 @@ type ballFrame struct {
 	frozen       bool          // held still for lack of data
 }
 
-func newBallView(method string) ballView {
+// newBallView returns the ball method named method, for a server stepping
+// its world at tickHz.
+func newBallView(method string, tickHz int) ballView {
 	if method == BallSeed {
 		return &seedBall{}
 	}
-	return newTetherBall()
+	return newTetherBall(tickHz, tetherBallConfig)
 }
 
 // tetherBall is Tether's snapshot interpolation: the timeline.
 type tetherBall struct{ tl *timeline.Timeline }
 
-func newTetherBall() *tetherBall {
+// tetherBallConfig is the timeline configuration of the tether ball method;
+// its Extrapolate is replaced by the ball's physics.
+var tetherBallConfig = timeline.Config{}
+
+func newTetherBall(tickHz int, cfg timeline.Config) *tetherBall {
 	ball, grass := soccer.DefaultBall(), soccer.DefaultPitch().Grass
-	ext := timeline.Ballistic{
+	back := timeline.Ballistic{
 		Gravity:      geom.V(0, -gravity, 0),
 		Floor:        ball.Radius,
 		Restitution:  ball.Material.Restitution * grass.Restitution,
 		RollingDecel: ball.Material.RollingResistance * grass.RollingResistance * gravity,
 	}
-	tl, err := timeline.New(timeline.Config{Extrapolate: ext.Extrapolate})
+	horizon := cfg.MaxExtrapolation
+	if horizon <= 0 {
+		horizon = 500 * time.Millisecond
+	}
+	cfg.Extrapolate = newBallPredictor(tickHz, horizon, back).Extrapolate
+	tl, err := timeline.New(cfg)
 	if err != nil {
 		panic(err)
 	}

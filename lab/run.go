@@ -94,7 +94,7 @@ func Run(s Scenario, opts Options) (*Report, error) {
 			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
 		}
 		c.clock = newClockView(spec.Clock, c)
-		c.ball = newBallView(spec.Ball)
+		c.ball = newBallView(spec.Ball, s.TickHz)
 		m.clients = append(m.clients, c)
 	}
 	m.server.start()

@@ -19,8 +19,10 @@ const (
 )
 
 // knotMismatch is the velocity mismatch, metres per second, above which a
-// segment is taken to contain a contact even if its velocity change is slow
-// (see mismatch).
+// segment is taken to contain a contact even if its velocity change is slow:
+// the mismatch is how far the residual (see eval) is from a quadratic, zero
+// when its mean velocity over the segment is the mean of its end velocities,
+// as for any residual motion under constant acceleration.
 const knotMismatch = 1.0
 
 // eval computes the curve at rt into out and returns the index of the state it
@@ -47,31 +49,30 @@ func (t *Timeline) eval(rt time.Duration, out *State) (int, kind) {
 	span := float64(b.Time - a.Time)
 	dt := span / float64(time.Second)
 	u := float64(rt-a.Time) / span
+	// The curve is a's motion as the extrapolator predicts it, plus a
+	// residual that brings it to b: with Linear, or any extrapolator exact
+	// for constant acceleration, that is the cubic Hermite curve.
+	end := t.cfg.Extrapolate(*a, b.Time-a.Time)
+	rp, rv := b.Pos.Sub(end.Pos), b.Vel.Sub(end.Vel)
 	switch {
 	case b.Knot:
-		// The quadratic through a's position with a's velocity and b's
-		// position: the path up to the contact, without the velocity after it.
-		acc := b.Pos.Sub(a.Pos).AddScaled(a.Vel, -dt).Scale(2 / (dt * dt))
-		s := u * dt
-		out.Pos = a.Pos.AddScaled(a.Vel, s).AddScaled(acc, s*s/2)
-		out.Vel = a.Vel.AddScaled(acc, s)
-	case b.Vel.Sub(a.Vel).Len() > t.cfg.ContactAccel*dt || mismatch(a, b) > knotMismatch:
+		// The path up to the contact, without the velocity after it: the
+		// residual grows quadratically from a, with no velocity at b.
+		p := t.cfg.Extrapolate(*a, rt-a.Time)
+		out.Pos = p.Pos.AddScaled(rp, u*u)
+		out.Vel = p.Vel.AddScaled(rp, 2*u/dt)
+	case rv.Len() > t.cfg.ContactAccel*dt || rp.Scale(2/dt).Sub(rv).Len() > knotMismatch:
+		// Not one smooth motion: a contact whose knot is missing.
 		t.contact(a, b, rt, out)
 	default:
-		out.Pos, out.Vel = geom.Hermite(a.Pos, a.Vel, b.Pos, b.Vel, dt, u)
+		p := t.cfg.Extrapolate(*a, rt-a.Time)
+		dp, dv := geom.Hermite(geom.Vec3{}, geom.Vec3{}, rp, rv, dt, u)
+		out.Pos, out.Vel = p.Pos.Add(dp), p.Vel.Add(dv)
 	}
 	out.Rot = interpRot(a, b, dt, u)
 	out.AngVel = a.AngVel.Lerp(b.AngVel, u)
 	out.Knot, out.Cut = false, false
 	return i, kindInterp
-}
-
-// mismatch measures, in metres per second, how far the segment from a to b is
-// from a quadratic: zero when the mean of the end velocities equals the mean
-// velocity over the segment, as for any motion under constant acceleration.
-func mismatch(a, b *State) float64 {
-	dt := (b.Time - a.Time).Seconds()
-	return b.Pos.Sub(a.Pos).Scale(2 / dt).Sub(a.Vel).Sub(b.Vel).Len()
 }
 
 // interpRot interpolates the rotation from a to b, dt seconds apart, at

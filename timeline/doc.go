@@ -34,19 +34,27 @@
 //
 // # Curves
 //
-// Between two states position follows the cubic Hermite curve through both
-// positions with both velocities, which reproduces a ballistic arc or a ball
-// decelerating on the ground exactly. Where the velocity is discontinuous, at
-// a contact (a kick, a bounce), the server should send a state at the contact
-// with Knot set and the velocity leaving it; the curve arriving at a knot is
-// the quadratic fixed by the previous state's position and velocity and the
-// knot's position, so it does not use the velocity after the contact.
+// Between two states position follows the first state's motion as
+// Config.Extrapolate predicts it, plus a residual that brings it to the
+// second: the cubic Hermite curve from zero to the difference between the
+// second state and the prediction, in position and in velocity. With Linear
+// (or any extrapolator exact for constant acceleration) that is the cubic
+// Hermite curve through both positions with both velocities, which reproduces
+// a ballistic arc or a ball decelerating on the ground exactly; with an
+// extrapolator that knows the body's physics (drag, spin, walls, the same
+// integrator as the server's) the curve follows what the server simulated
+// between its states, bounces included. Where the velocity is discontinuous
+// in a way the extrapolator cannot know, at a kick, the server should send a
+// state at the contact with Knot set and the velocity leaving it; the curve
+// arriving at a knot is the prediction plus a residual growing quadratically,
+// so it does not use the velocity after the contact.
 //
-// When the velocity changes between two states faster than
-// Config.ContactAccel allows (the knot was lost, or never flagged), the
-// segment is taken to contain a contact: its curve is the first state's
-// motion extrapolated forward and the second's run backward, switching where
-// the two come closest, which for a kick or a bounce is the contact itself.
+// When the residual velocity is larger than Config.ContactAccel allows over
+// the segment, or the residual is far from a smooth motion (the knot was lost,
+// or never flagged), the segment is taken to contain a contact: its curve is
+// the first state's motion extrapolated forward and the second's run
+// backward, switching where the two come closest, which for a kick or a
+// bounce is the contact itself.
 //
 // Rotation is slerped along the shortest arc, unless the angular velocities
 // say the body turned more than half a turn between the states, in which case
