@@ -50,9 +50,9 @@ type follower struct {
 	newest   int64 // tick of the newest state received
 	newestT  time.Duration
 
-	active  bool  // a correction is under way
-	target  Body  // the newest state advanced to cur
-	since   int   // ticks the target has been advanced
+	active  bool // a correction is under way
+	target  Body // the newest state advanced to cur
+	since   int  // ticks the target has been advanced
 	lastErr float64
 	accum   time.Duration // time the error has not shrunk
 	cut     bool          // show the next frame as a cut
