@@ -1,0 +1,488 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/netcode/reliable"
+	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/timeline"
+)
+
+// NoParent is the Parent of an entity drawn on its own.
+const NoParent = ^uint32(0)
+
+// MaxMeta is the largest game meta (Snapshot.Meta) a client keeps.
+const MaxMeta = 64
+
+// EntityState is one entity's state in a snapshot, as the Game decodes it.
+type EntityState struct {
+	ID   uint32 // the entity
+	Kind uint8  // game-defined: which Timeline config applies
+	Tag  uint8  // game-defined, passed through to frames (a team)
+	// Gen is the entity's teleport generation: the server changes it when the
+	// entity jumps (a kickoff reset, a respawn). A state whose Gen differs from
+	// the previous state's is a Cut.
+	Gen   uint8
+	State timeline.State
+	// Parent is the entity this one is drawn relative to while the state
+	// holds (a ball in possession), or NoParent. Offset is its position in
+	// the parent's frame (rotated by the parent's drawn rotation), metres.
+	Parent uint32
+	Offset geom.Vec3
+}
+
+// Snapshot is a decoded snapshot. The client sets Time (the server time of the
+// tick) before calling Game.DecodeSnapshot, which appends to Entities and sets
+// Meta.
+type Snapshot struct {
+	Time     time.Duration
+	Regular  bool
+	Entities []EntityState
+	// Meta is the game's match-level state (a score), at most MaxMeta bytes;
+	// frames show the Meta of the newest snapshot not after their render
+	// time. It may alias the decoded bytes.
+	Meta []byte
+}
+
+// Game is what a game provides to the client.
+type Game interface {
+	// DecodeSnapshot decodes the game's bytes of a snapshot into s, appending
+	// to s.Entities (which the client has emptied). An error drops the
+	// snapshot.
+	DecodeSnapshot(s *Snapshot, b []byte) error
+	// Timeline returns the timeline configuration for entities of a kind.
+	Timeline(kind uint8) timeline.Config
+}
+
+// Config configures a Client. The zero value gives the defaults noted.
+type Config struct {
+	Clock    clock.Config    // the server clock estimator
+	Reliable reliable.Config // the channels
+	// Forget is how long an entity may be missing from snapshots before it is
+	// dropped; 0 means 1 s.
+	Forget time.Duration
+	// EventLog is how many recent events are kept; 0 means 64.
+	EventLog int
+}
+
+// ErrConfig is wrapped by the error New returns for a bad Config.
+var ErrConfig = errors.New("tether/client: invalid config")
+
+// Stats are a Client's counters.
+type Stats struct {
+	PacketsIn, BytesIn   uint64 // payloads passed to Receive
+	PacketsOut, BytesOut uint64 // payloads returned by Transmit
+	Snapshots            uint64 // snapshots placed on the timelines
+	Unplaced             uint64 // snapshots dropped because the clock was not ready
+	Events               uint64 // events received
+	Inputs               uint64 // inputs sent
+	Pings                uint64 // clock pings sent
+	Malformed            uint64 // packets or messages dropped as malformed
+	Entities             int    // entities known now
+	Resets               uint64 // timelines emptied for a clock epoch change
+}
+
+// attach is one entry of an entity's parent history.
+type attach struct {
+	t      time.Duration
+	parent uint32
+	offset geom.Vec3
+}
+
+const attachHistory = 16
+
+type entity struct {
+	id       uint32
+	kind     uint8
+	tag      uint8
+	gen      uint8
+	newest   time.Duration // time of the newest state inserted
+	lastSeen time.Duration // snapshot time it was last in
+	tl       *timeline.Timeline
+	att      [attachHistory]attach
+	natt     int
+}
+
+// parentAt returns the parent and offset in force at server time t.
+func (e *entity) parentAt(t time.Duration) (uint32, geom.Vec3) {
+	for i := e.natt - 1; i >= 0; i-- {
+		if a := e.att[i]; a.t <= t {
+			return a.parent, a.offset
+		}
+	}
+	if e.natt > 0 {
+		return e.att[0].parent, e.att[0].offset
+	}
+	return NoParent, geom.Vec3{}
+}
+
+func (e *entity) addAttach(a attach) {
+	if e.natt > 0 && a.t <= e.att[e.natt-1].t {
+		return
+	}
+	if e.natt == attachHistory {
+		copy(e.att[:], e.att[1:])
+		e.natt--
+	}
+	e.att[e.natt] = a
+	e.natt++
+}
+
+type meta struct {
+	t time.Duration
+	n int
+	b [MaxMeta]byte
+}
+
+const metaHistory = 16
+
+// Client is the sans-I/O client. Create it with New.
+type Client struct {
+	cfg   Config
+	game  Game
+	clk   *clock.Estimator
+	ep    *reliable.Endpoint
+	epoch uint32
+
+	connected bool
+	welcomed  bool
+	welcome   protocol.Welcome
+
+	entities map[uint32]*entity
+	order    []*entity // sorted by id
+	snap     Snapshot
+	newest   time.Duration // newest snapshot time
+
+	metas [metaHistory]meta
+	nmeta int
+
+	events    *event.Log
+	newEvents []event.Event
+
+	// The newest snapshot received before the clock was ready.
+	early      []byte
+	earlyLocal time.Duration
+	hasEarly   bool
+
+	input    []byte
+	hasInput bool
+	inputSeq uint32
+
+	msg     []byte
+	out     []byte
+	packets [][2]int
+	next    int
+
+	frame Frame
+	stats Stats
+}
+
+// New returns a Client for game, or an error wrapping ErrConfig.
+func New(cfg Config, game Game) (*Client, error) {
+	if game == nil {
+		return nil, fmt.Errorf("%w: nil Game", ErrConfig)
+	}
+	if cfg.Forget == 0 {
+		cfg.Forget = time.Second
+	}
+	if cfg.Forget < 0 {
+		return nil, fmt.Errorf("%w: Forget %v, want > 0", ErrConfig, cfg.Forget)
+	}
+	if cfg.EventLog == 0 {
+		cfg.EventLog = 64
+	}
+	if cfg.EventLog < 0 || cfg.EventLog > 1<<16 {
+		return nil, fmt.Errorf("%w: EventLog %d, want 1 to 65536", ErrConfig, cfg.EventLog)
+	}
+	clk, err := clock.NewEstimator(cfg.Clock)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Clock: %v", ErrConfig, err)
+	}
+	ep, err := reliable.New(cfg.Reliable)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Reliable: %v", ErrConfig, err)
+	}
+	return &Client{
+		cfg: cfg, game: game, clk: clk, ep: ep,
+		entities: map[uint32]*entity{},
+		events:   event.NewLog(cfg.EventLog),
+		early:    make([]byte, 0, reliable.MaxUnreliableSize),
+		msg:      make([]byte, 0, reliable.MaxUnreliableSize),
+		out:      make([]byte, 0, 4*reliable.MaxPacketSize),
+	}, nil
+}
+
+// Clock returns the client's server clock estimator (read it, do not feed it).
+func (c *Client) Clock() *clock.Estimator { return c.clk }
+
+// Self returns the entity the server said this client controls, and whether
+// the welcome has arrived.
+func (c *Client) Self() (uint32, bool) { return c.welcome.Self, c.welcomed }
+
+// Welcome returns the server's welcome, and whether it has arrived.
+func (c *Client) Welcome() (protocol.Welcome, bool) { return c.welcome, c.welcomed }
+
+// Stats returns the counters.
+func (c *Client) Stats() Stats {
+	st := c.stats
+	st.Entities = len(c.order)
+	return st
+}
+
+// Connected tells the client its transport connected at local time local:
+// from now on Update sends pings and inputs.
+func (c *Client) Connected(local time.Duration) {
+	c.begin()
+	c.connected = true
+}
+
+func (c *Client) begin() {
+	c.out = c.out[:0]
+	c.packets = c.packets[:0]
+	c.next = 0
+}
+
+// Receive processes a payload from the server received at local time local.
+// Malformed payloads and messages are dropped and counted.
+func (c *Client) Receive(local time.Duration, payload []byte) error {
+	c.begin()
+	c.stats.PacketsIn++
+	c.stats.BytesIn += uint64(len(payload))
+	if err := c.ep.Receive(local, payload); err != nil {
+		if !errors.Is(err, reliable.ErrDuplicate) {
+			c.stats.Malformed++
+		}
+		return err
+	}
+	for {
+		b, _, ok := c.ep.Read()
+		if !ok {
+			return nil
+		}
+		m, err := protocol.Decode(b)
+		if err != nil {
+			c.stats.Malformed++
+			continue
+		}
+		switch m.Tag {
+		case protocol.TagPong:
+			c.clk.HandlePong(m.Pong, local)
+		case protocol.TagWelcome:
+			c.welcome, c.welcomed = m.Welcome, true
+		case protocol.TagSnapshot:
+			c.snapshot(local, m.Snapshot, m.Body)
+		case protocol.TagEvent:
+			c.stats.Events++
+			c.onEvent(local, m.Event)
+		default:
+			c.stats.Malformed++
+		}
+	}
+}
+
+func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte) {
+	est, ok := c.clk.Now(local)
+	if !ok {
+		c.stats.Unplaced++
+		if !c.hasEarly || h.Time > c.newest {
+			c.early = protocol.AppendSnapshot(c.early[:0], h)
+			c.early = append(c.early, body...)
+			c.earlyLocal, c.hasEarly = local, true
+			c.newest = h.Time
+		}
+		return
+	}
+	c.place(est, h, body)
+}
+
+// place decodes a snapshot and inserts its states, which arrived at estimated
+// server time arrival.
+func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) {
+	s := &c.snap
+	s.Time, s.Regular, s.Entities, s.Meta = h.Time, h.Regular, s.Entities[:0], nil
+	if err := c.game.DecodeSnapshot(s, body); err != nil {
+		c.stats.Malformed++
+		return
+	}
+	c.stats.Snapshots++
+	if h.Time > c.newest {
+		c.newest = h.Time
+	}
+	for i := range s.Entities {
+		es := &s.Entities[i]
+		e := c.entity(es.ID, es.Kind)
+		if e == nil {
+			continue
+		}
+		st := es.State
+		if st.Time > e.newest {
+			if e.tl.Stats().Inserted > 0 && es.Gen != e.gen {
+				st.Cut = true
+			}
+			e.gen, e.newest = es.Gen, st.Time
+		}
+		e.tag = es.Tag
+		e.tl.Insert(st, arrival)
+		e.addAttach(attach{t: st.Time, parent: es.Parent, offset: es.Offset})
+		if h.Time > e.lastSeen {
+			e.lastSeen = h.Time
+		}
+	}
+	if len(s.Meta) > 0 && len(s.Meta) <= MaxMeta {
+		c.addMeta(h.Time, s.Meta)
+	}
+}
+
+func (c *Client) addMeta(t time.Duration, b []byte) {
+	if c.nmeta > 0 && t <= c.metas[c.nmeta-1].t {
+		return
+	}
+	if c.nmeta == metaHistory {
+		copy(c.metas[:], c.metas[1:])
+		c.nmeta--
+	}
+	m := &c.metas[c.nmeta]
+	m.t, m.n = t, copy(m.b[:], b)
+	c.nmeta++
+}
+
+// metaAt returns the meta of the newest snapshot not after t (or the oldest
+// held).
+func (c *Client) metaAt(t time.Duration) []byte {
+	for i := c.nmeta - 1; i >= 0; i-- {
+		if c.metas[i].t <= t {
+			return c.metas[i].b[:c.metas[i].n]
+		}
+	}
+	if c.nmeta > 0 {
+		return c.metas[0].b[:c.metas[0].n]
+	}
+	return nil
+}
+
+// entity returns the entity id, created with the timeline of kind if new.
+func (c *Client) entity(id uint32, kind uint8) *entity {
+	if e, ok := c.entities[id]; ok {
+		return e
+	}
+	tl, err := timeline.New(c.game.Timeline(kind))
+	if err != nil {
+		c.stats.Malformed++
+		return nil
+	}
+	e := &entity{id: id, kind: kind, tl: tl}
+	c.entities[id] = e
+	i, _ := slices.BinarySearchFunc(c.order, id, func(e *entity, id uint32) int {
+		switch {
+		case e.id < id:
+			return -1
+		case e.id > id:
+			return 1
+		}
+		return 0
+	})
+	c.order = slices.Insert(c.order, i, e)
+	return e
+}
+
+func (c *Client) onEvent(local time.Duration, ev event.Event) {
+	if !c.events.Add(ev) {
+		return
+	}
+	c.newEvents = append(c.newEvents, ev)
+	if !ev.HasState {
+		return
+	}
+	e, ok := c.entities[ev.Entity]
+	if !ok {
+		return
+	}
+	est, ready := c.clk.Now(local)
+	if !ready {
+		return
+	}
+	// A knot at the event: placed on the curve if it is still ahead of the
+	// render time, and extrapolated from (drawn at its age) if the render time
+	// has passed it but no newer state is known.
+	st := ev.State
+	st.Cut = false
+	e.tl.Insert(st, est)
+}
+
+// SetInput sets the game's input to send with every Update from now on (a
+// copy is kept). Inputs are sent only once the welcome has arrived.
+func (c *Client) SetInput(data []byte) {
+	c.input = append(c.input[:0], data...)
+	c.hasInput = true
+}
+
+// Update queues, at local time local, a clock ping if one is due and the
+// current input, and the packets the channels owe (acknowledgements, resends);
+// take them with Transmit. Call it once per frame.
+func (c *Client) Update(local time.Duration) {
+	c.begin()
+	if !c.connected {
+		return
+	}
+	if c.clk.PingDue(local) {
+		c.msg = protocol.AppendPing(c.msg[:0], c.clk.Ping(local))
+		if c.ep.SendUnreliable(c.msg) == nil {
+			c.stats.Pings++
+		}
+	}
+	if c.welcomed && c.hasInput {
+		c.inputSeq++
+		h := protocol.Input{Seq: c.inputSeq}
+		if est, ok := c.clk.Now(local); ok {
+			h.Sent = est
+			h.View = est - c.frame.Delay
+		}
+		c.msg = protocol.AppendInput(c.msg[:0], h)
+		c.msg = append(c.msg, c.input...)
+		if c.ep.SendUnreliable(c.msg) == nil {
+			c.stats.Inputs++
+		}
+	}
+	for {
+		start := len(c.out)
+		b, ok := c.ep.AppendPacket(c.out, local)
+		if !ok {
+			return
+		}
+		c.out = b
+		c.packets = append(c.packets, [2]int{start, len(b)})
+		c.stats.PacketsOut++
+		c.stats.BytesOut += uint64(len(b) - start)
+	}
+}
+
+// Transmit returns the next payload to send to the server. Call it until ok is
+// false after every Update; the next call of Update, Receive or Connected
+// discards what was not taken. The slice is valid until then.
+func (c *Client) Transmit() (payload []byte, ok bool) {
+	if c.next >= len(c.packets) {
+		return nil, false
+	}
+	p := c.packets[c.next]
+	c.next++
+	return c.out[p[0]:p[1]:p[1]], true
+}
+
+type rawSnapshot struct {
+	h    protocol.Snapshot
+	body []byte
+}
+
+func decodeSnapshot(b []byte) (rawSnapshot, error) {
+	m, err := protocol.Decode(b)
+	if err != nil || m.Tag != protocol.TagSnapshot {
+		return rawSnapshot{}, errors.New("tether/client: not a snapshot")
+	}
+	return rawSnapshot{h: m.Snapshot, body: m.Body}, nil
+}

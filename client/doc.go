@@ -1,0 +1,44 @@
+// Package client is the viewing side of a Tether game: it estimates the
+// server's clock, keeps one timeline per remote entity, sends the player's
+// inputs and produces render frames.
+//
+// # Core and driver
+//
+// Client is a state machine without I/O. The caller passes the client's local
+// time (a time.Duration from any origin, as its own clock reads) to every call:
+// Connected once the transport is up, Receive for every payload from the
+// server, Frame at the frame rate (60 Hz) to get what to draw, SetInput and
+// then Update to queue the input and any clock ping, and Transmit to take the
+// payloads to send. It reads no clock, starts no goroutine and is not safe for
+// concurrent use. UDP is the driver over tether/transport/udp.
+//
+// # The game
+//
+// The client knows nothing about the game. A Game decodes the game's part of a
+// snapshot into entity states (an id, a kind, a game tag such as a team, a
+// teleport generation, the state, and optionally a parent to be drawn relative
+// to) and says how each kind of entity is extrapolated. Package game/soccer is
+// one.
+//
+// # Time and rendering
+//
+// Snapshots are placed on each entity's timeline at the clock estimate of
+// their arrival; a frame samples every timeline at the clock estimate of the
+// frame, so each entity is drawn at its render time, now minus its render
+// delay (package timeline). A change of an entity's generation between two
+// states is a teleport: the newer state is marked Cut and never interpolated
+// into. An entity with a parent at its render time (a ball in possession) is
+// drawn at the parent's drawn position plus the offset in the parent's drawn
+// frame, not interpolated on its own. Events (package event) that carry a
+// state are inserted into their entity's timeline as knots: one that arrives
+// after the render time has passed it is extrapolated from its timestamp,
+// drawn as far along as its age. An entity missing from snapshots for a second
+// is dropped. Until the clock is ready nothing is drawn; the newest snapshot
+// received before that is placed as soon as it is.
+//
+// # Units
+//
+// Positions are metres, velocities metres per second, rotations unit
+// quaternions, times time.Duration; byte counts are payload bytes (what
+// Transmit returns and Receive takes), without the transport's headers.
+package client

@@ -1,0 +1,164 @@
+package client
+
+import (
+	"time"
+
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/geom"
+)
+
+// Entity is one entity as a frame draws it.
+type Entity struct {
+	ID   uint32
+	Kind uint8 // as the game decoded it
+	Tag  uint8 // as the game decoded it (a team)
+
+	Pos geom.Vec3 // metres
+	Vel geom.Vec3 // metres per second
+	Rot geom.Quat
+
+	RenderTime   time.Duration // server time drawn
+	Delay        time.Duration // the entity's render delay
+	Parent       uint32        // the entity it is drawn relative to, or NoParent
+	Cut          bool          // first frame after a teleport: do not smooth into it
+	Extrapolated bool          // drawn past the newest state received
+	Frozen       bool          // held still for lack of data
+}
+
+// Frame is what to draw at one moment.
+type Frame struct {
+	Local time.Duration // the client's local time of the frame
+	// Ready is false until the clock estimate is ready; nothing else but Local,
+	// Bound and the byte counts is meaningful then.
+	Ready  bool
+	Server time.Duration // the clock's estimate of server time now
+	Bound  time.Duration // the clock's error bound
+	Epoch  uint32        // the clock's output epoch
+
+	// RenderTime and Delay are those of the first entity (the lowest id):
+	// the moment of the match the frame shows, and how far behind now.
+	RenderTime time.Duration
+	Delay      time.Duration
+
+	Self     uint32   // the entity this client controls
+	HasSelf  bool     // the welcome has arrived
+	Entities []Entity // sorted by ID; reused by the next Frame call
+	// Meta is the game's match state (a score) of the newest snapshot not
+	// after RenderTime; valid until the next Receive.
+	Meta []byte
+	// Events are the events received since the previous frame, in order;
+	// reused by the next Frame call.
+	Events []event.Event
+
+	PacketsIn, BytesIn   uint64 // payloads received so far
+	PacketsOut, BytesOut uint64 // payloads sent so far
+}
+
+// Frame renders the frame for local time local. The returned Frame is owned by
+// the Client and overwritten by the next call.
+func (c *Client) Frame(local time.Duration) *Frame {
+	f := &c.frame
+	f.Local = local
+	f.Bound = c.clk.Bound(local)
+	f.PacketsIn, f.BytesIn, f.PacketsOut, f.BytesOut = c.stats.PacketsIn, c.stats.BytesIn, c.stats.PacketsOut, c.stats.BytesOut
+	f.Self, f.HasSelf = c.welcome.Self, c.welcomed
+	f.Entities = f.Entities[:0]
+	f.Events = append(f.Events[:0], c.newEvents...)
+	c.newEvents = c.newEvents[:0]
+	f.Meta = nil
+	est, ok := c.clk.Now(local)
+	f.Ready, f.Server = ok, est
+	if !ok {
+		return f
+	}
+	if ep := c.clk.Epoch(); ep != c.epoch {
+		c.epoch = ep
+		for _, e := range c.order {
+			e.tl.Reset()
+			c.stats.Resets++
+		}
+	}
+	f.Epoch = c.epoch
+	if c.hasEarly {
+		c.hasEarly = false
+		if m, err := decodeSnapshot(c.early); err == nil {
+			a, _ := c.clk.Now(c.earlyLocal)
+			c.place(a, m.h, m.body)
+		}
+	}
+	c.forget()
+	for _, e := range c.order {
+		tf := e.tl.Sample(est)
+		if !tf.Valid {
+			continue
+		}
+		f.Entities = append(f.Entities, Entity{
+			ID: e.id, Kind: e.kind, Tag: e.tag,
+			Pos: tf.Pos, Vel: tf.Vel, Rot: unitRot(tf.Rot),
+			RenderTime: tf.Time, Delay: tf.Delay, Parent: NoParent,
+			Cut: tf.Cut, Extrapolated: tf.Extrapolated, Frozen: tf.Frozen,
+		})
+	}
+	// Attached entities are drawn where their parents are drawn.
+	for i := range f.Entities {
+		fe := &f.Entities[i]
+		e := c.entities[fe.ID]
+		parent, off := e.parentAt(fe.RenderTime)
+		if parent == NoParent {
+			continue
+		}
+		p := f.find(parent)
+		if p == nil || p.Parent != NoParent {
+			continue
+		}
+		fe.Parent = parent
+		fe.Pos = p.Pos.Add(p.Rot.Rotate(off))
+		fe.Vel = p.Vel
+	}
+	if len(f.Entities) > 0 {
+		f.RenderTime, f.Delay = f.Entities[0].RenderTime, f.Entities[0].Delay
+		f.Meta = c.metaAt(f.RenderTime)
+	}
+	return f
+}
+
+// find returns the drawn entity id, or nil.
+func (f *Frame) find(id uint32) *Entity {
+	lo, hi := 0, len(f.Entities)
+	for lo < hi {
+		m := (lo + hi) / 2
+		switch {
+		case f.Entities[m].ID < id:
+			lo = m + 1
+		case f.Entities[m].ID > id:
+			hi = m
+		default:
+			return &f.Entities[m]
+		}
+	}
+	return nil
+}
+
+// Find returns the entity id as drawn in the frame, or nil.
+func (f *Frame) Find(id uint32) *Entity { return f.find(id) }
+
+// forget drops entities missing from snapshots for longer than Config.Forget.
+func (c *Client) forget() {
+	kept := c.order[:0]
+	for _, e := range c.order {
+		if c.newest-e.lastSeen > c.cfg.Forget {
+			delete(c.entities, e.id)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	clear(c.order[len(kept):])
+	c.order = kept
+}
+
+func unitRot(q geom.Quat) geom.Quat {
+	if q == (geom.Quat{}) {
+		return geom.Identity
+	}
+	return q
+}

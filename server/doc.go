@@ -1,0 +1,44 @@
+// Package server is the authoritative side of a Tether game: a fixed-rate tick
+// loop that steps the game, sends every connected client regular snapshots on
+// the unreliable channel, events on the reliable one, answers clock pings on
+// receipt, and hands the game the inputs clients send.
+//
+// # Core and driver
+//
+// Server is a state machine without I/O, in the manner of a raft RawNode: the
+// caller feeds it Connect, Disconnect, Receive (a payload from a client) and
+// Tick (the current server time), and after every call takes the payloads to
+// send with Transmit. It reads no clock, starts no goroutine and is not safe
+// for concurrent use. Payloads are the packets of a tether/netcode/reliable
+// Endpoint per client, which the caller carries (for example as netcode
+// payloads); package server/protocol defines the messages inside them.
+//
+// UDP is the driver for real sockets: it runs the core over a
+// tether/transport/udp Server with a 60 Hz ticker, serialising every call.
+// Tests and the lab drive the core directly in virtual time.
+//
+// # The game
+//
+// The server knows nothing about the game it runs. A Game joins and removes
+// players, takes inputs, steps its world once per tick (emitting events), and
+// encodes snapshots; package game/soccer is one, and a user's own game plugs in
+// the same way.
+//
+// # Time and ticks
+//
+// Server time is a time.Duration since the server started: tick n (n ≥ 1)
+// simulates up to n·Dt, Dt = 1/TickHz, and runs once Tick is called with a time
+// at or after that. A Tick call that finds several ticks due runs up to
+// Config.MaxCatchUp of them (an overrun, counted in Stats.Overruns and
+// Stats.CaughtUp) and skips the rest (Stats.Skipped): the simulation then lags
+// server time by the skipped ticks instead of spiralling.
+//
+// # Snapshots and joins
+//
+// Every TickHz/SnapshotHz ticks each joined client gets a regular snapshot,
+// which holds the whole state, so a client joining mid-match has everything
+// within one snapshot interval. When Game.Step asks for it (a kick, a bounce, a
+// teleport) an extra snapshot follows the tick at once, so that clients' curves
+// get their knots. Clock pings are answered as they arrive, with the receive
+// time as both timestamps of the pong.
+package server

@@ -1,0 +1,273 @@
+// Package protocol is the session protocol between package server and package
+// client: the messages they exchange inside the channels of
+// tether/netcode/reliable, each message starting with a one-byte Tag.
+//
+//	tag       direction         channel     body
+//	Welcome   server → client   reliable    the client's own entity, tick and snapshot rates
+//	Snapshot  server → client   unreliable  tick, server time, flags, then the game's bytes
+//	Event     server → client   reliable    an event.Event
+//	Pong      server → client   unreliable  a clock.Pong
+//	Ping      client → server   unreliable  a clock.Ping
+//	Input     client → server   unreliable  sequence, client times, then the game's bytes
+//
+// Times are server time in whole microseconds (zig-zag varints). Append
+// functions append to a caller's buffer and do not allocate when it has room;
+// Decode never panics and returns ErrTruncated or ErrMalformed for a bad
+// message. The game's bytes are opaque here: the game that plugs into server
+// and client encodes them.
+package protocol
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/event"
+)
+
+// Tag is the first byte of every message.
+type Tag uint8
+
+// The message tags.
+const (
+	TagWelcome  Tag = 1
+	TagSnapshot Tag = 2
+	TagEvent    Tag = 3
+	TagPong     Tag = 4
+	TagPing     Tag = 5
+	TagInput    Tag = 6
+)
+
+// Decoding errors; test with errors.Is.
+var (
+	ErrTruncated = errors.New("tether/server/protocol: truncated message")
+	ErrMalformed = errors.New("tether/server/protocol: malformed message")
+)
+
+// TimeUnit is the resolution of times on the wire.
+const TimeUnit = time.Microsecond
+
+// Welcome tells a client, once it joined, which entity it controls and the
+// server's rates.
+type Welcome struct {
+	Self       uint32 // the entity the client's inputs move
+	TickHz     uint16 // simulation ticks per second
+	SnapshotHz uint16 // regular snapshots per second
+}
+
+// Snapshot is the header of a snapshot message; the game's bytes follow it.
+type Snapshot struct {
+	Tick uint64        // the server tick the snapshot was taken after
+	Time time.Duration // server time of that tick
+	// Regular is set on snapshots sent on the regular schedule, which hold the
+	// whole state; extra ones sent between them (at a kick, a bounce) hold only
+	// what the game chose.
+	Regular bool
+}
+
+// Input is the header of an input message; the game's bytes follow it.
+type Input struct {
+	Seq uint32 // increases by one per input sent
+	// Sent is the client's estimate of server time when it sent the input;
+	// View is the server time of what it was showing then (Sent minus its
+	// render delay), for rewinding hit checks. Both 0 before its clock is ready.
+	Sent, View time.Duration
+}
+
+// Message is a decoded message. Only the fields of its Tag are set; Body is the
+// game's bytes of a Snapshot or an Input, a sub-slice of the decoded buffer.
+type Message struct {
+	Tag      Tag
+	Welcome  Welcome
+	Snapshot Snapshot
+	Event    event.Event
+	Pong     clock.Pong
+	Ping     clock.Ping
+	Input    Input
+	Body     []byte
+}
+
+// MaxHeaderSize bounds the bytes a header takes before the game's bytes.
+const MaxHeaderSize = 1 + 3*binary.MaxVarintLen64 + 1
+
+// AppendWelcome appends a Welcome message.
+func AppendWelcome(b []byte, w Welcome) []byte {
+	b = append(b, byte(TagWelcome))
+	b = binary.AppendUvarint(b, uint64(w.Self))
+	b = binary.AppendUvarint(b, uint64(w.TickHz))
+	return binary.AppendUvarint(b, uint64(w.SnapshotHz))
+}
+
+// AppendSnapshot appends a snapshot header; the caller appends the game's bytes.
+func AppendSnapshot(b []byte, s Snapshot) []byte {
+	b = append(b, byte(TagSnapshot))
+	b = binary.AppendUvarint(b, s.Tick)
+	b = binary.AppendVarint(b, int64(s.Time/TimeUnit))
+	flags := byte(0)
+	if s.Regular {
+		flags = 1
+	}
+	return append(b, flags)
+}
+
+// AppendEvent appends an Event message.
+func AppendEvent(b []byte, e event.Event) []byte {
+	return event.Append(append(b, byte(TagEvent)), e)
+}
+
+// AppendPong appends a Pong message.
+func AppendPong(b []byte, p clock.Pong) []byte {
+	return clock.AppendPong(append(b, byte(TagPong)), p)
+}
+
+// AppendPing appends a Ping message.
+func AppendPing(b []byte, p clock.Ping) []byte {
+	return clock.AppendPing(append(b, byte(TagPing)), p)
+}
+
+// AppendInput appends an input header; the caller appends the game's bytes.
+func AppendInput(b []byte, in Input) []byte {
+	b = append(b, byte(TagInput))
+	b = binary.AppendUvarint(b, uint64(in.Seq))
+	b = binary.AppendVarint(b, int64(in.Sent/TimeUnit))
+	return binary.AppendVarint(b, int64(in.View/TimeUnit))
+}
+
+// Decode decodes one message. Trailing bytes are an error except for the
+// game's bytes of a Snapshot or an Input, returned in Body.
+func Decode(b []byte) (Message, error) {
+	var m Message
+	if len(b) == 0 {
+		return m, ErrTruncated
+	}
+	m.Tag = Tag(b[0])
+	r := reader{b: b, n: 1}
+	switch m.Tag {
+	case TagWelcome:
+		m.Welcome.Self = uint32(r.uvarint(math.MaxUint32))
+		m.Welcome.TickHz = uint16(r.uvarint(math.MaxUint16))
+		m.Welcome.SnapshotHz = uint16(r.uvarint(math.MaxUint16))
+	case TagSnapshot:
+		m.Snapshot.Tick = r.uvarint(math.MaxUint64)
+		m.Snapshot.Time = r.time()
+		switch f := r.byte(); {
+		case f > 1:
+			r.fail(ErrMalformed)
+		default:
+			m.Snapshot.Regular = f == 1
+		}
+		m.Body = r.rest()
+	case TagInput:
+		m.Input.Seq = uint32(r.uvarint(math.MaxUint32))
+		m.Input.Sent = r.time()
+		m.Input.View = r.time()
+		m.Body = r.rest()
+	case TagEvent:
+		e, n, err := event.Decode(b[1:])
+		m.Event = e
+		r.sub(n, err, event.ErrTruncated)
+	case TagPong:
+		p, n, err := clock.DecodePong(b[1:])
+		m.Pong = p
+		r.sub(n, err, clock.ErrTruncated)
+	case TagPing:
+		p, n, err := clock.DecodePing(b[1:])
+		m.Ping = p
+		r.sub(n, err, clock.ErrTruncated)
+	default:
+		return Message{}, ErrMalformed
+	}
+	if r.err == nil && r.n != len(b) {
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return Message{}, r.err
+	}
+	return m, nil
+}
+
+// reader decodes fields in sequence; the first error sticks.
+type reader struct {
+	b   []byte
+	n   int
+	err error
+}
+
+func (r *reader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *reader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	if r.n >= len(r.b) {
+		r.err = ErrTruncated
+		return 0
+	}
+	r.n++
+	return r.b[r.n-1]
+}
+
+func (r *reader) uvarint(limit uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.n:])
+	switch {
+	case n == 0:
+		r.err = ErrTruncated
+	case n < 0 || v > limit:
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return 0
+	}
+	r.n += n
+	return v
+}
+
+func (r *reader) time() time.Duration {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.n:])
+	const limit = math.MaxInt64 / int64(TimeUnit)
+	switch {
+	case n == 0:
+		r.err = ErrTruncated
+	case n < 0 || v > limit || v < -limit:
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return 0
+	}
+	r.n += n
+	return time.Duration(v) * TimeUnit
+}
+
+// rest returns the bytes not yet read and consumes them.
+func (r *reader) rest() []byte {
+	if r.err != nil {
+		return nil
+	}
+	b := r.b[r.n:]
+	r.n = len(r.b)
+	return b
+}
+
+// sub accounts for a nested decoder that read n bytes with err.
+func (r *reader) sub(n int, err, truncated error) {
+	switch {
+	case err == nil:
+		r.n += n
+	case errors.Is(err, truncated):
+		r.err = ErrTruncated
+	default:
+		r.err = ErrMalformed
+	}
+}

@@ -1,0 +1,475 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/netcode/reliable"
+	"github.com/tether-net/tether/server/protocol"
+)
+
+// Game is what a game provides to the server. Its methods are called from one
+// goroutine, never concurrently.
+type Game interface {
+	// Join adds a player for a client that connected and returns the entity
+	// the client controls. An error refuses the client.
+	Join(client int) (self uint32, err error)
+	// Leave removes the client's player.
+	Leave(client int)
+	// Input hands the game an input from a client. Inputs older than one
+	// already handed over are dropped before this; in.Data is only valid
+	// during the call.
+	Input(client int, in Input)
+	// Step advances the world by one tick to server time t.Time. Events the
+	// game emits are sent to every client on the reliable channel. It returns
+	// true to have an extra snapshot sent after this tick (a kick, a contact,
+	// a teleport), besides the regular ones.
+	Step(t Tick, events Emitter) (extra bool)
+	// AppendSnapshot appends the game's part of the snapshot of the tick just
+	// stepped: everything a client needs if regular is set, and what the game
+	// chose to send between regular ones otherwise. It is called at most once
+	// per tick, after Step.
+	AppendSnapshot(dst []byte, regular bool) []byte
+}
+
+// Emitter takes the events a game emits during Step.
+type Emitter interface {
+	// Emit sends e to every joined client, reliably and in order. The server
+	// sets e.ID.
+	Emit(e event.Event)
+}
+
+// Tick describes one simulation tick.
+type Tick struct {
+	N    uint64        // 1 for the first tick
+	Time time.Duration // server time the tick simulates up to: N·Dt
+	Dt   time.Duration // the tick's length, 1/TickHz
+}
+
+// Input is one input message from a client.
+type Input struct {
+	Seq  uint32        // increases by one per input the client sent
+	Sent time.Duration // the client's estimate of server time when it sent it
+	View time.Duration // server time of what the client was showing then
+	Data []byte        // the game's bytes; only valid during Game.Input
+}
+
+// Config configures a Server. The zero value gives the defaults noted.
+type Config struct {
+	// TickHz is the simulation rate; 0 means 60. Range [1, 1000].
+	TickHz int
+	// SnapshotHz is the rate of regular snapshots; 0 means 30. Range
+	// [1, TickHz]; a regular snapshot is sent every round(TickHz/SnapshotHz)
+	// ticks.
+	SnapshotHz int
+	// MaxCatchUp is the most ticks one Tick call runs; 0 means 5. Range
+	// [1, 1000].
+	MaxCatchUp int
+	// MaxClients bounds client slot numbers to [0, MaxClients); 0 means 64.
+	// Range [1, 4096].
+	MaxClients int
+	// ClockEpoch identifies this server's clock origin in pongs; pick a new
+	// value per process (see clock.Responder).
+	ClockEpoch uint32
+	// Reliable configures each client's channels.
+	Reliable reliable.Config
+	// OnTick, if set, is called after every tick, once its snapshot is
+	// queued: where a caller reads the game's true state.
+	OnTick func(t Tick)
+}
+
+// ErrConfig is wrapped by the error New returns for a Config field out of
+// range; the message names it.
+var ErrConfig = errors.New("tether/server: invalid config")
+
+// Errors from Connect, Disconnect and Receive.
+var (
+	ErrSlot      = errors.New("tether/server: client slot out of range")
+	ErrConnected = errors.New("tether/server: client slot already connected")
+	ErrUnknown   = errors.New("tether/server: client not connected")
+)
+
+// Stats are a Server's counters.
+type Stats struct {
+	Ticks    uint64 // ticks run
+	Overruns uint64 // Tick calls that found more than one tick due
+	CaughtUp uint64 // ticks run beyond the first in such calls
+	Skipped  uint64 // ticks dropped because more than MaxCatchUp were due
+
+	Clients int    // clients connected now
+	Joins   uint64 // clients connected
+	Leaves  uint64 // clients disconnected
+	Refused uint64 // clients the game refused
+
+	Snapshots      uint64 // snapshot messages queued, all clients
+	ExtraSnapshots uint64 // of which extra (not regular)
+	Oversize       uint64 // snapshots too large for one unreliable message, not sent
+	Events         uint64 // events emitted
+	Pongs          uint64 // pings answered
+	Inputs         uint64 // inputs handed to the game
+	StaleInputs    uint64 // inputs dropped as older than one already handed over
+	Malformed      uint64 // packets or messages dropped as malformed or unexpected
+	QueueFull      uint64 // reliable messages refused by a full send queue
+
+	PacketsIn, BytesIn   uint64 // payloads passed to Receive
+	PacketsOut, BytesOut uint64 // payloads returned by Transmit
+}
+
+// ClientStats describes one connected client.
+type ClientStats struct {
+	Connected     time.Duration // server time it connected
+	FirstSnapshot time.Duration // server time its first snapshot was queued; -1 if none yet
+	Self          uint32        // the entity it controls
+	LastInput     uint32        // sequence of the newest input handed to the game
+	RTT           time.Duration // the reliable channel's smoothed round trip
+
+	PacketsIn, BytesIn   uint64
+	PacketsOut, BytesOut uint64
+}
+
+type conn struct {
+	ep       *reliable.Endpoint
+	stats    ClientStats
+	anyInput bool
+	flush    bool // packets owed before the next tick
+}
+
+type outPacket struct {
+	client   int
+	off, end int
+}
+
+// Server is the sans-I/O authoritative loop. Create it with New.
+type Server struct {
+	cfg      Config
+	game     Game
+	dt       time.Duration
+	snapEach uint64
+	resp     clock.Responder
+
+	tick    uint64 // ticks done
+	clients []*conn
+	order   []int // connected slots, in order of connection
+
+	em      emitter
+	eventID uint32
+	msg     []byte // scratch for one message
+	snap    []byte // this tick's snapshot message
+
+	out     []byte
+	packets []outPacket
+	next    int // next packet Transmit returns
+
+	stats Stats
+}
+
+// New returns a Server running game, or an error wrapping ErrConfig.
+func New(cfg Config, game Game) (*Server, error) {
+	if game == nil {
+		return nil, fmt.Errorf("%w: nil Game", ErrConfig)
+	}
+	def := func(v *int, d, lo, hi int, name string) error {
+		if *v == 0 {
+			*v = d
+		}
+		if *v < lo || *v > hi {
+			return fmt.Errorf("%w: %s = %d, want %d to %d", ErrConfig, name, *v, lo, hi)
+		}
+		return nil
+	}
+	if err := def(&cfg.TickHz, 60, 1, 1000, "TickHz"); err != nil {
+		return nil, err
+	}
+	if err := def(&cfg.SnapshotHz, 30, 1, cfg.TickHz, "SnapshotHz"); err != nil {
+		return nil, err
+	}
+	if err := def(&cfg.MaxCatchUp, 5, 1, 1000, "MaxCatchUp"); err != nil {
+		return nil, err
+	}
+	if err := def(&cfg.MaxClients, 64, 1, 4096, "MaxClients"); err != nil {
+		return nil, err
+	}
+	if _, err := reliable.New(cfg.Reliable); err != nil {
+		return nil, fmt.Errorf("%w: Reliable: %v", ErrConfig, err)
+	}
+	s := &Server{
+		cfg:      cfg,
+		game:     game,
+		dt:       time.Second / time.Duration(cfg.TickHz),
+		snapEach: uint64(max(1, (cfg.TickHz+cfg.SnapshotHz/2)/cfg.SnapshotHz)),
+		resp:     clock.Responder{Epoch: cfg.ClockEpoch},
+		clients:  make([]*conn, cfg.MaxClients),
+		msg:      make([]byte, 0, reliable.MaxUnreliableSize),
+		snap:     make([]byte, 0, reliable.MaxUnreliableSize),
+		out:      make([]byte, 0, 16*reliable.MaxPacketSize),
+	}
+	s.em.s = s
+	return s, nil
+}
+
+// Config returns the configuration in use, defaults filled in.
+func (s *Server) Config() Config { return s.cfg }
+
+// TickInterval returns the length of a tick, 1/TickHz.
+func (s *Server) TickInterval() time.Duration { return s.dt }
+
+// NextTick returns the server time at which the next tick is due.
+func (s *Server) NextTick() time.Duration { return time.Duration(s.tick+1) * s.dt }
+
+// Ticks returns the number of ticks run or skipped so far; the world is at
+// server time Ticks()·TickInterval().
+func (s *Server) Ticks() uint64 { return s.tick }
+
+// Stats returns the counters.
+func (s *Server) Stats() Stats {
+	st := s.stats
+	st.Clients = len(s.order)
+	return st
+}
+
+// ClientStats returns the statistics of a connected client.
+func (s *Server) ClientStats(client int) (ClientStats, bool) {
+	if client < 0 || client >= len(s.clients) || s.clients[client] == nil {
+		return ClientStats{}, false
+	}
+	c := s.clients[client]
+	st := c.stats
+	st.RTT = c.ep.RTT()
+	return st, true
+}
+
+// Clients appends the connected slots, in order of connection, to dst.
+func (s *Server) Clients(dst []int) []int { return append(dst, s.order...) }
+
+func (s *Server) begin() {
+	s.out = s.out[:0]
+	s.packets = s.packets[:0]
+	s.next = 0
+}
+
+// Connect adds a client that connected in slot client at server time now: the
+// game joins its player and the client is sent a welcome. Packets to send
+// follow from Transmit.
+func (s *Server) Connect(now time.Duration, client int) error {
+	s.begin()
+	if client < 0 || client >= len(s.clients) {
+		return fmt.Errorf("%w: %d", ErrSlot, client)
+	}
+	if s.clients[client] != nil {
+		return fmt.Errorf("%w: %d", ErrConnected, client)
+	}
+	self, err := s.game.Join(client)
+	if err != nil {
+		s.stats.Refused++
+		return err
+	}
+	ep, err := reliable.New(s.cfg.Reliable)
+	if err != nil {
+		return err // validated in New
+	}
+	c := &conn{ep: ep, stats: ClientStats{Connected: now, FirstSnapshot: -1, Self: self}}
+	s.clients[client] = c
+	s.order = append(s.order, client)
+	s.stats.Joins++
+	s.msg = protocol.AppendWelcome(s.msg[:0], protocol.Welcome{Self: self, TickHz: uint16(s.cfg.TickHz), SnapshotHz: uint16(s.cfg.SnapshotHz)})
+	s.sendReliable(c, s.msg)
+	s.flush(now, client)
+	return nil
+}
+
+// Disconnect removes the client in slot client (it left or timed out); the game
+// removes its player.
+func (s *Server) Disconnect(now time.Duration, client int) error {
+	s.begin()
+	if client < 0 || client >= len(s.clients) || s.clients[client] == nil {
+		return fmt.Errorf("%w: %d", ErrUnknown, client)
+	}
+	s.clients[client] = nil
+	for i, c := range s.order {
+		if c == client {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.stats.Leaves++
+	s.game.Leave(client)
+	return nil
+}
+
+// Receive processes a payload from the client in slot client, received at
+// server time now: clock pings are answered at once (take the pongs with
+// Transmit), inputs go to the game. A malformed payload is dropped and counted.
+func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
+	s.begin()
+	if client < 0 || client >= len(s.clients) || s.clients[client] == nil {
+		return fmt.Errorf("%w: %d", ErrUnknown, client)
+	}
+	c := s.clients[client]
+	s.stats.PacketsIn++
+	s.stats.BytesIn += uint64(len(payload))
+	c.stats.PacketsIn++
+	c.stats.BytesIn += uint64(len(payload))
+	if err := c.ep.Receive(now, payload); err != nil {
+		if !errors.Is(err, reliable.ErrDuplicate) {
+			s.stats.Malformed++
+		}
+		return err
+	}
+	urgent := false
+	for {
+		b, _, ok := c.ep.Read()
+		if !ok {
+			break
+		}
+		m, err := protocol.Decode(b)
+		if err != nil {
+			s.stats.Malformed++
+			continue
+		}
+		switch m.Tag {
+		case protocol.TagPing:
+			s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(m.Ping, now, now))
+			if c.ep.SendUnreliable(s.msg) == nil {
+				s.stats.Pongs++
+				urgent = true
+			}
+		case protocol.TagInput:
+			if c.anyInput && int32(m.Input.Seq-c.stats.LastInput) <= 0 {
+				s.stats.StaleInputs++
+				continue
+			}
+			c.anyInput = true
+			c.stats.LastInput = m.Input.Seq
+			s.stats.Inputs++
+			s.game.Input(client, Input{Seq: m.Input.Seq, Sent: m.Input.Sent, View: m.Input.View, Data: m.Body})
+		default:
+			s.stats.Malformed++
+		}
+	}
+	if urgent {
+		s.flush(now, client)
+	}
+	return nil
+}
+
+// Tick runs the ticks due at server time now, at most MaxCatchUp of them, and
+// queues their snapshots and events; take the packets with Transmit. It returns
+// the number of ticks run.
+func (s *Server) Tick(now time.Duration) int {
+	s.begin()
+	due := uint64(0)
+	if next := s.NextTick(); now >= next {
+		due = uint64((now-next)/s.dt) + 1
+	}
+	if due == 0 {
+		return 0
+	}
+	run := min(due, uint64(s.cfg.MaxCatchUp))
+	if due > 1 {
+		s.stats.Overruns++
+		s.stats.CaughtUp += run - 1
+	}
+	for range run {
+		s.step()
+	}
+	if due > run {
+		s.stats.Skipped += due - run
+		s.tick += due - run
+	}
+	for _, client := range s.order {
+		if c := s.clients[client]; c.flush || c.ep.Pending() > 0 {
+			s.flush(now, client)
+		}
+	}
+	return int(run)
+}
+
+func (s *Server) step() {
+	s.tick++
+	s.stats.Ticks++
+	t := Tick{N: s.tick, Time: time.Duration(s.tick) * s.dt, Dt: s.dt}
+	extra := s.game.Step(t, &s.em)
+	regular := s.tick%s.snapEach == 0
+	if (regular || extra) && len(s.order) > 0 {
+		s.snap = protocol.AppendSnapshot(s.snap[:0], protocol.Snapshot{Tick: t.N, Time: t.Time, Regular: regular})
+		s.snap = s.game.AppendSnapshot(s.snap, regular)
+		if len(s.snap) > reliable.MaxUnreliableSize {
+			s.stats.Oversize++
+		} else {
+			for _, client := range s.order {
+				c := s.clients[client]
+				if c.ep.SendUnreliable(s.snap) != nil {
+					continue
+				}
+				s.stats.Snapshots++
+				if !regular {
+					s.stats.ExtraSnapshots++
+				}
+				if c.stats.FirstSnapshot < 0 {
+					c.stats.FirstSnapshot = t.Time
+				}
+				c.flush = true
+			}
+		}
+	}
+	if s.cfg.OnTick != nil {
+		s.cfg.OnTick(t)
+	}
+}
+
+type emitter struct{ s *Server }
+
+func (e *emitter) Emit(ev event.Event) {
+	s := e.s
+	s.eventID++
+	ev.ID = s.eventID
+	s.stats.Events++
+	s.msg = protocol.AppendEvent(s.msg[:0], ev)
+	for _, client := range s.order {
+		s.sendReliable(s.clients[client], s.msg)
+	}
+}
+
+func (s *Server) sendReliable(c *conn, msg []byte) {
+	if c.ep.SendReliable(msg) != nil {
+		s.stats.QueueFull++
+		return
+	}
+	c.flush = true
+}
+
+// flush queues every packet the client's endpoint has due.
+func (s *Server) flush(now time.Duration, client int) {
+	c := s.clients[client]
+	c.flush = false
+	for {
+		start := len(s.out)
+		b, ok := c.ep.AppendPacket(s.out, now)
+		if !ok {
+			return
+		}
+		s.out = b
+		s.packets = append(s.packets, outPacket{client: client, off: start, end: len(b)})
+		n := uint64(len(b) - start)
+		s.stats.PacketsOut++
+		s.stats.BytesOut += n
+		c.stats.PacketsOut++
+		c.stats.BytesOut += n
+	}
+}
+
+// Transmit returns the next payload to send and the slot of the client it is
+// for. Call it until ok is false after every Connect, Receive and Tick: the
+// next call of any of those discards what was not taken. The slice is valid
+// until then.
+func (s *Server) Transmit() (client int, payload []byte, ok bool) {
+	if s.next >= len(s.packets) {
+		return -1, nil, false
+	}
+	p := s.packets[s.next]
+	s.next++
+	return p.client, s.out[p.off:p.end:p.end], true
+}
