@@ -1,0 +1,155 @@
+package replicate
+
+import (
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+)
+
+// packed is one body's state as the history keeps it, in 44 bytes: position,
+// velocity and angular velocity as float32 (a step of 4 µm at 50 m, 4 µm/s
+// at 40 m/s), and the rotation as its three smallest components on 20 bits
+// each plus the index of the largest (a step of about 1.4e-6 rad).
+type packed struct {
+	pos, vel, angVel [3]float32
+	rot              [2]uint32
+}
+
+const (
+	rotBits = 20
+	rotMax  = 1<<(rotBits-1) - 1 // components map to [-rotMax, rotMax]
+)
+
+func pack3(v geom.Vec3) [3]float32 { return [3]float32{float32(v.X), float32(v.Y), float32(v.Z)} }
+
+func unpack3(p [3]float32) geom.Vec3 { return geom.V(float64(p[0]), float64(p[1]), float64(p[2])) }
+
+// packRot quantises the unit quaternion q. The grid is symmetric about zero,
+// so the identity is stored exactly.
+func packRot(q geom.Quat) [2]uint32 {
+	c := [4]float64{q.W, q.X, q.Y, q.Z}
+	big := 0
+	for i := 1; i < 4; i++ {
+		if math.Abs(c[i]) > math.Abs(c[big]) {
+			big = i
+		}
+	}
+	sign := 1.0
+	if c[big] < 0 {
+		sign = -1
+	}
+	v := uint64(big)
+	for i := range 4 {
+		if i == big {
+			continue
+		}
+		x := math.Round(c[i] * sign * math.Sqrt2 * rotMax)
+		x = min(max(x, -rotMax), rotMax)
+		v = v<<rotBits | uint64(int64(x)+rotMax)
+	}
+	return [2]uint32{uint32(v >> 32), uint32(v)}
+}
+
+func unpackRot(p [2]uint32) geom.Quat {
+	v := uint64(p[0])<<32 | uint64(p[1])
+	big := int(v >> (3 * rotBits) & 3)
+	var c [4]float64
+	sum := 0.0
+	shift := uint(0)
+	for i := 3; i >= 0; i-- {
+		if i == big {
+			continue
+		}
+		x := float64(int64(v>>shift&(1<<rotBits-1)) - rotMax)
+		c[i] = x / (math.Sqrt2 * rotMax)
+		sum += c[i] * c[i]
+		shift += rotBits
+	}
+	c[big] = math.Sqrt(max(0, 1-sum))
+	return geom.Quat{W: c[0], X: c[1], Y: c[2], Z: c[3]}.Norm()
+}
+
+func packBody(b Body) packed {
+	return packed{pos: pack3(b.Pos), vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: packRot(b.Rot.Norm())}
+}
+
+func (p *packed) body() Body {
+	return Body{Pos: unpack3(p.pos), Vel: unpack3(p.vel), AngVel: unpack3(p.angVel), Rot: unpackRot(p.rot)}
+}
+
+// Cell is the state of every body of the world at one tick, as the history
+// of a Resim keeps it (quantised: see Set). A game performing a SaveState
+// request calls Set for every body; performing a LoadState request, it sets
+// its world from Get for every body.
+type Cell struct {
+	tick  int64
+	time  time.Duration
+	used  bool
+	state []packed
+	fixed []uint64 // bit i: body i holds the server's state for this tick
+}
+
+// Tick returns the tick the cell holds.
+func (c *Cell) Tick() int64 { return c.tick }
+
+// Len returns the number of bodies in the cell.
+func (c *Cell) Len() int { return len(c.state) }
+
+// Set stores body i's state (Pos, Vel, Rot and AngVel), quantised. A body for
+// which the cell already holds the server's state for this tick keeps it:
+// that is how a correction enters the world. Set panics if i is out of
+// range.
+func (c *Cell) Set(i int, b Body) {
+	if c.fixed[i/64]&(1<<(i%64)) != 0 {
+		return
+	}
+	c.state[i] = packBody(b)
+}
+
+// Get returns body i's state; its Time is the cell's tick time. Get panics if
+// i is out of range.
+func (c *Cell) Get(i int) Body {
+	b := c.state[i].body()
+	b.Time = c.time
+	return b
+}
+
+// fix stores the server's state of body i, which Set will then keep.
+func (c *Cell) fix(i int, b Body) {
+	c.state[i] = packBody(b)
+	c.fixed[i/64] |= 1 << (i % 64)
+}
+
+// assign makes the cell hold tick k; a cell reused for another tick forgets
+// its server states.
+func (c *Cell) assign(k int64, tick time.Duration) {
+	if c.used && c.tick == k {
+		return
+	}
+	c.tick, c.time, c.used = k, time.Duration(k)*tick, true
+	clear(c.fixed)
+}
+
+// Checksum returns a 64-bit FNV-1a hash of the cell's quantised state.
+func (c *Cell) Checksum() uint64 {
+	h := uint64(14695981039346656037)
+	mix := func(x uint32) {
+		for range 4 {
+			h ^= uint64(x & 0xff)
+			h *= 1099511628211
+			x >>= 8
+		}
+	}
+	for i := range c.state {
+		p := &c.state[i]
+		for _, a := range [3]*[3]float32{&p.pos, &p.vel, &p.angVel} {
+			for _, f := range a {
+				mix(math.Float32bits(f))
+			}
+		}
+		mix(p.rot[0])
+		mix(p.rot[1])
+	}
+	return h
+}
