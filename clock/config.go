@@ -60,7 +60,7 @@ var ErrConfig = errors.New("tether/clock: invalid config")
 const (
 	defaultFastPing        = 100 * time.Millisecond
 	defaultSlowPing        = 500 * time.Millisecond
-	defaultFastSamples     = 80
+	defaultFastSamples     = 100
 	defaultMinSamples      = 6
 	defaultWindow          = 256
 	defaultReadyError      = 500 * time.Microsecond

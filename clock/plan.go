@@ -18,9 +18,7 @@ import (
 type plan struct {
 	at     time.Duration // local time the plan starts
 	out0   time.Duration // output at at
-	tgt0   time.Duration // estimated server time at at
-	freq   float64       // the output's base rate per local rate, minus 1
-	tfreq  float64       // the estimate's rate per local rate, minus 1
+	freq   float64       // estimated server rate per local rate, minus 1
 	r1, d1 float64       // first slew segment: extra rate and length (ns)
 	r2, d2 float64       // second slew segment
 	bound0 float64       // model error bound at at (ns), without slew lag
@@ -53,12 +51,7 @@ func (p *plan) out(local time.Duration) time.Duration {
 // lag returns the estimated server clock minus the output, in ns, d ns into
 // the plan.
 func (p *plan) lag(d float64) float64 {
-	return float64(p.tgt0-p.out0) + (p.tfreq-p.freq)*d - p.slewed(d)
-}
-
-// target returns the estimated server time d ns into the plan.
-func (p *plan) target(d time.Duration) time.Duration {
-	return p.tgt0 + d + time.Duration(math.Round(p.tfreq*float64(d)))
+	return p.r1*p.d1 + p.r2*p.d2 - p.slewed(d)
 }
 
 func (p *plan) bound(local time.Duration) time.Duration {
@@ -70,13 +63,12 @@ func (p *plan) bound(local time.Duration) time.Duration {
 	return time.Duration(math.Ceil(b))
 }
 
-// newPlan builds a plan starting at local time at with output out0, estimated
-// server time tgt0 moving at rate tfreq, and the output's base rate freq. The
-// part of the gap tgt0-out0 beyond fastAbove (ns) closes at fastRate, the
-// rest at slowRate (both positive, dimensionless).
-func newPlan(at, out0, tgt0 time.Duration, freq, tfreq, fastAbove, fastRate, slowRate, bound0, eps float64) plan {
-	p := plan{at: at, out0: out0, tgt0: tgt0, freq: freq, tfreq: tfreq, bound0: bound0, eps: eps}
-	gap := float64(tgt0 - out0)
+// newPlan builds a plan starting at local time at with output out0, rate
+// freq, and gap (estimated server time minus output) gap ns. The part of the
+// gap beyond fastAbove (ns) closes at fastRate, the rest at slowRate (both
+// positive, dimensionless).
+func newPlan(at, out0 time.Duration, freq, gap, fastAbove, fastRate, slowRate, bound0, eps float64) plan {
+	p := plan{at: at, out0: out0, freq: freq, bound0: bound0, eps: eps}
 	mag := math.Abs(gap)
 	sign := 1.0
 	if gap < 0 {

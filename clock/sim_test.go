@@ -131,7 +131,7 @@ func profiles() []profile {
 			up:         direction{base: 25 * ms, jitter: expJitter(5 * ms), loss: 0.10},
 			down:       direction{base: 25 * ms, jitter: expJitter(5 * ms), loss: 0.10},
 			blackoutAt: 20 * time.Second, blackout: 2 * time.Second,
-			p99Limit: ms, convThr: 2 * ms, convLimit: 2 * time.Second},
+			p99Limit: 2 * ms, convThr: 2 * ms, convLimit: 2 * time.Second},
 	}
 }
 
@@ -194,8 +194,6 @@ const (
 	warmUp     = 2 * time.Second
 	headerSize = 28
 )
-
-var simTrace func(t, errOut, errTarget time.Duration, e *Estimator)
 
 // simulate runs the estimator over profile p with the given seed.
 func simulate(p profile, seed uint64, cfg Config) result {
@@ -328,9 +326,6 @@ func simulate(p profile, seed uint64, cfg Config) result {
 		s, ok := est.Now(L)
 		ests[i], readyAt[i] = s, ok
 		truth := trueServer(t)
-		if simTrace != nil && est.n > 0 {
-			simTrace(t, s-truth-asym, est.target(L)-truth-asym, est)
-		}
 		errAt[i] = time.Duration(math.MaxInt64)
 		if ok {
 			e := s - truth - asym
