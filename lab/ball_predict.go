@@ -95,7 +95,13 @@ func (p *ballPredictor) Extrapolate(s timeline.State, dt time.Duration) timeline
 	tr := p.trajectory(&s)
 	k := int(dt / p.step)
 	if k+1 >= p.max {
-		k = p.max - 2
+		// Past the horizon: the last point, carried on without the physics.
+		p.extend(tr, p.max-1)
+		last := &tr.pts[p.max-1]
+		end := time.Duration(p.max-1) * p.step
+		s.Time += end
+		s.Pos, s.Vel, s.Rot, s.AngVel = last.pos, last.vel, last.rot, last.angVel
+		return p.back.Extrapolate(s, dt-end)
 	}
 	p.extend(tr, k+1)
 	a, b := &tr.pts[k], &tr.pts[k+1]

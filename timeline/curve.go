@@ -46,6 +46,18 @@ func (t *Timeline) eval(rt time.Duration, out *State) (int, kind) {
 	if b.Cut {
 		return i, t.extrapolate(a, rt-a.Time, out, kindGap)
 	}
+	if gap := b.Time - a.Time; t.cfg.MaxExtrapolation > 0 && gap > t.cfg.MaxExtrapolation {
+		// Nothing is known of the motion in a gap longer than the
+		// extrapolation bound (a blackout): a's motion, held past the bound,
+		// then b's motion run backward over the last half of the gap, or the
+		// bound if that is shorter.
+		if rt < b.Time-min(gap/2, t.cfg.MaxExtrapolation) {
+			return i, t.extrapolate(a, rt-a.Time, out, kindGap)
+		}
+		*out = t.cfg.Extrapolate(*b, rt-b.Time)
+		out.Knot, out.Cut = false, false
+		return i, kindInterp
+	}
 	span := float64(b.Time - a.Time)
 	dt := span / float64(time.Second)
 	u := float64(rt-a.Time) / span
