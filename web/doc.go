@@ -1,0 +1,54 @@
+// Package web is the live view of a match: a page that draws the pitch from
+// above with the server's true state and what every client shows at the same
+// moment, a table of each client's live figures, and keys that let a person
+// drive one player.
+//
+// A Hub serves the page and its WebSocket (Handler), and fans out the frames
+// given to Publish to every connected page. The page, its script and its style
+// sheet are embedded in the binary, so nothing needs building.
+//
+// # Delivery
+//
+// Publish encodes the frame once and queues it for every page without
+// waiting: each page has a queue of 4 frames, and a page that falls behind
+// loses its oldest queued frames, so a slow page skips ahead rather than
+// slowing the publisher or showing old frames. A page that cannot take one
+// message within 5 s is disconnected; the page reconnects by itself, with a
+// back-off of 0.25 s doubling up to 4 s. A page that connects gets the pitch
+// first, then the newest frame, then every later frame it keeps up with.
+// Numbers are rounded on the wire: positions to the millimetre, server time
+// to the millisecond; NaN and infinities go as unknown.
+//
+// # Messages
+//
+// All messages are JSON text. The hub sends {"type": "pitch", "pitch":
+// {Pitch}} and {"type": "frame", "t": ..., "truth": {World}, "clients":
+// [{ClientView}]}, with the field names of the JSON tags of Pitch, Frame and
+// the types inside it. The page sends {"type": "keys", "up": bool, "down":
+// bool, "left": bool, "right": bool, "sprint": bool, "kick": bool} each time
+// its key state changes, and a state with no key down when it loses focus.
+// Anything else from a page is counted in Stats.BadMessages and ignored; a
+// message over 512 bytes ends the connection.
+//
+// # The page
+//
+// The page draws the pitch with +X to the right and +Z down. In the ghost view
+// (the default) the truth is drawn as solid discs and each client's players
+// and ball as rings in that client's colour, with a line from the client's
+// ball to the true ball; the side-by-side view gives the truth and each client
+// a pitch of its own. The page draws at the display's rate, moving between
+// the two newest frames, and a jump of more than 8 m between frames (a
+// kickoff) is drawn as a jump. Keys: W A S D or the arrows to run, Shift to
+// sprint, Space to kick. For tests the page keeps window.tetherStats =
+// {framesDrawn, clientsShown, lastUpdate, framesReceived, connected, ball}:
+// canvas frames drawn, clients drawn in the last one, the time of the newest
+// frame in milliseconds since the Unix epoch, frames received, whether the
+// socket is open, and the true ball's position in the newest frame.
+//
+// # Lifetime
+//
+// Close disconnects every page and waits for the goroutines that serve them,
+// then closes the channel of Inputs. The http.Server that serves Handler is
+// the caller's: shut it down too (its Shutdown does not wait for WebSocket
+// connections, which Close ends).
+package web

@@ -1,0 +1,375 @@
+package web
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"io/fs"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+//go:embed static
+var static embed.FS
+
+// Defaults of a Hub; tests in this package shorten some of them.
+const (
+	frameBuffer    = 4               // frame messages queued per page; older ones are dropped
+	inputBuffer    = 32              // key states queued for Inputs; older ones are dropped
+	maxInputBytes  = 512             // the largest message a page may send
+	writeTimeout   = 5 * time.Second // a page that takes longer to take one message is dropped
+	closeGraceTime = time.Second     // how long a closing page may take to answer the close
+)
+
+// Hub serves the live view and fans frames out to every connected page.
+//
+// Publish never waits for a page: each page has a queue of a few frames, and a
+// page that falls behind loses its oldest queued frames, so it always catches up
+// to the newest. A page that cannot take one message within 5 s is
+// disconnected (the page reconnects by itself). Key states from pages arrive on
+// Inputs.
+//
+// A Hub's methods may be called from any goroutine. Close disconnects every
+// page and waits for the hub's goroutines to end; the http.Server serving
+// Handler is the caller's to shut down.
+type Hub struct {
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // one per connected page
+
+	mu        sync.Mutex // guards the fields below and sends to pages' queues
+	closed    bool
+	pages     map[*page]struct{}
+	pitch     []byte // the pitch message
+	lastFrame []byte // the newest frame message, sent to a page on connect
+	buf       []byte // spare encoding buffer, reused while no page holds it
+
+	inMu     sync.Mutex // guards sends to inputs and its close
+	inClosed bool
+	inputs   chan KeyInput
+
+	published, dropped, nInputs, inputsDropped, bad atomic.Uint64
+
+	frameBuffer int
+	closeGrace  time.Duration
+}
+
+// page is one connected page's queues.
+type page struct {
+	pitch  chan []byte // capacity 1: the newest pitch message, sent before any frame
+	frames chan []byte // capacity frameBuffer
+}
+
+// Stats are a Hub's counters since NewHub.
+type Stats struct {
+	Pages         int    // pages connected now
+	Published     uint64 // calls to Publish
+	Dropped       uint64 // frame messages dropped for pages that fell behind, over all pages
+	Inputs        uint64 // key states received from pages
+	InputsDropped uint64 // key states dropped because Inputs was not read in time
+	BadMessages   uint64 // messages from pages that were not a key state, ignored
+}
+
+// NewHub returns a Hub showing DefaultPitch, with no page connected.
+func NewHub() *Hub {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Hub{
+		ctx: ctx, cancel: cancel,
+		pages:       make(map[*page]struct{}),
+		pitch:       pitchMessage(DefaultPitch()),
+		inputs:      make(chan KeyInput, inputBuffer),
+		frameBuffer: frameBuffer,
+		closeGrace:  closeGraceTime,
+	}
+}
+
+// Handler returns the handler of the live view: GET / is the page (with its
+// script and style sheet beside it) and GET /ws is the page's WebSocket. Mount
+// it at the root or, with http.StripPrefix, under a path ending in a slash.
+// WebSocket connections from another origin are refused.
+func (h *Hub) Handler() http.Handler {
+	sub, err := fs.Sub(static, "static")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	files := http.FileServerFS(sub)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /ws", h.serveWS)
+	mux.Handle("GET /", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	}))
+	return mux
+}
+
+// SetPitch sets the pitch that pages draw. Pages connected now get it at once,
+// before any later frame; pages connecting later get it first.
+func (h *Hub) SetPitch(p Pitch) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	m := pitchMessage(p)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pitch = m
+	for pg := range h.pages {
+		replace(pg.pitch, m)
+	}
+	return nil
+}
+
+// Publish sends f to every connected page, without waiting for any of them.
+// It encodes f before returning, so the caller may reuse f's slices. Positions
+// are sent to the millimetre and times to the millisecond; a NaN or infinite
+// number is sent as unknown. Publish after Close does nothing.
+func (h *Hub) Publish(f Frame) {
+	h.published.Add(1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	if len(h.pages) == 0 {
+		// Encoded only for the next page to connect; reuse the buffer.
+		h.lastFrame = appendFrame(h.buf[:0], &f)
+		h.buf = h.lastFrame
+		return
+	}
+	m := appendFrame(make([]byte, 0, len(h.lastFrame)+64), &f)
+	h.lastFrame, h.buf = m, nil // pages' queues hold m now
+	for pg := range h.pages {
+		if !offer(pg.frames, m) {
+			h.dropped.Add(1)
+		}
+	}
+}
+
+// Inputs returns the key states that pages send, in the order they arrive. If
+// the channel is not read, the oldest unread states are dropped (counted in
+// Stats), so the newest state is never lost. All pages share the one channel.
+// When a page that holds a key down disconnects, a KeyInput with no key
+// follows. The channel is closed by Close.
+func (h *Hub) Inputs() <-chan KeyInput { return h.inputs }
+
+// Stats returns the Hub's counters.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	n := len(h.pages)
+	h.mu.Unlock()
+	return Stats{
+		Pages: n, Published: h.published.Load(), Dropped: h.dropped.Load(),
+		Inputs: h.nInputs.Load(), InputsDropped: h.inputsDropped.Load(), BadMessages: h.bad.Load(),
+	}
+}
+
+// Close disconnects every page, refuses new ones, waits until the goroutines
+// serving pages have ended (at most about a second for a page that does not
+// answer the close), then closes Inputs. It returns nil; later calls do
+// nothing.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.mu.Unlock()
+	h.cancel()
+	h.wg.Wait()
+	h.inMu.Lock()
+	h.inClosed = true
+	close(h.inputs)
+	h.inMu.Unlock()
+	return nil
+}
+
+// join registers a new page, queueing the pitch and the newest frame for it. It
+// returns nil once the hub is closed.
+func (h *Hub) join() *page {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	pg := &page{pitch: make(chan []byte, 1), frames: make(chan []byte, h.frameBuffer)}
+	pg.pitch <- h.pitch
+	if h.lastFrame != nil {
+		pg.frames <- h.lastFrame
+		h.buf = nil // lastFrame is shared now
+	}
+	h.pages[pg] = struct{}{}
+	h.wg.Add(1)
+	return pg
+}
+
+func (h *Hub) leave(pg *page) {
+	h.mu.Lock()
+	delete(h.pages, pg)
+	h.mu.Unlock()
+}
+
+// offer queues m on q, dropping the oldest queued message if q is full, and
+// reports whether nothing was dropped. Callers hold the hub's lock, so they are
+// q's only sender.
+func offer(q chan []byte, m []byte) bool {
+	select {
+	case q <- m:
+		return true
+	default:
+	}
+	select {
+	case <-q:
+	default: // the reader took one meanwhile
+	}
+	q <- m // there is room: only the caller sends
+	return false
+}
+
+// replace puts m in the one-slot queue q, discarding what it held.
+func replace(q chan []byte, m []byte) {
+	select {
+	case <-q:
+	default:
+	}
+	q <- m
+}
+
+// input passes k to Inputs, dropping the oldest unread state if it is full.
+func (h *Hub) input(k KeyInput) {
+	h.inMu.Lock()
+	defer h.inMu.Unlock()
+	if h.inClosed {
+		return
+	}
+	h.nInputs.Add(1)
+	select {
+	case h.inputs <- k:
+		return
+	default:
+	}
+	select {
+	case <-h.inputs:
+		h.inputsDropped.Add(1)
+	default:
+	}
+	select {
+	case h.inputs <- k:
+	default: // a reader cannot add to the channel, so there is room; be safe anyway
+		h.inputsDropped.Add(1)
+	}
+}
+
+// serveWS serves one page's WebSocket: frames out, key states in.
+func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
+	if h.ctx.Err() != nil {
+		http.Error(w, "tether/web: hub closed", http.StatusServiceUnavailable)
+		return
+	}
+	conn, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return // Accept has answered the request
+	}
+	pg := h.join()
+	if pg == nil {
+		conn.Close(websocket.StatusGoingAway, "hub closed")
+		return
+	}
+	defer h.wg.Done()
+	conn.SetReadLimit(maxInputBytes)
+
+	// Cancelling either context cuts the connection (the websocket package
+	// closes a connection whose read or write context ends mid-call), so they
+	// are cancelled only to force an end: never while a call might complete.
+	readCtx, cancelRead := context.WithCancel(context.Background())
+	writeCtx, cancelWrite := context.WithCancel(context.Background())
+	force := func() { cancelRead(); cancelWrite() }
+	defer force()
+
+	// When the hub closes, a page gets closeGrace to take the close before it
+	// is cut off, even if it is stuck mid-message.
+	finished, forced := make(chan struct{}), make(chan struct{})
+	stopForce := context.AfterFunc(h.ctx, func() {
+		defer close(forced)
+		t := time.NewTimer(h.closeGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			force()
+		case <-finished:
+		}
+	})
+	defer func() {
+		close(finished)
+		if !stopForce() {
+			<-forced
+		}
+	}()
+
+	gone := make(chan struct{}) // closed when the page stops sending
+	held := false               // whether the page's last key state had a key down
+	go func() {
+		defer close(gone)
+		for {
+			typ, b, err := conn.Read(readCtx)
+			if err != nil {
+				return
+			}
+			var m keysMessage
+			if typ != websocket.MessageText || json.Unmarshal(b, &m) != nil || m.Type != "keys" {
+				h.bad.Add(1)
+				continue
+			}
+			held = m.KeyInput != KeyInput{}
+			h.input(m.KeyInput)
+		}
+	}()
+
+	h.send(writeCtx, conn, pg, gone)
+	h.leave(pg)
+	// Say goodbye; a page that does not answer within closeGrace is cut off.
+	t := time.AfterFunc(h.closeGrace, force)
+	conn.Close(websocket.StatusGoingAway, "")
+	t.Stop()
+	<-gone
+	if held {
+		h.input(KeyInput{})
+	}
+}
+
+// send writes pg's queued messages to conn, the pitch before any frame, until
+// the hub closes, the page goes or a write fails.
+func (h *Hub) send(ctx context.Context, conn *websocket.Conn, pg *page, gone <-chan struct{}) {
+	write := func(m []byte) bool {
+		ctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		defer cancel()
+		return conn.Write(ctx, websocket.MessageText, m) == nil
+	}
+	for {
+		var m []byte
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-gone:
+			return
+		case m = <-pg.pitch:
+		case m = <-pg.frames:
+			select {
+			case p := <-pg.pitch:
+				if !write(p) {
+					return
+				}
+			default:
+			}
+		}
+		if !write(m) {
+			return
+		}
+	}
+}

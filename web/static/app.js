@@ -1,0 +1,590 @@
+// The live view of a Tether match: draws the frames that the hub streams over
+// the page's WebSocket and sends the key state back. Plain script, no build.
+'use strict';
+
+(() => {
+  const PALETTE = ['#ffd23f', '#3bceac', '#ee4bd0', '#ff8c42', '#9d7bff', '#b5e550', '#4dd8ff', '#ff8fab'];
+  const TEAM = ['#3d8bff', '#ff5a5a'];
+  const TEAM_NAME = ['Blue', 'Red'];
+  const HUMAN = '#ffe066';
+  const TELEPORT_M = 8; // a jump longer than this between frames is drawn as a jump
+
+  // Read by tests: frames drawn on the canvas, clients drawn in the last one,
+  // and the time (ms since the epoch) the last frame arrived.
+  const stats = {framesDrawn: 0, clientsShown: 0, lastUpdate: 0, framesReceived: 0, connected: false, ball: null};
+  window.tetherStats = stats;
+
+  const canvas = document.getElementById('pitch');
+  const ctx = canvas.getContext('2d');
+  const rows = document.getElementById('rows');
+
+  let pitch = {length: 105, width: 68, goal_width: 7.32, goal_height: 2.44, goal_depth: 2, margin: 3};
+  let prev = null; // {f: frame, at: performance.now() at arrival}
+  let cur = null;
+  let settled = false; // cur has been drawn in full
+  let mode = 'ghosts';
+  try { mode = localStorage.getItem('tether.mode') || mode; } catch (e) { /* storage off */ }
+  const hidden = new Set(); // names of clients not drawn
+  let clientNames = '';
+  let lastTable = 0;
+
+  // ---- the socket ----------------------------------------------------------
+
+  let socket = null;
+  let backoff = 250;
+
+  function connect() {
+    const u = new URL('ws', location.href);
+    u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(u);
+    socket = ws;
+    ws.onopen = () => {
+      backoff = 250;
+      setStatus(true);
+      if (Object.values(keyState).some(Boolean)) sendKeys();
+    };
+    ws.onmessage = (ev) => {
+      let m;
+      try { m = JSON.parse(ev.data); } catch (e) { return; }
+      if (m.type === 'pitch') {
+        pitch = m.pitch;
+        layout();
+      } else if (m.type === 'frame') {
+        onFrame(m);
+      }
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      socket = null;
+      setStatus(false);
+      setTimeout(connect, backoff);
+      backoff = Math.min(backoff * 2, 4000);
+    };
+  }
+
+  function setStatus(live) {
+    stats.connected = live;
+    const el = document.getElementById('status');
+    el.textContent = live ? 'live' : 'reconnecting…';
+    el.className = 'status ' + (live ? 'live' : 'off');
+  }
+
+  function onFrame(f) {
+    prev = cur;
+    cur = {f, at: performance.now()};
+    settled = false;
+    stats.framesReceived++;
+    stats.lastUpdate = Date.now();
+    const b = f.truth.ball.pos;
+    stats.ball = [b[0], b[1], b[2]];
+    const names = f.clients.map((c) => c.name).join('\u0000');
+    if (names !== clientNames) {
+      clientNames = names;
+      buildTable(f.clients);
+      layout();
+    }
+    const now = performance.now();
+    if (now - lastTable > 250) {
+      lastTable = now;
+      updateTable(f);
+      updateHeader(f);
+    }
+  }
+
+  // ---- keys ----------------------------------------------------------------
+
+  const KEYS = {
+    KeyW: 'up', ArrowUp: 'up', KeyS: 'down', ArrowDown: 'down',
+    KeyA: 'left', ArrowLeft: 'left', KeyD: 'right', ArrowRight: 'right',
+    ShiftLeft: 'sprint', ShiftRight: 'sprint', Space: 'kick',
+  };
+  const KEYS_BY_KEY = {
+    w: 'KeyW', a: 'KeyA', s: 'KeyS', d: 'KeyD', ' ': 'Space', Shift: 'ShiftLeft',
+    ArrowUp: 'ArrowUp', ArrowDown: 'ArrowDown', ArrowLeft: 'ArrowLeft', ArrowRight: 'ArrowRight',
+  };
+  const held = new Set(); // codes held down
+  let keyState = {up: false, down: false, left: false, right: false, sprint: false, kick: false};
+
+  function onKey(e, down) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const code = KEYS[e.code] ? e.code : KEYS_BY_KEY[e.key] || KEYS_BY_KEY[String(e.key).toLowerCase()];
+    if (!code || !KEYS[code]) return;
+    e.preventDefault();
+    if (down) held.add(code); else held.delete(code);
+    applyKeys();
+  }
+
+  function applyKeys() {
+    const next = {up: false, down: false, left: false, right: false, sprint: false, kick: false};
+    for (const c of held) next[KEYS[c]] = true;
+    if (Object.keys(next).every((k) => next[k] === keyState[k])) return;
+    keyState = next;
+    sendKeys();
+    for (const el of document.querySelectorAll('.keys kbd')) {
+      el.classList.toggle('on', keyState[el.dataset.k]);
+    }
+  }
+
+  function sendKeys() {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify(Object.assign({type: 'keys'}, keyState)));
+    }
+  }
+
+  window.addEventListener('keydown', (e) => onKey(e, true));
+  window.addEventListener('keyup', (e) => onKey(e, false));
+  window.addEventListener('blur', () => { held.clear(); applyKeys(); });
+
+  // ---- header and table ----------------------------------------------------
+
+  function updateHeader(f) {
+    const s = f.truth.score;
+    document.getElementById('score').textContent = s[0] + ' – ' + s[1];
+    document.getElementById('clock').textContent = isFinite(f.t) && f.t !== null ? 't = ' + f.t.toFixed(1) + ' s' : 't = –';
+    const you = document.getElementById('you');
+    const h = f.truth.players.find((p) => p.human);
+    you.textContent = '';
+    if (!h) {
+      you.textContent = 'No player under your keys yet';
+      return;
+    }
+    const team = document.createElement('b');
+    team.textContent = TEAM_NAME[h.team] || 'team ' + h.team;
+    team.style.color = TEAM[h.team] || HUMAN;
+    const id = document.createElement('b');
+    id.textContent = '#' + h.id;
+    you.append('Your keys drive ', id, ' of ', team, ' (yellow ring)');
+  }
+
+  const COLUMNS = [
+    ['clock_err_ms', 'ms'], ['ball_err_m', 'm'], ['delay_ms', 'ms'], ['down_kbps', 'kbps'], ['up_kbps', 'kbps'],
+  ];
+
+  function buildTable(clients) {
+    rows.textContent = '';
+    clients.forEach((c, i) => {
+      const tr = document.createElement('tr');
+      tr.dataset.name = c.name;
+      tr.classList.toggle('hidden', hidden.has(c.name));
+      const name = document.createElement('td');
+      const sw = document.createElement('span');
+      sw.className = 'swatch';
+      sw.style.background = colour(i);
+      name.append(sw, c.name);
+      const link = document.createElement('td');
+      link.textContent = c.link;
+      tr.append(name, link);
+      for (const [, unit] of COLUMNS) {
+        const td = document.createElement('td');
+        const v = document.createElement('span');
+        v.textContent = '–';
+        const u = document.createElement('span');
+        u.className = 'unit';
+        u.textContent = unit;
+        td.append(v, u);
+        tr.append(td);
+      }
+      tr.addEventListener('click', () => {
+        if (hidden.has(c.name)) hidden.delete(c.name); else hidden.add(c.name);
+        tr.classList.toggle('hidden', hidden.has(c.name));
+        layout();
+      });
+      rows.append(tr);
+    });
+  }
+
+  function fmt(v, unit) {
+    if (v === null || v === undefined || !isFinite(v)) return '–';
+    const a = Math.abs(v);
+    if (unit === 'm') return a < 10 ? v.toFixed(2) : v.toFixed(1);
+    return a < 10 ? v.toFixed(1) : v.toFixed(0);
+  }
+
+  function updateTable(f) {
+    f.clients.forEach((c, i) => {
+      const tr = rows.children[i];
+      if (!tr) return;
+      COLUMNS.forEach(([key, unit], j) => {
+        tr.children[2 + j].firstChild.textContent = fmt(c.stats[key], unit);
+      });
+    });
+  }
+
+  function colour(i) { return PALETTE[i % PALETTE.length]; }
+
+  // ---- view mode -----------------------------------------------------------
+
+  function setMode(m) {
+    mode = m;
+    try { localStorage.setItem('tether.mode', m); } catch (e) { /* storage off */ }
+    document.getElementById('mode-ghosts').classList.toggle('on', m === 'ghosts');
+    document.getElementById('mode-tiles').classList.toggle('on', m === 'tiles');
+    layout();
+  }
+  for (const [id, m] of [['mode-ghosts', 'ghosts'], ['mode-tiles', 'tiles']]) {
+    const b = document.getElementById(id);
+    b.addEventListener('click', () => { setMode(m); b.blur(); });
+  }
+
+  // ---- layout --------------------------------------------------------------
+
+  let tiles = []; // {x, y, w, h, client: index or -1 for the truth}
+  let cssW = 0;
+  let cssH = 0;
+
+  function extent() {
+    const m = Math.max(pitch.margin, pitch.goal_depth) + 1;
+    return {w: pitch.length + 2 * m, h: pitch.width + 2 * m};
+  }
+
+  function visibleClients() {
+    if (!cur) return [];
+    const out = [];
+    cur.f.clients.forEach((c, i) => { if (!hidden.has(c.name)) out.push(i); });
+    return out;
+  }
+
+  function layout() {
+    const e = extent();
+    const aspect = e.w / e.h;
+    const w = Math.max(200, canvas.clientWidth || canvas.parentElement.clientWidth);
+    const maxH = Math.max(260, window.innerHeight * 0.7);
+    tiles = [];
+    let h;
+    if (mode === 'tiles') {
+      const ids = [-1].concat(visibleClients());
+      const n = ids.length;
+      const cols = n <= 1 ? 1 : n <= 4 ? 2 : 3;
+      const rowsN = Math.ceil(n / cols);
+      const label = 22;
+      const tw = w / cols;
+      const th = tw / aspect + label;
+      h = rowsN * th;
+      ids.forEach((c, k) => {
+        tiles.push({x: (k % cols) * tw, y: Math.floor(k / cols) * th, w: tw, h: th, label, client: c});
+      });
+    } else {
+      h = Math.min(w / aspect, maxH);
+      tiles.push({x: 0, y: 0, w, h, label: 0, client: -1});
+    }
+    const dpr = window.devicePixelRatio || 1;
+    cssW = w;
+    cssH = h;
+    canvas.style.height = h + 'px';
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(h * dpr);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    settled = false;
+  }
+  window.addEventListener('resize', layout);
+
+  // ---- interpolation -------------------------------------------------------
+
+  function lerp(a, b, s) { return a + (b - a) * s; }
+
+  function lerpPos(a, b, s) {
+    if (!a || !b || a.some((x) => x === null) || b.some((x) => x === null)) return b;
+    const d = Math.hypot(b[0] - a[0], b[1] - a[1], b[2] - a[2]);
+    if (d > TELEPORT_M) return b;
+    return [lerp(a[0], b[0], s), lerp(a[1], b[1], s), lerp(a[2], b[2], s)];
+  }
+
+  function lerpWorld(a, b, s) {
+    if (!a || s >= 1) return b;
+    const byId = new Map(a.players.map((p) => [p.id, p]));
+    return {
+      ball: {pos: lerpPos(a.ball.pos, b.ball.pos, s), owner: b.ball.owner},
+      players: b.players.map((p) => {
+        const q = byId.get(p.id);
+        return q ? Object.assign({}, p, {pos: lerpPos(q.pos, p.pos, s)}) : p;
+      }),
+      score: b.score,
+    };
+  }
+
+  // The state to draw now: one frame interval behind the newest frame, moving
+  // from the previous frame to the newest, so 30 Hz frames look smooth at 60 Hz.
+  function sample(now) {
+    const f = cur.f;
+    if (!prev) return {f, s: 1};
+    let dt = (f.t - prev.f.t) * 1000;
+    if (!(dt > 0 && dt < 250)) dt = cur.at - prev.at;
+    const s = dt > 0 ? Math.min(1, (now - cur.at) / dt) : 1;
+    if (s >= 1) return {f, s: 1};
+    const p = prev.f;
+    const clients = f.clients.map((c, i) => {
+      const q = p.clients[i];
+      return q && q.name === c.name ? Object.assign({}, c, {world: lerpWorld(q.world, c.world, s)}) : c;
+    });
+    return {f: {t: f.t, truth: lerpWorld(p.truth, f.truth, s), clients}, s};
+  }
+
+  // ---- drawing -------------------------------------------------------------
+
+  function frame(now) {
+    requestAnimationFrame(frame);
+    if (!cur || settled) return;
+    if (!tiles.length) layout();
+    const {f, s} = sample(now);
+    draw(f);
+    if (s >= 1) settled = true;
+  }
+
+  function draw(f) {
+    ctx.clearRect(0, 0, cssW, cssH);
+    let shown = 0;
+    for (const t of tiles) {
+      const box = {x: t.x + 4, y: t.y + t.label + 2, w: t.w - 8, h: t.h - t.label - 6};
+      const v = view(box);
+      drawPitch(v);
+      if (t.client < 0) {
+        drawWorld(v, f.truth, null);
+        if (mode === 'ghosts') {
+          f.clients.forEach((c, i) => {
+            if (hidden.has(c.name)) return;
+            drawGhost(v, c.world, f.truth, colour(i));
+            shown++;
+          });
+        }
+        drawBall(v, f.truth.ball, '#ffffff');
+      } else {
+        const c = f.clients[t.client];
+        if (!c) continue;
+        drawTrueBall(v, f.truth.ball);
+        drawWorld(v, c.world, colour(t.client));
+        shown++;
+      }
+      if (t.label) {
+        const name = t.client < 0 ? 'server truth' : f.clients[t.client].name;
+        const col = t.client < 0 ? '#ffffff' : colour(t.client);
+        ctx.fillStyle = col;
+        ctx.fillRect(t.x + 6, t.y + 8, 10, 10);
+        ctx.fillStyle = '#e6edf3';
+        ctx.font = '600 13px system-ui, sans-serif';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(name, t.x + 22, t.y + 13);
+      }
+    }
+    stats.framesDrawn++;
+    stats.clientsShown = shown;
+  }
+
+  // view maps pitch metres (x, z) into box, keeping the aspect.
+  function view(box) {
+    const e = extent();
+    const k = Math.min(box.w / e.w, box.h / e.h);
+    const cx = box.x + box.w / 2;
+    const cy = box.y + box.h / 2;
+    return {
+      k,
+      x: (x) => cx + x * k,
+      y: (z) => cy + z * k,
+      r: (m, min) => Math.max(min, m * k),
+    };
+  }
+
+  function drawPitch(v) {
+    const L = pitch.length;
+    const W = pitch.width;
+    const M = pitch.margin;
+    const k = v.k;
+    // Boards and the grass around the lines.
+    ctx.fillStyle = '#1d4d2b';
+    ctx.fillRect(v.x(-L / 2 - M), v.y(-W / 2 - M), (L + 2 * M) * k, (W + 2 * M) * k);
+    ctx.strokeStyle = '#0b1f12';
+    ctx.lineWidth = 2;
+    ctx.strokeRect(v.x(-L / 2 - M), v.y(-W / 2 - M), (L + 2 * M) * k, (W + 2 * M) * k);
+    // Mown stripes.
+    const n = 14;
+    for (let i = 0; i < n; i++) {
+      ctx.fillStyle = i % 2 ? '#2a6b3c' : '#2f7542';
+      ctx.fillRect(v.x(-L / 2 + (i * L) / n), v.y(-W / 2), (L / n) * k + 0.5, W * k);
+    }
+    // Lines, regulation sizes scaled down on a smaller pitch.
+    const s = Math.min(1, L / 105, W / 68);
+    ctx.strokeStyle = 'rgba(255, 255, 255, 0.85)';
+    ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+    ctx.lineWidth = Math.max(1, 0.12 * k);
+    ctx.strokeRect(v.x(-L / 2), v.y(-W / 2), L * k, W * k);
+    line(v, 0, -W / 2, 0, W / 2);
+    circle(v, 0, 0, 9.15 * s);
+    spot(v, 0, 0);
+    for (const side of [-1, 1]) {
+      const gx = (side * L) / 2;
+      box(v, gx, -side * 16.5 * s, Math.min(40.32 * s, W));
+      box(v, gx, -side * 5.5 * s, Math.min(18.32 * s, W));
+      const px = gx - side * 11 * s;
+      spot(v, px, 0);
+      const a = Math.acos(Math.min(1, 5.5 / 9.15));
+      const mid = side < 0 ? 0 : Math.PI;
+      ctx.beginPath();
+      ctx.arc(v.x(px), v.y(0), 9.15 * s * k, mid - a, mid + a);
+      ctx.stroke();
+      for (const zs of [-1, 1]) {
+        const start = side < 0 ? (zs < 0 ? 0 : -Math.PI / 2) : zs < 0 ? Math.PI / 2 : Math.PI;
+        ctx.beginPath();
+        ctx.arc(v.x(gx), v.y((zs * W) / 2), 1 * s * k, start, start + Math.PI / 2);
+        ctx.stroke();
+      }
+      // The goal: net behind the line, posts on it.
+      const gw = pitch.goal_width;
+      const d = Math.max(pitch.goal_depth, 0.5);
+      const x0 = side < 0 ? gx - d : gx;
+      ctx.fillStyle = 'rgba(255, 255, 255, 0.22)';
+      ctx.fillRect(v.x(x0), v.y(-gw / 2), d * k, gw * k);
+      ctx.strokeStyle = '#ffffff';
+      ctx.lineWidth = Math.max(1.5, 0.15 * k);
+      ctx.beginPath();
+      ctx.moveTo(v.x(gx), v.y(-gw / 2));
+      ctx.lineTo(v.x(gx + side * d), v.y(-gw / 2));
+      ctx.lineTo(v.x(gx + side * d), v.y(gw / 2));
+      ctx.lineTo(v.x(gx), v.y(gw / 2));
+      ctx.stroke();
+      ctx.fillStyle = '#ffffff';
+      for (const zs of [-1, 1]) {
+        const r = Math.max(1.5, 0.2 * k);
+        ctx.fillRect(v.x(gx) - r, v.y((zs * gw) / 2) - r, 2 * r, 2 * r);
+      }
+      ctx.strokeStyle = 'rgba(255, 255, 255, 0.85)';
+      ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+      ctx.lineWidth = Math.max(1, 0.12 * k);
+    }
+  }
+
+  function line(v, x0, z0, x1, z1) {
+    ctx.beginPath();
+    ctx.moveTo(v.x(x0), v.y(z0));
+    ctx.lineTo(v.x(x1), v.y(z1));
+    ctx.stroke();
+  }
+  function circle(v, x, z, r) {
+    ctx.beginPath();
+    ctx.arc(v.x(x), v.y(z), r * v.k, 0, 2 * Math.PI);
+    ctx.stroke();
+  }
+  function spot(v, x, z) {
+    ctx.beginPath();
+    ctx.arc(v.x(x), v.y(z), Math.max(1.2, 0.2 * v.k), 0, 2 * Math.PI);
+    ctx.fill();
+  }
+  // box draws an area in front of the goal line at gx, dx deep (towards the
+  // centre) and w wide.
+  function box(v, gx, dx, w) {
+    const x0 = Math.min(gx, gx + dx);
+    ctx.strokeRect(v.x(x0), v.y(-w / 2), Math.abs(dx) * v.k, w * v.k);
+  }
+
+  function ok(pos) { return pos && pos.every((x) => x !== null && isFinite(x)); }
+
+  function playerR(v) { return v.r(0.9, 4.5); }
+  function ballR(v) { return v.r(0.45, 3); }
+
+  // drawWorld draws a world with solid players; a client's own tile gets its
+  // colour on the players' edges.
+  function drawWorld(v, w, edge) {
+    const r = playerR(v);
+    for (const p of w.players) {
+      if (!ok(p.pos)) continue;
+      const x = v.x(p.pos[0]);
+      const y = v.y(p.pos[2]);
+      ctx.beginPath();
+      ctx.arc(x, y, r, 0, 2 * Math.PI);
+      ctx.fillStyle = TEAM[p.team] || '#cccccc';
+      ctx.fill();
+      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = edge || '#ffffff';
+      ctx.stroke();
+      if (p.human) {
+        ctx.beginPath();
+        ctx.arc(x, y, r + 4, 0, 2 * Math.PI);
+        ctx.lineWidth = 2.5;
+        ctx.strokeStyle = HUMAN;
+        ctx.stroke();
+        ctx.fillStyle = HUMAN;
+        ctx.font = '700 11px system-ui, sans-serif';
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'bottom';
+        ctx.fillText('YOU', x, y - r - 6);
+        ctx.textAlign = 'start';
+      }
+      if (r >= 8) {
+        ctx.fillStyle = '#ffffff';
+        ctx.font = '600 ' + Math.round(r * 0.95) + 'px system-ui, sans-serif';
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(String(p.id), x, y + 0.5);
+        ctx.textAlign = 'start';
+      }
+    }
+    if (edge) drawBall(v, w.ball, '#ffffff');
+  }
+
+  // drawBall draws the ball lifted by its height over its shadow.
+  function drawBall(v, b, fill) {
+    if (!ok(b.pos)) return;
+    const r = ballR(v);
+    const h = Math.max(0, b.pos[1]);
+    const x = v.x(b.pos[0]);
+    const y = v.y(b.pos[2]);
+    ctx.beginPath();
+    ctx.ellipse(x, y, r * 1.1, r * 0.8, 0, 0, 2 * Math.PI);
+    ctx.fillStyle = 'rgba(0, 0, 0, 0.35)';
+    ctx.fill();
+    const lift = h * 0.6 * v.k;
+    ctx.beginPath();
+    ctx.arc(x, y - lift, r * (1 + h * 0.05), 0, 2 * Math.PI);
+    ctx.fillStyle = fill;
+    ctx.fill();
+    ctx.lineWidth = 1.2;
+    ctx.strokeStyle = '#111111';
+    ctx.stroke();
+  }
+
+  // drawTrueBall marks where the server's ball is, on a client's tile.
+  function drawTrueBall(v, b) {
+    if (!ok(b.pos)) return;
+    ctx.beginPath();
+    ctx.arc(v.x(b.pos[0]), v.y(b.pos[2]), ballR(v) + 3, 0, 2 * Math.PI);
+    ctx.setLineDash([3, 3]);
+    ctx.lineWidth = 1.2;
+    ctx.strokeStyle = 'rgba(255, 255, 255, 0.7)';
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+
+  // drawGhost draws a client's view as rings in its colour, with a line from
+  // its ball to the true ball.
+  function drawGhost(v, w, truth, col) {
+    const r = playerR(v) + 2;
+    ctx.strokeStyle = col;
+    ctx.lineWidth = 2;
+    for (const p of w.players) {
+      if (!ok(p.pos)) continue;
+      ctx.beginPath();
+      ctx.arc(v.x(p.pos[0]), v.y(p.pos[2]), r, 0, 2 * Math.PI);
+      ctx.stroke();
+    }
+    if (!ok(w.ball.pos)) return;
+    const bx = v.x(w.ball.pos[0]);
+    const by = v.y(w.ball.pos[2]);
+    if (ok(truth.ball.pos)) {
+      ctx.beginPath();
+      ctx.moveTo(bx, by);
+      ctx.lineTo(v.x(truth.ball.pos[0]), v.y(truth.ball.pos[2]));
+      ctx.lineWidth = 1.5;
+      ctx.stroke();
+    }
+    ctx.beginPath();
+    ctx.arc(bx, by, ballR(v) + 2, 0, 2 * Math.PI);
+    ctx.fillStyle = col;
+    ctx.globalAlpha = 0.55;
+    ctx.fill();
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 2;
+    ctx.stroke();
+  }
+
+  setMode(mode === 'tiles' ? 'tiles' : 'ghosts');
+  connect();
+  requestAnimationFrame(frame);
+})();
