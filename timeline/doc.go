@@ -62,9 +62,18 @@
 //
 // Past the newest state the timeline extrapolates with Config.Extrapolate
 // (Linear by default; Ballistic for a body under gravity above a floor, which
-// a ball needs: linear extrapolation misses every bounce) for at most
+// a ball needs: linear extrapolation misses every bounce; best of all, the
+// body's own physics, stepped as the server steps it) for at most
 // Config.MaxExtrapolation, then holds still and says so (Frame.Frozen).
-
+//
+// Two states further apart than Config.MaxExtrapolation (a blackout) are not
+// joined by a curve: nothing is known of the motion between them. Over the
+// first part of such a gap the timeline shows the earlier state's motion, held
+// past the bound as when it was the newest; over the last half of the gap (at
+// most Config.MaxExtrapolation of it) it shows the later state's motion run
+// backward, so when data resumes the picture rejoins the true path at once,
+// with a single jump (see Corrections), and then follows it.
+//
 // # Corrections
 //
 // When new data changes the curve under the render time (a late state filling

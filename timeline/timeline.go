@@ -36,11 +36,17 @@ type Frame struct {
 	Frozen       bool          // held still for lack of data (past MaxExtrapolation, or before the first state)
 }
 
-// Extrapolator predicts an entity's state dt after s when no newer state is
-// known. It is also called with a negative dt (no further back than the gap
-// between two states) to run a state's motion backward, to place a contact
-// whose knot state is missing. Extrapolator(s, 0) must be s. It should not
-// allocate: it is called on every frame.
+// Extrapolator predicts an entity's state dt after s as if nothing acted on
+// it but its own physics. The timeline calls it past the newest state, and
+// between two states too: the curve between them is the earlier one's
+// prediction plus a correction that brings it to the later one, so the better
+// the prediction the closer the curve follows the true motion. It is also
+// called with a negative dt (no further back than the gap between two states,
+// nor than Config.MaxExtrapolation) to run a state's motion backward, to place
+// a contact whose knot state is missing and to rejoin the path after a gap.
+// Extrapolator(s, 0) must be s. It should not allocate: it is called several
+// times on every frame, mostly with the same few states, so an expensive one
+// should cache what it computed from a state.
 type Extrapolator func(s State, dt time.Duration) State
 
 // The render clock's rate relative to now stays within [MinScale, MaxScale].
@@ -77,7 +83,8 @@ type Config struct {
 	LossShare float64
 	// MaxExtrapolation is how far past the newest state the timeline
 	// extrapolates before it holds; 0 means 500 ms, negative means never.
-	// Range up to 10 s.
+	// Two states further apart than this are not joined by a curve (see the
+	// package documentation on gaps). Range up to 10 s.
 	MaxExtrapolation time.Duration
 	// Extrapolate predicts motion past the newest state; nil means Linear.
 	Extrapolate Extrapolator

@@ -187,6 +187,96 @@ func TestCurves(t *testing.T) {
 	}
 }
 
+// decay is a body whose velocity decays exponentially (a crude air drag),
+// exact at any time, with an extrapolator that knows it.
+const decayRate = 8 // 1/s
+
+func decay(at time.Duration) State {
+	s := at.Seconds()
+	e := math.Exp(-decayRate * s)
+	return State{Time: at, Pos: geom.V(30*(1-e)/decayRate, 0, 0), Vel: geom.V(30*e, 0, 0), Rot: geom.Identity}
+}
+
+func decayExtrapolate(s State, dt time.Duration) State {
+	e := math.Exp(-decayRate * dt.Seconds())
+	s.Time += dt
+	s.Pos = s.Pos.AddScaled(s.Vel, (1-e)/decayRate)
+	s.Vel = s.Vel.Scale(e)
+	return s
+}
+
+// Between two states the curve follows the extrapolator's prediction: with
+// an extrapolator that knows the motion, interpolation is exact where a cubic
+// through the states is not.
+func TestCurveFollowsExtrapolator(t *testing.T) {
+	const gap = 100 * ms
+	worst := func(c Config) float64 {
+		tl := newTL(t, c)
+		for at := time.Duration(0); at <= 600*ms; at += gap {
+			tl.Insert(decay(at), at)
+		}
+		e := 0.0
+		for now := 200 * ms; now <= 600*ms; now += 7 * ms {
+			f := tl.Sample(now)
+			e = max(e, f.Pos.Dist(decay(f.Time).Pos))
+		}
+		return e
+	}
+	fixed := Config{MinDelay: 200 * ms, MaxDelay: 200 * ms}
+	hermite := worst(fixed)
+	fixed.Extrapolate = decayExtrapolate
+	if e := worst(fixed); e > 1e-9 || hermite < 1e-3 {
+		t.Fatalf("worst error %.3g m with the extrapolator, %.3g m without", e, hermite)
+	}
+}
+
+// Two states further apart than MaxExtrapolation are not joined by a curve:
+// the earlier motion is held past the bound, and when data resumes the
+// picture jumps once to the later motion, run backward, and follows it.
+func TestGapRejoin(t *testing.T) {
+	tl := newTL(t, Config{MinDelay: 50 * ms, MaxDelay: 50 * ms, MaxExtrapolation: 300 * ms})
+	// Along X until 1 s, then, after a 2 s gap in which it was kicked, along Z.
+	path := func(at time.Duration) State {
+		if at <= time.Second {
+			return line(at)
+		}
+		d := (at - 2*time.Second).Seconds()
+		return State{Time: at, Pos: geom.V(5, 0, 3*d), Vel: geom.V(0, 0, 3), Rot: geom.Identity}
+	}
+	const late = 20 * ms
+	next := time.Duration(0)
+	jumps := 0
+	var prev Frame
+	for now := time.Duration(0); now <= 4*time.Second; now += 10 * ms {
+		for ; next+late <= now; next += 50 * ms {
+			if next <= time.Second || next >= 3*time.Second {
+				tl.Insert(path(next), next+late)
+			}
+		}
+		f := tl.Sample(now)
+		rt := f.Time
+		switch resumed := next > 3*time.Second; {
+		case !resumed && rt > 1300*ms:
+			if !f.Frozen || f.Pos.Dist(line(1300*ms).Pos) > 1e-9 {
+				t.Fatalf("at %v in the gap: %+v, want held at %v", rt, f, line(1300*ms).Pos)
+			}
+		case resumed:
+			if f.Frozen {
+				t.Fatalf("at %v after the gap: frozen", rt)
+			}
+			if f.Pos.Dist(prev.Pos) > 0.5 {
+				jumps++
+			} else if e := f.Pos.Dist(path(rt).Pos); e > 1e-9 {
+				t.Fatalf("at %v after the gap: %v, want %v", rt, f.Pos, path(rt).Pos)
+			}
+		}
+		prev = f
+	}
+	if jumps != 1 {
+		t.Fatalf("%d jumps when data resumed, want 1", jumps)
+	}
+}
+
 // With the knot state lost, a kick between two states is placed where the
 // motion before it and the motion after it meet.
 func TestContactCrossing(t *testing.T) {
