@@ -6,51 +6,55 @@ import (
 	"time"
 )
 
-// Config tunes an Estimator. The zero value gives the documented defaults; a
-// negative or out-of-range field makes NewEstimator return an error wrapping
-// ErrConfig that names the field and its allowed range.
+// Config tunes an Estimator. The zero value of every field means its
+// default; an out-of-range field makes NewEstimator return an error wrapping
+// ErrConfig that names the field and its allowed range. Times are local
+// (client clock) durations; rates are in parts per million (ppm).
 type Config struct {
-	// FastPingInterval is the local time between pings while the estimator is
-	// collecting its first FastSamples samples of an epoch. Default 100 ms;
+	// FastPingInterval is the time between pings for the first FastSamples
+	// samples of an epoch (connect, server restart). Default 100 ms (10 Hz);
 	// allowed 1 ms to 10 s.
 	FastPingInterval time.Duration
-	// SlowPingInterval is the local time between pings afterwards. Default
-	// 500 ms (2 Hz); allowed FastPingInterval to 60 s.
+	// SlowPingInterval is the time between pings once the epoch has
+	// 2*FastSamples samples; in between, the interval lengthens evenly.
+	// Default 500 ms (2 Hz); allowed FastPingInterval to 1 min.
 	SlowPingInterval time.Duration
-	// FastSamples is how many samples an epoch collects at the fast rate.
-	// Default 20; allowed 1 to 10000.
+	// FastSamples: see FastPingInterval. Default 100; allowed 1 to 10000.
 	FastSamples int
-	// MinSamples is how many samples an epoch needs before Now is ready.
-	// Default 4; allowed 1 to Window/3.
+	// Window is how many recent samples the filter keeps. Default 256 (about
+	// two minutes at 2 Hz); allowed 16 to 4096.
+	Window int
+	// MinSamples is the least number of samples of an epoch before Now is
+	// ready. Default 6; allowed 1 to Window/2.
 	MinSamples int
-	// ReadyError: with at least MinSamples samples, Now becomes ready once
-	// the estimate's statistical error is below ReadyError, or in any case
-	// ReadyWithin after the epoch's first sample. Default 0.5 ms; allowed
+	// ReadyError: with MinSamples samples, Now becomes ready once the
+	// estimate's statistical error is below ReadyError, or in any case
+	// ReadyWithin after the epoch's first sample. Default 500 µs; allowed
 	// 1 µs to 1 s.
 	ReadyError time.Duration
-	// ReadyWithin: see ReadyError. Default 1.2 s; allowed 0 to 1 min.
+	// ReadyWithin: see ReadyError. Default 1.2 s; allowed up to 1 min.
 	ReadyWithin time.Duration
-	// Window is how many recent samples the filter keeps. Default 64; allowed
-	// 4 to 4096.
-	Window int
-	// MaxDriftPPM is the largest frequency difference between the two clocks
-	// the estimator assumes, in parts per million: the prior on the drift and
-	// the ceiling of its uncertainty. Default 500; allowed 1 to 10000.
+	// MaxDriftPPM bounds the frequency difference between the two clocks:
+	// the range the drift is searched in, the scale of its prior (a quarter
+	// of it), and the ceiling of its uncertainty in Bound. Default 1000;
+	// allowed 1 to 10000.
 	MaxDriftPPM float64
-	// SlewPPM is the largest rate, in parts per million of the estimated
-	// server rate, at which Now's output may depart from the estimated server
-	// clock to catch up with it in steady state. Default 500; allowed 1 to 1000.
+	// SlewPPM is the largest rate at which Now's output departs from the
+	// estimated server rate to close a gap to the estimate, in steady state.
+	// While the drift is still uncertain the rate is lowered so that slew
+	// plus drift error stays under 950 ppm. Default 500; allowed 1 to 1000.
 	SlewPPM float64
-	// ConvergeSlewPPM is that rate while converging, applied only to the part
-	// of an error beyond FastSlewAbove. Default 10000 (1 %); allowed SlewPPM
-	// to 100000.
+	// ConvergeSlewPPM is the rate for the part of a gap beyond FastSlewAbove
+	// while converging: from the first ready moment of an epoch until the
+	// gap at a pong is within FastSlewAbove. Default 10000 (1 %); allowed
+	// SlewPPM to 100000.
 	ConvergeSlewPPM float64
-	// FastSlewAbove is the error below which the output is slewed at SlewPPM
-	// only. The first time the error at a pong is within it, converging ends
-	// for the epoch. Default 2 ms; allowed 0 to ResetAbove.
+	// FastSlewAbove: see ConvergeSlewPPM. Default 2 ms; allowed 1 µs to
+	// ResetAbove.
 	FastSlewAbove time.Duration
-	// ResetAbove is the error beyond which the output steps instead of
-	// slewing, as a signalled reset. Default 1 s; allowed 1 ms to 1 h.
+	// ResetAbove is the gap beyond which the output steps to the estimate
+	// instead of slewing, as a signalled reset (Epoch increments). Default
+	// 1 s; allowed 1 ms to 1 h.
 	ResetAbove time.Duration
 }
 
@@ -91,7 +95,7 @@ func (c Config) resolve() (Config, error) {
 		c.Window = defaultWindow
 	}
 	if c.MinSamples == 0 {
-		c.MinSamples = min(defaultMinSamples, c.Window/3)
+		c.MinSamples = min(defaultMinSamples, max(c.Window/2, 1))
 	}
 	if c.ReadyWithin == 0 {
 		c.ReadyWithin = defaultReadyWithin
@@ -118,15 +122,15 @@ func (c Config) resolve() (Config, error) {
 	case c.FastPingInterval < time.Millisecond || c.FastPingInterval > 10*time.Second:
 		return c, configErr("FastPingInterval", c.FastPingInterval, "1ms to 10s")
 	case c.SlowPingInterval < c.FastPingInterval || c.SlowPingInterval > time.Minute:
-		return c, configErr("SlowPingInterval", c.SlowPingInterval, "FastPingInterval to 1m")
+		return c, configErr("SlowPingInterval", c.SlowPingInterval, "FastPingInterval to 1m0s")
 	case c.FastSamples < 1 || c.FastSamples > 10000:
 		return c, configErr("FastSamples", c.FastSamples, "1 to 10000")
-	case c.Window < 4 || c.Window > 4096:
-		return c, configErr("Window", c.Window, "4 to 4096")
-	case c.MinSamples < 1 || c.MinSamples > c.Window/3:
-		return c, configErr("MinSamples", c.MinSamples, "1 to Window/3")
+	case c.Window < 16 || c.Window > 4096:
+		return c, configErr("Window", c.Window, "16 to 4096")
+	case c.MinSamples < 1 || c.MinSamples > c.Window/2:
+		return c, configErr("MinSamples", c.MinSamples, "1 to Window/2")
 	case c.ReadyWithin < 0 || c.ReadyWithin > time.Minute:
-		return c, configErr("ReadyWithin", c.ReadyWithin, "0 to 1m")
+		return c, configErr("ReadyWithin", c.ReadyWithin, "up to 1m0s")
 	case c.ReadyError < time.Microsecond || c.ReadyError > time.Second:
 		return c, configErr("ReadyError", c.ReadyError, "1µs to 1s")
 	case !(c.MaxDriftPPM >= 1 && c.MaxDriftPPM <= 10000):
@@ -137,8 +141,8 @@ func (c Config) resolve() (Config, error) {
 		return c, configErr("ConvergeSlewPPM", c.ConvergeSlewPPM, "SlewPPM to 100000")
 	case c.ResetAbove < time.Millisecond || c.ResetAbove > time.Hour:
 		return c, configErr("ResetAbove", c.ResetAbove, "1ms to 1h")
-	case c.FastSlewAbove < 0 || c.FastSlewAbove > c.ResetAbove:
-		return c, configErr("FastSlewAbove", c.FastSlewAbove, "0 to ResetAbove")
+	case c.FastSlewAbove < time.Microsecond || c.FastSlewAbove > c.ResetAbove:
+		return c, configErr("FastSlewAbove", c.FastSlewAbove, "1µs to ResetAbove")
 	}
 	return c, nil
 }

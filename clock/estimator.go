@@ -18,6 +18,9 @@ const (
 	// slewSigmas is how many standard deviations of the drift estimate the
 	// steady slew rate leaves room for under rateLimit.
 	slewSigmas = 2
+	// planDelay is how long after a pong's receive time the output path it
+	// plans takes over.
+	planDelay = 100 * time.Millisecond
 )
 
 // Estimator is the client's estimate of the server's clock. It is a state
@@ -66,7 +69,8 @@ type pending struct {
 	live bool
 }
 
-// Stats describes an Estimator's state as of the last pong.
+// Stats describes an Estimator's state as of the last pong. Lag is the gap
+// the output is closing from the moment its current path took over.
 type Stats struct {
 	Pings        uint64 // pings issued by Ping
 	Samples      uint64 // pongs accepted as samples
@@ -245,13 +249,13 @@ func (e *Estimator) add(s sample) {
 // at returns the i-th oldest sample of the window.
 func (e *Estimator) at(i int) *sample { return &e.buf[(e.head+i)%len(e.buf)] }
 
-// replan fixes the output path from local time l on.
+// replan fixes the output path. A new path takes over planDelay after the
+// pong's receive time l, so that a pong stamped a little before the caller's
+// latest Now (processed late) never rewrites an output already returned.
 func (e *Estimator) replan(l time.Duration) {
 	l = max(l, e.lastReplan)
 	e.lastReplan = l
 	f := &e.f
-	tgt := f.target(l)
-	bound0 := f.bound(l) * 1e9
 	if !e.ready {
 		if e.epochSamples < e.cfg.MinSamples ||
 			f.spread() > e.cfg.ReadyError.Seconds() && l-e.epochStart < e.cfg.ReadyWithin {
@@ -263,19 +267,16 @@ func (e *Estimator) replan(l time.Duration) {
 			e.stats.Resets++
 		}
 		e.everReady = true
-		e.converging = true
-		e.hasPrev = false
-		e.cur = newPlan(l, tgt, f.b, 0, 0, 0, 0, bound0, f.eps)
+		e.start(l)
 		return
 	}
-	out := e.cur.out(l)
-	gap := tgt - out
+	at := max(l+planDelay, e.cur.at)
+	out := e.cur.out(at)
+	gap := f.target(at) - out
 	if gap > e.cfg.ResetAbove || gap < -e.cfg.ResetAbove {
 		e.epoch++
 		e.stats.Resets++
-		e.converging = true
-		e.hasPrev = false
-		e.cur = newPlan(l, tgt, f.b, 0, 0, 0, 0, bound0, f.eps)
+		e.start(l)
 		return
 	}
 	fastAbove := math.Inf(1)
@@ -291,7 +292,17 @@ func (e *Estimator) replan(l time.Duration) {
 	slow := e.cfg.SlewPPM * 1e-6
 	slow = max(min(slow, rateLimit-slewSigmas*f.sigmaB), slow/5)
 	e.prev, e.hasPrev = e.cur, true
-	e.cur = newPlan(l, out, f.b, float64(gap), fastAbove, e.cfg.ConvergeSlewPPM*1e-6, slow, bound0, f.eps)
+	e.cur = newPlan(at, out, f.b, float64(gap), fastAbove, e.cfg.ConvergeSlewPPM*1e-6, slow,
+		f.bound(at)*1e9, f.eps)
+}
+
+// start begins an output path at the estimate, at local time l: the first
+// ready moment of an epoch, or a reset.
+func (e *Estimator) start(l time.Duration) {
+	f := &e.f
+	e.converging = true
+	e.hasPrev = false
+	e.cur = newPlan(l, f.target(l), f.b, 0, 0, 0, 0, f.bound(l)*1e9, f.eps)
 }
 
 // Now returns the estimated server time at local time local, and whether the
@@ -350,7 +361,7 @@ func (e *Estimator) Stats() Stats {
 		s.Spread = time.Duration(f.spread() * 1e9)
 	}
 	if e.ready {
-		s.Lag = time.Duration(math.Round(e.cur.lag(float64(e.lastReplan - e.cur.at))))
+		s.Lag = time.Duration(math.Round(e.cur.lag(0)))
 	}
 	return s
 }

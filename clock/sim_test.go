@@ -87,6 +87,9 @@ type profile struct {
 	blackoutAt time.Duration
 	blackout   time.Duration
 	restartAt  time.Duration // server clock restart (new epoch and origin); 0 = none
+	jumpAt     time.Duration // server clock jump without an epoch change; 0 = none
+	jump       time.Duration
+	settleAt   time.Duration // start of the window of p99Settled; 0 = none
 	duration   time.Duration
 
 	// figures
@@ -127,6 +130,12 @@ func profiles() []profile {
 			down:   direction{base: 60 * ms, jitter: lognormalJitter(10*ms, 60*ms)},
 			offset: -3 * time.Second, driftPPM: -500,
 			p99Limit: 2 * ms, convThr: 2 * ms, convLimit: 2 * time.Second},
+		{name: "asym", // all of the base delay one way: the bound must still cover
+			up:       direction{base: 2 * ms, jitter: expJitter(ms)},
+			down:     direction{base: 98 * ms, jitter: expJitter(ms)},
+			offset:   -5 * time.Second,
+			driftPPM: 50,
+			p99Limit: ms / 2, convThr: 2 * ms, convLimit: 2 * time.Second},
 		{name: "lossy",
 			up:         direction{base: 25 * ms, jitter: expJitter(5 * ms), loss: 0.10},
 			down:       direction{base: 25 * ms, jitter: expJitter(5 * ms), loss: 0.10},
@@ -186,6 +195,7 @@ type result struct {
 	stats        Stats
 	meanBound    time.Duration
 	restartReady time.Duration // after a restart: time from restart to ready again
+	p99Settled   time.Duration // p99 of the error from the profile's settleAt
 }
 
 const (
@@ -227,6 +237,9 @@ func simulate(p profile, seed uint64, cfg Config) result {
 	serverNow := func(t time.Duration) (time.Duration, uint32) {
 		if p.restartAt > 0 && t >= p.restartAt {
 			return t - p.restartAt + 17*time.Second, serverEpoch + 1
+		}
+		if p.jumpAt > 0 && t >= p.jumpAt {
+			return t + p.jump, serverEpoch
 		}
 		return t, serverEpoch
 	}
@@ -309,6 +322,7 @@ func simulate(p profile, seed uint64, cfg Config) result {
 	prevEst, prevEpoch, havePrev := time.Duration(0), uint32(0), false
 	errAt := make([]time.Duration, nFrames)
 	restartReady := time.Duration(-1)
+	var settled []time.Duration
 	for i := range nFrames {
 		t := time.Duration(i) * frame
 		for len(q) > 0 && q[0].at <= t {
@@ -336,7 +350,9 @@ func simulate(p profile, seed uint64, cfg Config) result {
 			prevEst, prevEpoch, havePrev = s, est.Epoch(), true
 			raw := s - truth
 			bound := est.Bound(L)
-			if t >= warmUp {
+			changed := p.restartAt > 0 && t >= p.restartAt && est.Epoch() == 0 ||
+				p.jumpAt > 0 && t >= p.jumpAt && t < p.jumpAt+10*time.Second
+			if t >= warmUp && !changed {
 				if max(raw, -raw) > bound {
 					res.uncovered++
 				}
@@ -346,6 +362,9 @@ func simulate(p profile, seed uint64, cfg Config) result {
 			if p.restartAt > 0 && t >= p.restartAt && restartReady < 0 && est.Epoch() > 0 {
 				restartReady = t - p.restartAt
 			}
+		}
+		if p.settleAt > 0 && t >= p.settleAt && ok {
+			settled = append(settled, errAt[i])
 		}
 		if t >= warmUp {
 			if ok {
@@ -406,5 +425,9 @@ func simulate(p profile, seed uint64, cfg Config) result {
 	res.pingHz = float64(res.stats.Pings) / secs
 	res.resets = est.Epoch()
 	res.restartReady = restartReady
+	if len(settled) > 0 {
+		slices.Sort(settled)
+		res.p99Settled = settled[int(math.Ceil(0.99*float64(len(settled))))-1]
+	}
 	return res
 }
