@@ -252,16 +252,24 @@
     tiles = [];
     let h;
     if (mode === 'tiles') {
+      // As many columns as make the tiles largest within the height.
       const ids = [-1].concat(visibleClients());
       const n = ids.length;
-      const cols = n <= 1 ? 1 : n <= 4 ? 2 : 3;
-      const rowsN = Math.ceil(n / cols);
       const label = 22;
-      const tw = w / cols;
+      let cols = 1;
+      let tw = 0;
+      for (let c = 1; c <= n; c++) {
+        const r = Math.ceil(n / c);
+        const size = Math.min(w / c, (maxH / r - label) * aspect);
+        if (size > tw + 1) { cols = c; tw = size; }
+      }
+      tw = Math.max(tw, 120);
       const th = tw / aspect + label;
+      const rowsN = Math.ceil(n / cols);
+      const x0 = (w - cols * tw) / 2;
       h = rowsN * th;
       ids.forEach((c, k) => {
-        tiles.push({x: (k % cols) * tw, y: Math.floor(k / cols) * th, w: tw, h: th, label, client: c});
+        tiles.push({x: x0 + (k % cols) * tw, y: Math.floor(k / cols) * th, w: tw, h: th, label, client: c});
       });
     } else {
       h = Math.min(w / aspect, maxH);
