@@ -62,7 +62,10 @@ type Game interface {
 
 // Config configures a Client. The zero value gives the defaults noted.
 type Config struct {
-	Clock    clock.Config    // the server clock estimator
+	// Clock configures the server clock estimator; a zero ReadyWithin means
+	// 400 ms here (not the estimator's own default), so that a joining
+	// client draws the match within half a second.
+	Clock    clock.Config
 	Reliable reliable.Config // the channels
 	// Forget is how long an entity may be missing from snapshots before it is
 	// dropped; 0 means 1 s.
@@ -199,6 +202,9 @@ func New(cfg Config, game Game) (*Client, error) {
 	}
 	if cfg.EventLog < 0 || cfg.EventLog > 1<<16 {
 		return nil, fmt.Errorf("%w: EventLog %d, want 1 to 65536", ErrConfig, cfg.EventLog)
+	}
+	if cfg.Clock.ReadyWithin == 0 {
+		cfg.Clock.ReadyWithin = 400 * time.Millisecond
 	}
 	clk, err := clock.NewEstimator(cfg.Clock)
 	if err != nil {

@@ -20,8 +20,10 @@ type UDPConfig struct {
 	// (A demo can make it drift, as netsim.Clock.Local does.)
 	Local func() time.Duration
 	// OnFrame is called on the driver's goroutine with every frame, outside
-	// the lock: it may call SetInput. The frame is only valid during the call.
-	OnFrame func(f *Frame)
+	// the lock, and returns the input to send from then on (nil keeps the
+	// current one; see Client.SetInput). The frame is only valid during the
+	// call.
+	OnFrame func(f *Frame) (input []byte)
 }
 
 // UDP runs a Client over a tether/transport/udp Client: a goroutine renders
@@ -105,10 +107,14 @@ func (u *UDP) run() {
 		u.mu.Lock()
 		f := u.core.Frame(local)
 		u.mu.Unlock()
+		var in []byte
 		if u.cfg.OnFrame != nil {
-			u.cfg.OnFrame(f)
+			in = u.cfg.OnFrame(f)
 		}
 		u.mu.Lock()
+		if in != nil {
+			u.core.SetInput(in)
+		}
 		u.core.Update(u.cfg.Local())
 		for {
 			p, ok := u.core.Transmit()
@@ -131,7 +137,7 @@ func (u *UDP) run() {
 }
 
 // SetInput sets the input the client sends (see Client.SetInput). It may be
-// called from OnFrame or from any goroutine.
+// called from any goroutine but OnFrame's (which returns its input instead).
 func (u *UDP) SetInput(data []byte) {
 	u.mu.Lock()
 	u.core.SetInput(data)

@@ -1,0 +1,271 @@
+package soccer
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/wire"
+)
+
+// Decoding errors; test with errors.Is.
+var (
+	ErrTruncated = errors.New("tether/soccer: truncated message")
+	ErrMalformed = errors.New("tether/soccer: malformed message")
+)
+
+// MaxInputSize is the largest encoding of an Input.
+const MaxInputSize = 8
+
+const (
+	inSprint = 1 << 0
+	inAim    = 1 << 1
+	inMask   = inSprint | inAim
+)
+
+// AppendInput appends the encoding of in to b: Dir as two signed bytes (steps
+// of 1/127), the action and its sequence, the aim as an angle in 65536 steps
+// of a turn (when set), the power in 255 steps. It does not allocate when b
+// has MaxInputSize bytes of room.
+func AppendInput(b []byte, in Input) []byte {
+	flags := byte(0)
+	if in.Sprint {
+		flags |= inSprint
+	}
+	aim := geom.V(in.Aim.X, 0, in.Aim.Z)
+	if aim.Len2() > 1e-12 && aim.IsFinite() {
+		flags |= inAim
+	}
+	dir := geom.V(in.Dir.X, 0, in.Dir.Z)
+	if l := dir.Len(); l > 1 {
+		dir = dir.Scale(1 / l)
+	} else if !(l >= 0) {
+		dir = geom.Vec3{}
+	}
+	b = append(b, flags, byte(int8(math.Round(dir.X*127))), byte(int8(math.Round(dir.Z*127))), byte(in.Action), in.ActionSeq)
+	if flags&inAim != 0 {
+		a := uint16(int64(math.Round(yawOf(aim)/(2*math.Pi)*65536)) & 0xffff)
+		b = binary.LittleEndian.AppendUint16(b, a)
+	}
+	p := in.Power
+	if !(p >= 0) {
+		p = 0
+	}
+	return append(b, byte(math.Round(math.Min(1, p)*255)))
+}
+
+// DecodeInput decodes an Input from the start of b into in and returns the
+// number of bytes it took.
+func DecodeInput(in *Input, b []byte) (int, error) {
+	if len(b) < 6 {
+		return 0, ErrTruncated
+	}
+	flags := b[0]
+	if flags&^inMask != 0 || Action(b[3]) >= numActions || int8(b[1]) == -128 || int8(b[2]) == -128 {
+		return 0, ErrMalformed
+	}
+	*in = Input{Sprint: flags&inSprint != 0, Action: Action(b[3]), ActionSeq: b[4]}
+	in.Dir = geom.V(float64(int8(b[1]))/127, 0, float64(int8(b[2]))/127)
+	if l := in.Dir.Len(); l > 1 {
+		in.Dir = in.Dir.Scale(1 / l)
+	}
+	n := 5
+	if flags&inAim != 0 {
+		if len(b) < 8 {
+			return 0, ErrTruncated
+		}
+		a := float64(binary.LittleEndian.Uint16(b[5:])) / 65536 * 2 * math.Pi
+		in.Aim = forward(a)
+		n += 2
+	}
+	in.Power = float64(b[n]) / 255
+	return n + 1, nil
+}
+
+// Snapshot layout (after the session header, which carries the tick's time):
+//
+//	flags            byte: bit 0 players included, bit 1 paused after a goal
+//	score            two unsigned varints, Home then Away
+//	possessor        unsigned varint: player entity id + 1, 0 for a free ball
+//	ball generation  byte
+//	ball states      count byte (1 or 2), then that many wire.Body, oldest first
+//	players          (if bit 0) unsigned varint count, then per player:
+//	                 id (unsigned varint), team, generation, x and z in
+//	                 millimetres, vx and vz in centimetres per second (signed
+//	                 varints), yaw in 65536 steps of a turn (2 bytes)
+//
+// The flags and score, the snapshot's Meta, come first.
+const (
+	snapPlayers = 1 << 0
+	snapPaused  = 1 << 1
+	snapMask    = snapPlayers | snapPaused
+)
+
+// Score is the state of the match a frame shows.
+type Score struct {
+	Home, Away int
+	Paused     bool // between a goal and the kickoff
+}
+
+// AppendSnapshot implements server.Game: the regular snapshot holds the score,
+// the ball and every player; an extra one (sent at a kick, a contact) holds the
+// ball only, plus every player at a kickoff. When the ball's motion jumped and
+// the previous tick was not sent, the ball's state of the previous tick comes
+// first, so a client's curve has the state before the jump as well as the one
+// after.
+func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
+	g.sentTick = g.tick
+	flags := byte(0)
+	if regular || g.kickoff {
+		flags |= snapPlayers
+	}
+	if g.paused {
+		flags |= snapPaused
+	}
+	dst = append(dst, flags)
+	dst = binary.AppendUvarint(dst, uint64(g.score[0]))
+	dst = binary.AppendUvarint(dst, uint64(g.score[1]))
+	pos := uint64(0)
+	if g.possessor >= 0 {
+		pos = uint64(FirstPlayerID) + uint64(g.possessor) + 1
+	}
+	dst = binary.AppendUvarint(dst, pos)
+	dst = append(dst, g.ballGen)
+	b := g.world.Body(g.ball)
+	if g.knot && !g.prevSent && g.tick > 1 && !g.kickoff {
+		dst = append(dst, 2)
+		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false))
+	} else {
+		dst = append(dst, 1)
+	}
+	dst = wire.AppendBody(dst, bodyOf(g.now, b, g.knot && !g.kickoff))
+	if flags&snapPlayers == 0 {
+		return dst
+	}
+	n := 0
+	for i := range g.players {
+		if g.players[i].active {
+			n++
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	for i := range g.players {
+		p := &g.players[i]
+		if !p.active {
+			continue
+		}
+		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
+		dst = append(dst, p.team, p.gen)
+		dst = binary.AppendVarint(dst, quant(p.st.Pos.X, 1000))
+		dst = binary.AppendVarint(dst, quant(p.st.Pos.Z, 1000))
+		dst = binary.AppendVarint(dst, quant(p.st.Vel.X, 100))
+		dst = binary.AppendVarint(dst, quant(p.st.Vel.Z, 100))
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
+	}
+	return dst
+}
+
+func bodyOf(t time.Duration, b physics.BodyState, knot bool) wire.Body {
+	return wire.Body{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: knot}
+}
+
+// quant rounds x·scale to an integer, clamped to ±2^40.
+func quant(x, scale float64) int64 {
+	if math.IsNaN(x) {
+		return 0
+	}
+	return int64(math.Round(math.Max(-1<<40, math.Min(1<<40, x*scale))))
+}
+
+// maxQuant bounds decoded integers.
+const maxQuant = 1 << 40
+
+// DecodeScore decodes the Meta of a soccer snapshot (client.Frame.Meta).
+func DecodeScore(meta []byte) (Score, error) {
+	r := reader{b: meta}
+	flags := r.byte()
+	s := Score{Home: int(r.uvarint(1 << 20)), Away: int(r.uvarint(1 << 20)), Paused: flags&snapPaused != 0}
+	if r.err == nil && flags&^snapMask != 0 {
+		r.err = ErrMalformed
+	}
+	return s, r.err
+}
+
+// reader decodes fields in sequence; the first error sticks.
+type reader struct {
+	b   []byte
+	n   int
+	err error
+}
+
+func (r *reader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	if r.n >= len(r.b) {
+		r.err = ErrTruncated
+		return 0
+	}
+	r.n++
+	return r.b[r.n-1]
+}
+
+func (r *reader) uvarint(limit uint64) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.n:])
+	switch {
+	case n == 0:
+		r.err = ErrTruncated
+	case n < 0 || v > limit:
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return 0
+	}
+	r.n += n
+	return v
+}
+
+func (r *reader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.n:])
+	switch {
+	case n == 0:
+		r.err = ErrTruncated
+	case n < 0 || v > maxQuant || v < -maxQuant:
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return 0
+	}
+	r.n += n
+	return v
+}
+
+func (r *reader) u16() uint16 {
+	lo, hi := r.byte(), r.byte()
+	return uint16(lo) | uint16(hi)<<8
+}
+
+func (r *reader) body() wire.Body {
+	if r.err != nil {
+		return wire.Body{}
+	}
+	b, n, err := wire.DecodeBody(r.b[r.n:])
+	switch {
+	case err == nil:
+		r.n += n
+	case errors.Is(err, wire.ErrTruncated):
+		r.err = ErrTruncated
+	default:
+		r.err = ErrMalformed
+	}
+	return b
+}

@@ -1,0 +1,545 @@
+package soccer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/server"
+)
+
+// Entity ids: the ball is BallID, the player in slot i is FirstPlayerID + i.
+const (
+	BallID        uint32 = 0
+	FirstPlayerID uint32 = 1
+	// NoPlayer stands for no player (a free ball).
+	NoPlayer = ^uint32(0)
+)
+
+// Entity kinds, as clients see them.
+const (
+	KindBall   uint8 = 0
+	KindPlayer uint8 = 1
+)
+
+// Teams. Home attacks the goal at +X, away the goal at -X.
+const (
+	Home uint8 = 0
+	Away uint8 = 1
+)
+
+// Event kinds.
+const (
+	EventKick    uint8 = 1 // Entity the ball, Actor the kicker, Arg the Action; with the ball's state
+	EventTackle  uint8 = 2 // Entity the ball, Actor the tackler, Arg the tackled player; with the ball's state
+	EventGoal    uint8 = 3 // Actor the last player to touch the ball (or NoPlayer), Arg the scoring team
+	EventKickoff uint8 = 4 // everything teleported to the kickoff positions
+	EventRestart uint8 = 5 // the ball left the field and was put back; with the ball's state
+)
+
+// ErrFull is returned by Join when every player slot is taken.
+var ErrFull = errors.New("tether/soccer: no free player slot")
+
+// contactKnotSpeed is the impact speed (m/s) above which a ball contact gets
+// an extra snapshot: a bounce, not a ball rolling.
+const contactKnotSpeed = 0.5
+
+type player struct {
+	active bool
+	client int
+	team   uint8
+	gen    uint8
+	body   physics.BodyID
+	st     PlayerState
+
+	in           Input
+	view         time.Duration // the server time the client was showing with its newest input
+	actionSeq    uint8
+	anyInput     bool
+	noTouchUntil time.Duration
+	tackleReady  time.Duration
+}
+
+// Game is the authoritative soccer match: a physics world with the pitch, the
+// ball and a pool of player capsules, and the rules. It implements
+// server.Game. It is not safe for concurrent use.
+type Game struct {
+	rules Rules
+	world *physics.World
+	ball  physics.BodyID
+
+	players  []player
+	byClient map[int]int // client slot → player index
+
+	possessor   int // player index, -1 when free
+	lastToucher int
+	ballGen     uint8
+	score       [2]int
+	pauseUntil  time.Duration // after a goal; 0 when playing
+	paused      bool
+
+	tick uint64
+	now  time.Duration
+	dt   time.Duration
+
+	history *event.History
+
+	knot     bool // the ball's velocity jumped this tick
+	kickoff  bool // everything teleported this tick
+	prevBall physics.BodyState
+	prevSent bool
+	sentTick uint64
+	prevTime time.Duration
+	stats    GameStats
+}
+
+// GameStats counts what happened in a match.
+type GameStats struct {
+	Kicks, Passes, Shots    uint64
+	Tackles, TacklesWon     uint64
+	Possessions             uint64 // times a player won a free ball
+	Goals                   uint64
+	Kickoffs, Restarts      uint64
+	BadInputs               uint64 // inputs that did not decode
+	Rewinds, RewindsClamped uint64 // tackles judged in the past; of which asked further back than MaxRewind
+}
+
+// NewGame returns a match under rules with no players, its world stepping at
+// tickHz, the ball on the centre spot.
+func NewGame(rules Rules, tickHz int) (*Game, error) {
+	if err := rules.Validate(); err != nil {
+		return nil, err
+	}
+	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := rules.Pitch.AddTo(w); err != nil {
+		return nil, err
+	}
+	b := rules.Ball
+	b.Pos = geom.V(0, b.Radius, 0)
+	ball, err := w.AddSphere(b)
+	if err != nil {
+		return nil, err
+	}
+	g := &Game{rules: rules, world: w, ball: ball, possessor: -1, lastToucher: -1,
+		byClient: map[int]int{}, dt: time.Second / time.Duration(tickHz)}
+	for i := range rules.MaxPlayers {
+		c := rules.Player
+		c.Pos = parked(i)
+		id, err := w.AddCapsule(c)
+		if err != nil {
+			return nil, err
+		}
+		g.players = append(g.players, player{body: id, client: -1})
+	}
+	depth := int(rules.MaxRewind/g.dt) + 3
+	if g.history, err = event.NewHistory(depth, rules.MaxPlayers+1); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// parked is where an unused player capsule waits, far outside the pitch.
+func parked(i int) geom.Vec3 { return geom.V(1000+3*float64(i), 0, 1000) }
+
+// Rules returns the match's rules.
+func (g *Game) Rules() Rules { return g.rules }
+
+// Stats returns the match's counters.
+func (g *Game) Stats() GameStats { return g.stats }
+
+// Score returns the goals of Home and Away.
+func (g *Game) Score() [2]int { return g.score }
+
+// Join implements server.Game: the client gets a free player slot on the team
+// with fewer players (Home on a tie), at its team's kickoff position.
+func (g *Game) Join(client int) (uint32, error) {
+	if _, ok := g.byClient[client]; ok {
+		return 0, fmt.Errorf("tether/soccer: client %d already has a player", client)
+	}
+	slot := -1
+	var n [2]int
+	for i := range g.players {
+		if g.players[i].active {
+			n[g.players[i].team]++
+		} else if slot < 0 {
+			slot = i
+		}
+	}
+	if slot < 0 {
+		return 0, ErrFull
+	}
+	team := Home
+	if n[Away] < n[Home] {
+		team = Away
+	}
+	p := &g.players[slot]
+	*p = player{active: true, client: client, team: team, gen: p.gen + 1, body: p.body}
+	g.byClient[client] = slot
+	p.st = g.kickoffState(slot)
+	g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
+	return FirstPlayerID + uint32(slot), nil
+}
+
+// Leave implements server.Game: the client's player leaves the pitch; a ball it
+// had is left free where it is.
+func (g *Game) Leave(client int) {
+	slot, ok := g.byClient[client]
+	if !ok {
+		return
+	}
+	delete(g.byClient, client)
+	if g.possessor == slot {
+		g.possessor = -1
+		g.knot = true
+	}
+	if g.lastToucher == slot {
+		g.lastToucher = -1
+	}
+	p := &g.players[slot]
+	p.active, p.client = false, -1
+	g.world.SetBody(p.body, physics.BodyState{Pos: parked(slot)})
+	g.world.SetVelocity(p.body, geom.Vec3{})
+}
+
+// Input implements server.Game: the newest input of each client drives its
+// player from the next tick on.
+func (g *Game) Input(client int, in server.Input) {
+	slot, ok := g.byClient[client]
+	if !ok {
+		return
+	}
+	var d Input
+	if _, err := DecodeInput(&d, in.Data); err != nil {
+		g.stats.BadInputs++
+		return
+	}
+	p := &g.players[slot]
+	if !p.anyInput {
+		// The first input's action sequence is where the client starts: it
+		// triggers nothing.
+		p.actionSeq = d.ActionSeq
+		p.anyInput = true
+	}
+	p.in, p.view = d, in.View
+}
+
+// kickoffState returns where the player in slot stands at a kickoff: its team's
+// half, in a formation by its rank among its team's active players.
+func (g *Game) kickoffState(slot int) PlayerState {
+	p := &g.players[slot]
+	rank := 0
+	for i := range slot {
+		if g.players[i].active && g.players[i].team == p.team {
+			rank++
+		}
+	}
+	spots := [...][2]float64{{-9, 0}, {-22, -14}, {-22, 14}, {-34, 0}, {-14, -26}, {-14, 26}, {-40, -18}, {-40, 18}, {-4, -20}, {-4, 20}, {-48, 0}}
+	s := spots[rank%len(spots)]
+	x, z := s[0]-float64(rank/len(spots))*2, s[1]
+	yaw := 0.0
+	if p.team == Away {
+		x, z, yaw = -x, -z, math.Pi
+	}
+	return PlayerState{Pos: geom.V(x, 0, z), Yaw: yaw}
+}
+
+// attackDir is +1 for Home (attacking +X) and -1 for Away.
+func attackDir(team uint8) float64 {
+	if team == Home {
+		return 1
+	}
+	return -1
+}
+
+// Step implements server.Game: it moves the players by their inputs, steps the
+// world, applies possession, goals, kicks and tackles, and asks for an extra
+// snapshot when the ball's motion jumped.
+func (g *Game) Step(t server.Tick, events server.Emitter) bool {
+	g.prevSent = g.tick > 0 && g.sentTick == g.tick
+	g.prevBall, g.prevTime = g.world.Body(g.ball), g.now
+	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
+	g.knot, g.kickoff = false, false
+	r := &g.rules
+
+	for i := range g.players {
+		p := &g.players[i]
+		if !p.active {
+			continue
+		}
+		st := r.Move(p.st, p.in, g.possessor == i, t.Dt)
+		p.st.Vel, p.st.Yaw = st.Vel, st.Yaw
+		g.world.SetVelocity(p.body, st.Vel)
+	}
+	g.world.Step()
+	for i := range g.players {
+		p := &g.players[i]
+		if !p.active {
+			continue
+		}
+		b := g.world.Body(p.body)
+		st := r.clampPlayer(PlayerState{Pos: geom.V(b.Pos.X, 0, b.Pos.Z), Vel: p.st.Vel, Yaw: p.st.Yaw})
+		if st.Pos != b.Pos {
+			g.world.SetBody(p.body, physics.BodyState{Pos: st.Pos})
+		}
+		p.st = st
+	}
+	if g.possessor < 0 {
+		for _, c := range g.world.Contacts() {
+			if c.Body == g.ball && c.Speed > contactKnotSpeed {
+				g.knot = true
+				break
+			}
+		}
+	}
+
+	if g.paused && g.now >= g.pauseUntil {
+		g.resetKickoff(events)
+	}
+	if g.possessor >= 0 {
+		g.carry()
+	} else if !g.paused {
+		g.touch()
+	}
+	if !g.paused {
+		g.checkGoal(events)
+	}
+	g.checkOut(events)
+	if !g.paused {
+		g.actions(events)
+	}
+	g.record()
+	return g.knot || g.kickoff
+}
+
+// carry keeps the ball in front of its possessor, rolling with it.
+func (g *Game) carry() {
+	p := &g.players[g.possessor]
+	r := g.rules.Ball.Radius
+	prev := g.world.Body(g.ball)
+	pos := p.st.Pos.Add(p.st.Forward().Scale(g.rules.DribbleOffset)).Add(geom.V(0, r, 0))
+	v := p.st.Vel
+	w := geom.V(v.Z/r, 0, -v.X/r)
+	g.world.SetBody(g.ball, physics.BodyState{Pos: pos, Vel: v, AngVel: w, Rot: unit(prev.Rot).Integrate(w, g.dt.Seconds())})
+}
+
+func unit(q geom.Quat) geom.Quat {
+	if q == (geom.Quat{}) {
+		return geom.Identity
+	}
+	return q.Norm()
+}
+
+// touch gives a free ball to the nearest eligible player touching it.
+func (g *Game) touch() {
+	b := g.world.Body(g.ball)
+	if b.Pos.Y > g.rules.Player.Height+g.rules.Ball.Radius {
+		return
+	}
+	reach := g.rules.Player.Radius + g.rules.Ball.Radius + g.rules.TouchMargin
+	best, bestD := -1, reach
+	for i := range g.players {
+		p := &g.players[i]
+		if !p.active || g.now < p.noTouchUntil {
+			continue
+		}
+		d := math.Hypot(b.Pos.X-p.st.Pos.X, b.Pos.Z-p.st.Pos.Z)
+		if d <= bestD {
+			best, bestD = i, d
+		}
+	}
+	if best < 0 {
+		return
+	}
+	g.possessor, g.lastToucher = best, best
+	g.stats.Possessions++
+	g.knot = true
+	g.carry()
+}
+
+// checkGoal scores a ball wholly over a goal line between the posts and under
+// the crossbar.
+func (g *Game) checkGoal(events server.Emitter) {
+	b := g.world.Body(g.ball)
+	pt := g.rules.Pitch
+	r := g.rules.Ball.Radius
+	if math.Abs(b.Pos.X) < pt.Length/2+r || math.Abs(b.Pos.Z) > pt.GoalWidth/2 || b.Pos.Y > pt.GoalHeight {
+		return
+	}
+	team := Home
+	if b.Pos.X < 0 {
+		team = Away
+	}
+	g.score[team]++
+	g.stats.Goals++
+	if g.possessor >= 0 {
+		g.possessor = -1
+		g.knot = true
+	}
+	actor := NoPlayer
+	if g.lastToucher >= 0 {
+		actor = FirstPlayerID + uint32(g.lastToucher)
+	}
+	events.Emit(event.Event{Kind: EventGoal, Time: g.now, Entity: BallID, Actor: actor, Arg: uint32(team)})
+	g.paused, g.pauseUntil = true, g.now+g.rules.GoalPause
+}
+
+// checkOut puts back a ball that left the field over the boards.
+func (g *Game) checkOut(events server.Emitter) {
+	b := g.world.Body(g.ball)
+	pt := g.rules.Pitch
+	lx, lz := pt.Length/2+pt.Margin, pt.Width/2+pt.Margin
+	if b.Pos.IsFinite() && math.Abs(b.Pos.X) < lx+0.5 && math.Abs(b.Pos.Z) < lz+0.5 && b.Pos.Y > -0.5 {
+		return
+	}
+	x, z := b.Pos.X, b.Pos.Z
+	if !b.Pos.IsFinite() {
+		x, z = 0, 0
+	}
+	in := geom.V(math.Max(-lx+2, math.Min(lx-2, x)), g.rules.Ball.Radius, math.Max(-lz+2, math.Min(lz-2, z)))
+	g.world.SetBody(g.ball, physics.BodyState{Pos: in})
+	g.possessor = -1
+	g.ballGen++
+	g.knot = true
+	g.stats.Restarts++
+	events.Emit(event.Event{Kind: EventRestart, Time: g.now, Entity: BallID, Actor: NoPlayer, HasState: true,
+		State: ballState(g.now, g.world.Body(g.ball))})
+}
+
+// resetKickoff teleports everyone to the kickoff positions.
+func (g *Game) resetKickoff(events server.Emitter) {
+	g.paused = false
+	for i := range g.players {
+		p := &g.players[i]
+		if !p.active {
+			continue
+		}
+		p.st = g.kickoffState(i)
+		p.gen++
+		g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
+		g.world.SetVelocity(p.body, geom.Vec3{})
+		p.noTouchUntil = 0
+	}
+	g.world.SetBody(g.ball, physics.BodyState{Pos: geom.V(0, g.rules.Ball.Radius, 0)})
+	g.possessor, g.lastToucher = -1, -1
+	g.ballGen++
+	g.kickoff, g.knot = true, true
+	g.stats.Kickoffs++
+	events.Emit(event.Event{Kind: EventKickoff, Time: g.now, Entity: BallID, Actor: NoPlayer})
+}
+
+// actions runs the kicks and tackles asked for by inputs since the last tick.
+func (g *Game) actions(events server.Emitter) {
+	for i := range g.players {
+		p := &g.players[i]
+		if !p.active || !p.anyInput || p.in.ActionSeq == p.actionSeq {
+			continue
+		}
+		p.actionSeq = p.in.ActionSeq
+		switch p.in.Action {
+		case ActionPass, ActionShot:
+			if g.possessor == i {
+				g.kick(i, events)
+			}
+		case ActionTackle:
+			if g.possessor >= 0 && g.possessor != i && g.players[g.possessor].team != p.team && g.now >= p.tackleReady {
+				g.tackle(i, events)
+			}
+		}
+	}
+}
+
+func (g *Game) kick(i int, events server.Emitter) {
+	p := &g.players[i]
+	aim := geom.V(p.in.Aim.X, 0, p.in.Aim.Z)
+	if aim.Len2() < 1e-6 || !aim.IsFinite() {
+		aim = p.st.Forward()
+	}
+	v, w := g.rules.Kick(p.in.Action, aim.Norm(), p.in.Power)
+	b := g.world.Body(g.ball)
+	b.Vel, b.AngVel = v, w
+	g.world.SetBody(g.ball, b)
+	g.possessor = -1
+	p.noTouchUntil = g.now + g.rules.KickNoTouch
+	g.knot = true
+	g.stats.Kicks++
+	if p.in.Action == ActionShot {
+		g.stats.Shots++
+	} else {
+		g.stats.Passes++
+	}
+	events.Emit(event.Event{Kind: EventKick, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: uint32(p.in.Action),
+		HasState: true, State: ballState(g.now, g.world.Body(g.ball))})
+}
+
+// tackle judges a tackle by player i on the ball's possessor where the
+// tackling client saw both: at the server time it was showing, clamped to
+// MaxRewind.
+func (g *Game) tackle(i int, events server.Emitter) {
+	p := &g.players[i]
+	p.tackleReady = g.now + g.rules.TackleCooldown
+	g.stats.Tackles++
+	at := p.view
+	if at < g.now-g.rules.MaxRewind {
+		at = g.now - g.rules.MaxRewind
+		g.stats.RewindsClamped++
+	}
+	if at > g.now {
+		at = g.now
+	}
+	if at < g.now {
+		g.stats.Rewinds++
+	}
+	v := g.possessor
+	tp, ok1 := g.history.At(FirstPlayerID+uint32(i), at)
+	vp, ok2 := g.history.At(FirstPlayerID+uint32(v), at)
+	if !ok1 {
+		tp.Pos = p.st.Pos
+	}
+	if !ok2 {
+		vp.Pos = g.players[v].st.Pos
+	}
+	if math.Hypot(tp.Pos.X-vp.Pos.X, tp.Pos.Z-vp.Pos.Z) > g.rules.TackleReach {
+		return
+	}
+	g.stats.TacklesWon++
+	victim := &g.players[v]
+	victim.noTouchUntil = g.now + g.rules.TackledNoTouch
+	dir := victim.st.Pos.Sub(p.st.Pos)
+	dir = geom.V(dir.X, 0, dir.Z).Norm()
+	if dir.Len2() == 0 {
+		dir = p.st.Forward()
+	}
+	b := g.world.Body(g.ball)
+	b.Vel = dir.Scale(g.rules.TacklePoke).Add(geom.V(victim.st.Vel.X, 0, victim.st.Vel.Z).Scale(0.5))
+	b.AngVel = geom.V(b.Vel.Z/g.rules.Ball.Radius, 0, -b.Vel.X/g.rules.Ball.Radius)
+	g.world.SetBody(g.ball, b)
+	g.possessor = -1
+	g.lastToucher = i
+	g.knot = true
+	events.Emit(event.Event{Kind: EventTackle, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: FirstPlayerID + uint32(v),
+		HasState: true, State: ballState(g.now, g.world.Body(g.ball))})
+}
+
+// record adds this tick's poses to the rewind history.
+func (g *Game) record() {
+	g.history.Begin(g.now)
+	b := g.world.Body(g.ball)
+	g.history.Add(BallID, event.Pose{Pos: b.Pos, Vel: b.Vel, Rot: b.Rot})
+	for i := range g.players {
+		p := &g.players[i]
+		if p.active {
+			g.history.Add(FirstPlayerID+uint32(i), event.Pose{Pos: p.st.Pos, Vel: p.st.Vel, Rot: p.st.Rot()})
+		}
+	}
+}
+
+// History returns the rewind history of ball and player poses, one entry per
+// tick over the last MaxRewind.
+func (g *Game) History() *event.History { return g.history }

@@ -1,0 +1,275 @@
+package match
+
+import (
+	"crypto/rand"
+	"errors"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/server"
+	"github.com/tether-net/tether/transport/udp"
+)
+
+// ProtocolID is the netcode protocol id of the showcase match.
+const ProtocolID = 0x7465746865720001
+
+// Live is a match over real UDP sockets on the loopback interface: a server and
+// cfg.Bots bot clients, each bot's socket wrapped by netsim.NewPacketConn with
+// its link's Up direction and the server's datagrams to that bot by its Down
+// direction. Bots' local clocks are offset and drift as their links say.
+// Blackouts are not emulated live. Create it with StartLive; Close stops
+// everything.
+type Live struct {
+	cfg    Config
+	key    netcode.Key
+	game   *soccer.Game
+	core   *server.Server
+	srv    *server.UDP
+	router *router
+	addr   netip.AddrPort
+
+	mu    sync.Mutex
+	truth soccer.Truth
+	bots  []*Bot
+}
+
+// liveBot is the Live side of a Bot.
+type liveBot struct {
+	udp *client.UDP
+}
+
+// StartLive starts the server on 127.0.0.1 (a free port) and cfg.Bots bots.
+// cfg.OnTick runs on the server's goroutine; cfg.OnFrame on each bot's own
+// goroutine, so calls for different bots may run concurrently.
+func StartLive(cfg Config) (*Live, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	key, err := netcode.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	l := &Live{cfg: cfg, key: key}
+	tickHz := cfg.Server.TickHz
+	if tickHz == 0 {
+		tickHz = 60
+	}
+	if l.game, err = soccer.NewGame(cfg.Rules, tickHz); err != nil {
+		return nil, err
+	}
+	sc := cfg.Server
+	onTick := sc.OnTick
+	sc.OnTick = func(t server.Tick) {
+		if onTick != nil {
+			onTick(t)
+		}
+		l.mu.Lock()
+		l.game.Truth(&l.truth)
+		l.mu.Unlock()
+		if l.cfg.OnTick != nil {
+			l.cfg.OnTick(&l.truth) // only this goroutine writes truth
+		}
+	}
+	if l.core, err = server.New(sc, l.game); err != nil {
+		return nil, err
+	}
+	raw, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	_ = raw.SetReadBuffer(1 << 20)
+	l.addr = raw.LocalAddr().(*net.UDPAddr).AddrPort()
+	l.router = newRouter(raw)
+	l.srv, err = server.ServeUDP(l.router, l.core, udp.ServerConfig{
+		Netcode: netcode.ServerConfig{ProtocolID: ProtocolID, PrivateKey: key, PublicAddress: l.addr, MaxClients: l.core.Config().MaxClients},
+	})
+	if err != nil {
+		l.router.Close()
+		return nil, err
+	}
+	for i := range cfg.Bots {
+		if _, err := l.Join(cfg.linkOf(i)); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Addr returns the server's address.
+func (l *Live) Addr() netip.AddrPort { return l.addr }
+
+// Server returns the server's driver (its Do gives locked access to the core).
+func (l *Live) Server() *server.UDP { return l.srv }
+
+// Game returns the server's game. Read it only inside Server().Do.
+func (l *Live) Game() *soccer.Game { return l.game }
+
+// Truth copies the true state after the latest tick into dst.
+func (l *Live) Truth(dst *soccer.Truth) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	players := append(dst.Players[:0], l.truth.Players...)
+	*dst = l.truth
+	dst.Players = players
+}
+
+// Bots returns the bots started so far, in order.
+func (l *Live) Bots() []*Bot {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*Bot(nil), l.bots...)
+}
+
+// Take sets the input bot b sends instead of its own decisions (a person at
+// the keys); nil gives control back to the bot. Safe from any goroutine.
+func (l *Live) Take(b *Bot, in *soccer.Input) { b.take(in) }
+
+// Join starts one more bot over a link with config link.
+func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
+	if err := link.Validate(); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	i := len(l.bots)
+	l.mu.Unlock()
+	seed := l.cfg.Seed*1000003 + uint64(i)*7919 + 1
+	token, err := netcode.NewConnectToken(rand.Reader, &l.key, netcode.TokenParams{
+		ProtocolID: ProtocolID, ClientID: uint64(i) + 1, ServerAddresses: []netip.AddrPort{l.addr}, Now: time.Now(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	raw, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		return nil, err
+	}
+	l.router.route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
+	conn := netsim.NewPacketConn(raw, link.Up, seed)
+	core, err := client.New(l.cfg.Client, soccer.NewClientGame(l.cfg.Rules))
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed)}
+	start := time.Now()
+	clk := link.Clock
+	driver, err := client.DialUDP(conn, token, core, client.UDPConfig{
+		FrameHz: l.cfg.FrameHz,
+		Local:   func() time.Duration { return clk.Local(time.Since(start)) },
+		OnFrame: func(f *client.Frame) []byte {
+			in := b.decide(f)
+			b.inBuf = soccer.AppendInput(b.inBuf[:0], in)
+			if l.cfg.OnFrame != nil {
+				l.cfg.OnFrame(b, f, &b.view)
+			}
+			return b.inBuf
+		},
+	})
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	b.live = &liveBot{udp: driver}
+	l.mu.Lock()
+	l.bots = append(l.bots, b)
+	l.mu.Unlock()
+	return b, nil
+}
+
+// Driver returns a Live bot's client driver (nil in Virtual).
+func (b *Bot) Driver() *client.UDP {
+	if b.live == nil {
+		return nil
+	}
+	return b.live.udp
+}
+
+// Leave disconnects bot b and closes its socket.
+func (l *Live) Leave(b *Bot) error {
+	if b.live == nil {
+		return errors.New("tether/match: not a live bot")
+	}
+	return b.live.udp.Close()
+}
+
+// Close stops every bot and the server and closes their sockets; it waits for
+// every goroutine to end.
+func (l *Live) Close() error {
+	var errs []error
+	for _, b := range l.Bots() {
+		if err := b.live.udp.Close(); err != nil && !errors.Is(err, udp.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if l.srv != nil {
+		if err := l.srv.Close(); err != nil && !errors.Is(err, udp.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// router is the server's socket: datagrams to each bot go through that bot's
+// Down direction (a netsim.PacketConn over the shared socket); reads pass
+// straight through.
+type router struct {
+	raw *net.UDPConn
+	mu  sync.Mutex
+	out map[netip.AddrPort]*netsim.PacketConn
+}
+
+func newRouter(raw *net.UDPConn) *router {
+	return &router{raw: raw, out: map[netip.AddrPort]*netsim.PacketConn{}}
+}
+
+func (r *router) route(to netip.AddrPort, d netsim.Direction, seed uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.out[to] = netsim.NewPacketConn(shared{r.raw}, d, seed)
+}
+
+func (r *router) ReadFrom(b []byte) (int, net.Addr, error) { return r.raw.ReadFrom(b) }
+
+func (r *router) WriteTo(b []byte, addr net.Addr) (int, error) {
+	var to netip.AddrPort
+	if ua, ok := addr.(*net.UDPAddr); ok {
+		to = ua.AddrPort()
+		to = netip.AddrPortFrom(to.Addr().Unmap(), to.Port())
+	}
+	r.mu.Lock()
+	c := r.out[to]
+	r.mu.Unlock()
+	if c == nil {
+		return r.raw.WriteTo(b, addr)
+	}
+	return c.WriteTo(b, addr)
+}
+
+func (r *router) Close() error {
+	r.mu.Lock()
+	out := r.out
+	r.out = map[netip.AddrPort]*netsim.PacketConn{}
+	r.mu.Unlock()
+	for _, c := range out {
+		c.Close()
+	}
+	return r.raw.Close()
+}
+
+func (r *router) LocalAddr() net.Addr                { return r.raw.LocalAddr() }
+func (r *router) SetDeadline(t time.Time) error      { return r.raw.SetDeadline(t) }
+func (r *router) SetReadDeadline(t time.Time) error  { return r.raw.SetReadDeadline(t) }
+func (r *router) SetWriteDeadline(t time.Time) error { return r.raw.SetWriteDeadline(t) }
+
+// shared is the server's socket as seen by one bot's Down direction: closing
+// it leaves the socket open for the others.
+type shared struct{ *net.UDPConn }
+
+func (shared) Close() error { return nil }

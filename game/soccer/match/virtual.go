@@ -1,0 +1,365 @@
+package match
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/server"
+)
+
+// Config describes a match. The zero value is 4 bots on perfect links at 60 Hz
+// ticks, 30 Hz snapshots and 60 Hz frames, under soccer.DefaultRules.
+type Config struct {
+	Seed  uint64
+	Bots  int                 // bots at the start; 0 means 4 (use Join for more or later ones)
+	Link  netsim.LinkConfig   // every bot's link, unless Links has one for it
+	Links []netsim.LinkConfig // per bot, by index
+	// Rules of the match; the zero value means soccer.DefaultRules().
+	Rules   soccer.Rules
+	Server  server.Config // TickHz and SnapshotHz are used by clients too
+	Client  client.Config
+	FrameHz int // client frames per second by their local clocks; 0 means 60
+
+	// OnTick is called after every server tick with the true state (owned
+	// by the caller for the duration of the call).
+	OnTick func(t *soccer.Truth)
+	// OnFrame is called after every client frame, with the frame and the
+	// view the bot (or the caller's input) acted on; both only valid during
+	// the call. In Live it runs on the client's goroutine.
+	OnFrame func(c *Bot, f *client.Frame, v *soccer.View)
+}
+
+func (c *Config) fill() error {
+	if c.Bots == 0 {
+		c.Bots = 4
+	}
+	if c.Bots < 0 {
+		return fmt.Errorf("tether/match: Bots = %d, want ≥ 0", c.Bots)
+	}
+	if c.Rules == (soccer.Rules{}) {
+		c.Rules = soccer.DefaultRules()
+	}
+	if c.FrameHz == 0 {
+		c.FrameHz = 60
+	}
+	if c.FrameHz < 1 || c.FrameHz > 1000 {
+		return fmt.Errorf("tether/match: FrameHz = %d, want 1 to 1000", c.FrameHz)
+	}
+	if err := c.Link.Validate(); err != nil {
+		return err
+	}
+	for _, l := range c.Links {
+		if err := l.Validate(); err != nil {
+			return err
+		}
+	}
+	return c.Rules.Validate()
+}
+
+func (c *Config) linkOf(i int) netsim.LinkConfig {
+	if i < len(c.Links) {
+		return c.Links[i]
+	}
+	return c.Link
+}
+
+// Bot is one bot client of a match.
+type Bot struct {
+	Index int // order of joining, from 0
+	Slot  int // the server's client slot
+	Seed  uint64
+	Link  netsim.LinkConfig
+
+	bot     *soccer.Bot
+	view    soccer.View
+	control atomic.Pointer[soccer.Input]
+	inBuf   []byte
+	live    *liveBot
+
+	// Virtual only.
+	v      *Virtual
+	link   *netsim.Link
+	core   *client.Client
+	start  time.Duration // true time it joined
+	joined bool          // the server has connected it
+	up     bool          // the client knows it is connected
+	left   bool
+	frames int64
+	arrive []time.Duration
+	lastIn soccer.Input
+}
+
+// decide returns the bot's input for frame f (or the caller's, if it took over).
+func (b *Bot) decide(f *client.Frame) soccer.Input {
+	b.view.FromFrame(f)
+	in := b.bot.Decide(&b.view)
+	if c := b.control.Load(); c != nil {
+		in = *c
+	}
+	b.lastIn = in
+	return in
+}
+
+// View returns the bot's view of its last frame (Virtual; in Live read it in
+// OnFrame).
+func (b *Bot) View() *soccer.View { return &b.view }
+
+// Client returns the bot's client core (Virtual only; nil in Live).
+func (b *Bot) Client() *client.Client { return b.core }
+
+// NetLink returns the bot's emulated link (Virtual only).
+func (b *Bot) NetLink() *netsim.Link { return b.link }
+
+// Virtual is a match in virtual time. Create it with NewVirtual and advance it
+// with RunUntil. Not safe for concurrent use.
+type Virtual struct {
+	Sched *netsim.Scheduler
+
+	cfg      Config
+	game     *soccer.Game
+	srv      *server.Server
+	bots     []*Bot
+	slots    map[int]*Bot
+	truth    soccer.Truth
+	tickN    int64
+	nextSlot int
+}
+
+// NewVirtual builds a match in virtual time with cfg.Bots bots joining at time
+// 0, their links seeded from cfg.Seed and their index.
+func NewVirtual(cfg Config) (*Virtual, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	v := &Virtual{Sched: &netsim.Scheduler{}, cfg: cfg, slots: map[int]*Bot{}}
+	sc := cfg.Server
+	onTick := sc.OnTick
+	sc.OnTick = func(t server.Tick) {
+		if onTick != nil {
+			onTick(t)
+		}
+		if v.cfg.OnTick != nil {
+			v.game.Truth(&v.truth)
+			v.cfg.OnTick(&v.truth)
+		}
+	}
+	var err error
+	tickHz := sc.TickHz
+	if tickHz == 0 {
+		tickHz = 60
+	}
+	if v.game, err = soccer.NewGame(cfg.Rules, tickHz); err != nil {
+		return nil, err
+	}
+	if v.srv, err = server.New(sc, v.game); err != nil {
+		return nil, err
+	}
+	v.scheduleTick()
+	for i := range cfg.Bots {
+		if _, err := v.Join(0, cfg.linkOf(i)); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// Game returns the server's game: its true state, rules and statistics.
+func (v *Virtual) Game() *soccer.Game { return v.game }
+
+// Server returns the server core.
+func (v *Virtual) Server() *server.Server { return v.srv }
+
+// Bots returns the bots that joined, in order of joining (including those that
+// left).
+func (v *Virtual) Bots() []*Bot { return v.bots }
+
+// Truth copies the server's current true state into dst.
+func (v *Virtual) Truth(dst *soccer.Truth) { v.game.Truth(dst) }
+
+// RunUntil runs the match up to true (server) time t.
+func (v *Virtual) RunUntil(t time.Duration) { v.Sched.RunUntil(t) }
+
+func (v *Virtual) scheduleTick() {
+	v.Sched.At(v.srv.NextTick(), func() {
+		v.srv.Tick(v.Sched.Now())
+		v.transmit()
+		v.scheduleTick()
+	})
+}
+
+// transmit sends what the server core has to send down each bot's link.
+func (v *Virtual) transmit() {
+	for {
+		slot, p, ok := v.srv.Transmit()
+		if !ok {
+			return
+		}
+		b := v.slots[slot]
+		if b == nil {
+			continue
+		}
+		pkt := append([]byte(nil), p...)
+		b.arrive = b.link.Down.Send(v.Sched.Now(), len(pkt), b.arrive[:0])
+		for _, a := range b.arrive {
+			v.Sched.At(a, func() {
+				if b.left || !b.up {
+					return
+				}
+				_ = b.core.Receive(b.local(), pkt)
+			})
+		}
+	}
+}
+
+// Join adds a bot at true time at (not before now) over a link with config
+// link, seeded from the match seed and its index. It connects after a
+// handshake over its link (a request up, an answer down, repeated every
+// 100 ms until both arrive), then plays.
+func (v *Virtual) Join(at time.Duration, link netsim.LinkConfig) (*Bot, error) {
+	if err := link.Validate(); err != nil {
+		return nil, err
+	}
+	i := len(v.bots)
+	seed := v.cfg.Seed*1000003 + uint64(i)*7919 + 1
+	core, err := client.New(v.cfg.Client, soccer.NewClientGame(v.cfg.Rules))
+	if err != nil {
+		return nil, err
+	}
+	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed),
+		v: v, link: netsim.NewLink(link, seed), core: core, start: max(at, v.Sched.Now())}
+	v.bots = append(v.bots, b)
+	v.Sched.At(b.start, func() { v.handshake(b) })
+	v.Sched.At(b.start, func() { v.frame(b, 0) })
+	return b, nil
+}
+
+// handshake sends a connection request up the link, and the answer down, until
+// the client knows it is connected.
+func (v *Virtual) handshake(b *Bot) {
+	if b.left || b.up {
+		return
+	}
+	b.arrive = b.link.Up.Send(v.Sched.Now(), 1078, b.arrive[:0])
+	for _, a := range b.arrive {
+		v.Sched.At(a, func() {
+			if b.left {
+				return
+			}
+			if !b.joined {
+				if len(v.slots) >= v.srv.Config().MaxClients {
+					return
+				}
+				b.Slot = v.freeSlot()
+				if err := v.srv.Connect(v.Sched.Now(), b.Slot); err != nil {
+					b.Slot = -1
+					return
+				}
+				b.joined = true
+				v.slots[b.Slot] = b
+				v.transmit()
+			}
+			arr := b.link.Down.Send(v.Sched.Now(), 300, nil)
+			for _, a2 := range arr {
+				v.Sched.At(a2, func() {
+					if b.left || b.up {
+						return
+					}
+					b.up = true
+					b.core.Connected(b.local())
+				})
+			}
+		})
+	}
+	v.Sched.After(100*time.Millisecond, func() { v.handshake(b) })
+}
+
+func (v *Virtual) freeSlot() int {
+	for i := 0; ; i++ {
+		if _, ok := v.slots[i]; !ok {
+			return i
+		}
+	}
+}
+
+// Leave makes bot b leave at true time at: the server drops it after its
+// disconnect message travels up the link (or at once, if it is lost, as a
+// timeout would eventually).
+func (v *Virtual) Leave(b *Bot, at time.Duration) {
+	v.Sched.At(at, func() {
+		if b.left {
+			return
+		}
+		b.left = true
+		arr := b.link.Up.Send(v.Sched.Now(), 20, b.arrive[:0])
+		when := v.Sched.Now()
+		if len(arr) > 0 {
+			when = arr[0]
+		}
+		v.Sched.At(when, func() {
+			if b.joined {
+				_ = v.srv.Disconnect(v.Sched.Now(), b.Slot)
+				delete(v.slots, b.Slot)
+				b.joined = false
+			}
+		})
+	})
+}
+
+// Take sets the input bot b sends instead of its own decisions (a person at
+// the keys); nil gives control back to the bot.
+func (v *Virtual) Take(b *Bot, in *soccer.Input) { b.take(in) }
+
+func (b *Bot) take(in *soccer.Input) {
+	if in == nil {
+		b.control.Store(nil)
+		return
+	}
+	c := *in
+	b.control.Store(&c)
+}
+
+// local returns the bot's local clock now.
+func (b *Bot) local() time.Duration {
+	return b.link.Clock.Local(b.v.Sched.Now() - b.start)
+}
+
+// frame renders frame n of bot b at its local time n/FrameHz, decides and sends
+// its input.
+func (v *Virtual) frame(b *Bot, n int64) {
+	if b.left {
+		return
+	}
+	local := b.local()
+	f := b.core.Frame(local)
+	in := b.decide(f)
+	b.inBuf = soccer.AppendInput(b.inBuf[:0], in)
+	b.core.SetInput(b.inBuf)
+	if v.cfg.OnFrame != nil {
+		v.cfg.OnFrame(b, f, &b.view)
+	}
+	b.core.Update(local)
+	for {
+		p, ok := b.core.Transmit()
+		if !ok {
+			break
+		}
+		pkt := append([]byte(nil), p...)
+		b.arrive = b.link.Up.Send(v.Sched.Now(), len(pkt), b.arrive[:0])
+		for _, a := range b.arrive {
+			v.Sched.At(a, func() {
+				if !b.joined {
+					return
+				}
+				_ = v.srv.Receive(v.Sched.Now(), b.Slot, pkt)
+				v.transmit()
+			})
+		}
+	}
+	b.frames++
+	next := b.link.Clock.Local(0) + time.Duration(n+1)*time.Second/time.Duration(v.cfg.FrameHz)
+	v.Sched.At(b.start+b.link.Clock.True(next), func() { v.frame(b, n+1) })
+}

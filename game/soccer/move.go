@@ -1,0 +1,123 @@
+package soccer
+
+import (
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+)
+
+// Action is what a player's kick button does.
+type Action uint8
+
+// The actions. A pass and a shot kick the ball if the player has it; a tackle
+// tries to take it from an opponent who has it.
+const (
+	ActionNone   Action = iota
+	ActionPass          // a ground pass
+	ActionShot          // a lofted shot
+	ActionTackle        // a tackle on the player with the ball
+	numActions
+)
+
+// Input is what a player (a person or a bot) asks of its character.
+type Input struct {
+	// Dir is the direction to run in on the ground (Y ignored), of length at
+	// most 1: its length scales the speed. Zero stands still.
+	Dir    geom.Vec3
+	Sprint bool
+	// Action happens once each time ActionSeq changes: inputs are sent many
+	// times (and may be lost), so the action is not repeated by a repeated
+	// input nor lost with one packet.
+	Action    Action
+	ActionSeq uint8
+	// Aim is the direction of a pass or a shot on the ground (Y ignored); zero
+	// means the way the player faces.
+	Aim geom.Vec3
+	// Power scales the kick from the weakest to the strongest, in [0, 1].
+	Power float64
+}
+
+// PlayerState is a player's motion: where it stands, how fast it moves and
+// where it faces. The server's and the client's Move of the same state and
+// input give the same result.
+type PlayerState struct {
+	Pos geom.Vec3 // base of the capsule, metres; Y is 0
+	Vel geom.Vec3 // metres per second; Y is 0
+	Yaw float64   // radians about +Y; the player faces (cos Yaw, 0, -sin Yaw)
+}
+
+// Forward returns the unit direction the player faces.
+func (s PlayerState) Forward() geom.Vec3 { return forward(s.Yaw) }
+
+// Rot returns the player's rotation: Yaw about +Y, so that it maps +X to
+// Forward.
+func (s PlayerState) Rot() geom.Quat { return yawRot(s.Yaw) }
+
+func forward(yaw float64) geom.Vec3 { return geom.V(math.Cos(yaw), 0, -math.Sin(yaw)) }
+
+func yawRot(yaw float64) geom.Quat { return geom.AxisAngle(geom.V(0, 1, 0), yaw) }
+
+func yawOf(d geom.Vec3) float64 { return math.Atan2(-d.Z, d.X) }
+
+// Move advances a player's state by dt under input in: the velocity turns
+// toward Dir times the run (or sprint) speed, slowed when carrying the ball,
+// changing by at most Accel per second; the player turns toward Dir at most
+// TurnRate; and it moves by the new velocity, kept within the Rules' bounds.
+// It is a pure function of its arguments.
+func (r Rules) Move(s PlayerState, in Input, carrying bool, dt time.Duration) PlayerState {
+	h := dt.Seconds()
+	dir := geom.V(in.Dir.X, 0, in.Dir.Z)
+	if l := dir.Len(); l > 1 {
+		dir = dir.Scale(1 / l)
+	} else if !(l >= 0) { // NaN
+		dir = geom.Vec3{}
+	}
+	speed := r.RunSpeed
+	if in.Sprint {
+		speed = r.SprintSpeed
+	}
+	if carrying {
+		speed *= r.CarrySpeed
+	}
+	want := dir.Scale(speed)
+	dv := want.Sub(s.Vel)
+	if l, m := dv.Len(), r.Accel*h; l > m {
+		dv = dv.Scale(m / l)
+	}
+	s.Vel = geom.V(s.Vel.X+dv.X, 0, s.Vel.Z+dv.Z)
+	if dir.Len2() > 1e-6 {
+		d := angleDiff(yawOf(dir), s.Yaw)
+		m := r.TurnRate * h
+		s.Yaw = wrap(s.Yaw + math.Max(-m, math.Min(m, d)))
+	}
+	s.Pos = geom.V(s.Pos.X+s.Vel.X*h, 0, s.Pos.Z+s.Vel.Z*h)
+	return r.clampPlayer(s)
+}
+
+// clampPlayer keeps a player inside the boards, with room for the ball in front.
+func (r Rules) clampPlayer(s PlayerState) PlayerState {
+	lx, lz := r.Pitch.Length/2+r.Pitch.Margin-r.Edge, r.Pitch.Width/2+r.Pitch.Margin-r.Edge
+	if s.Pos.X > lx || s.Pos.X < -lx {
+		s.Pos.X = math.Max(-lx, math.Min(lx, s.Pos.X))
+		s.Vel.X = 0
+	}
+	if s.Pos.Z > lz || s.Pos.Z < -lz {
+		s.Pos.Z = math.Max(-lz, math.Min(lz, s.Pos.Z))
+		s.Vel.Z = 0
+	}
+	return s
+}
+
+// angleDiff returns a - b wrapped into (-π, π].
+func angleDiff(a, b float64) float64 { return wrap(a - b) }
+
+func wrap(a float64) float64 {
+	a = math.Mod(a, 2*math.Pi)
+	if a > math.Pi {
+		a -= 2 * math.Pi
+	} else if a <= -math.Pi {
+		a += 2 * math.Pi
+	}
+	return a
+}

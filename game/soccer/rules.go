@@ -1,0 +1,170 @@
+package soccer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
+)
+
+// Rules are the sizes, speeds and timings of a match. DefaultRules gives a
+// playable set; every speed is metres per second, every time a Duration.
+type Rules struct {
+	Pitch  Pitch
+	Ball   physics.Sphere
+	Player physics.Capsule
+
+	MaxPlayers int // player slots, 1 to 64
+
+	RunSpeed    float64 // m/s
+	SprintSpeed float64 // m/s
+	CarrySpeed  float64 // share of the speed kept while carrying the ball, (0, 1]
+	Accel       float64 // largest change of velocity, m/s²
+	TurnRate    float64 // rad/s
+	// Edge is how far inside the boards' inner faces a player's base must
+	// stay (room for the ball carried in front), metres.
+	Edge float64
+
+	// DribbleOffset is the horizontal distance from the base of the player
+	// with the ball to the ball's centre, along the way it faces, metres.
+	DribbleOffset float64
+	// TouchMargin: a free ball whose centre comes within the player's radius
+	// plus the ball's radius plus TouchMargin of a player's axis (below its
+	// head) is won by that player.
+	TouchMargin float64
+
+	PassSpeed      [2]float64 // a ground pass's speed at power 0 and 1, m/s
+	ShotSpeed      [2]float64 // a lofted shot's speed at power 0 and 1, m/s
+	ShotElevation  [2]float64 // a shot's elevation at power 0 and 1, radians
+	KickNoTouch    time.Duration
+	TackleReach    float64 // largest distance between tackler and target, metres
+	TackleCooldown time.Duration
+	TackledNoTouch time.Duration // how long a tackled player cannot win the ball back
+	TacklePoke     float64       // speed the tackle gives the ball, m/s
+	// MaxRewind is the furthest back in server time a tackle is judged at:
+	// the moment the tackling client was showing when it acted, clamped to
+	// this.
+	MaxRewind time.Duration
+
+	GoalPause time.Duration // from a goal to the kickoff reset
+}
+
+// DefaultRules returns the rules of the showcase match on DefaultPitch with
+// DefaultBall and DefaultPlayer: up to 22 players, 7 m/s running, 9 m/s
+// sprinting.
+func DefaultRules() Rules {
+	return Rules{
+		Pitch: DefaultPitch(), Ball: DefaultBall(), Player: DefaultPlayer(),
+		MaxPlayers: 22,
+		RunSpeed:   7, SprintSpeed: 9, CarrySpeed: 0.85, Accel: 25, TurnRate: 10, Edge: 1,
+		DribbleOffset: 0.6, TouchMargin: 0.15,
+		PassSpeed: [2]float64{4, 20}, ShotSpeed: [2]float64{16, 28},
+		ShotElevation: [2]float64{14 * math.Pi / 180, 5 * math.Pi / 180},
+		KickNoTouch:   300 * time.Millisecond,
+		TackleReach:   1.3, TackleCooldown: 1200 * time.Millisecond, TackledNoTouch: 600 * time.Millisecond, TacklePoke: 4,
+		MaxRewind: 250 * time.Millisecond,
+		GoalPause: 1500 * time.Millisecond,
+	}
+}
+
+// ErrRules is wrapped by the error NewGame returns for a Rules field out of
+// range; the message names the field.
+var ErrRules = errors.New("tether/soccer: invalid rules")
+
+// Validate reports the first field out of range.
+func (r Rules) Validate() error {
+	bad := func(field string, v any, want string) error {
+		return fmt.Errorf("%w: %s = %v, want %s", ErrRules, field, v, want)
+	}
+	pos := func(field string, v float64) error {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return bad(field, v, "> 0")
+		}
+		return nil
+	}
+	switch {
+	case r.MaxPlayers < 1 || r.MaxPlayers > 64:
+		return bad("MaxPlayers", r.MaxPlayers, "1 to 64")
+	case !(r.CarrySpeed > 0 && r.CarrySpeed <= 1):
+		return bad("CarrySpeed", r.CarrySpeed, "(0, 1]")
+	case r.PassSpeed[0] < 0 || r.PassSpeed[1] < r.PassSpeed[0]:
+		return bad("PassSpeed", r.PassSpeed, "0 ≤ [0] ≤ [1]")
+	case r.ShotSpeed[0] < 0 || r.ShotSpeed[1] < r.ShotSpeed[0]:
+		return bad("ShotSpeed", r.ShotSpeed, "0 ≤ [0] ≤ [1]")
+	case r.ShotElevation[0] < 0 || r.ShotElevation[1] < 0 || r.ShotElevation[0] > 1.5 || r.ShotElevation[1] > 1.5:
+		return bad("ShotElevation", r.ShotElevation, "0 to 1.5 rad")
+	case r.KickNoTouch < 0 || r.TackleCooldown < 0 || r.TackledNoTouch < 0 || r.GoalPause < 0:
+		return bad("KickNoTouch, TackleCooldown, TackledNoTouch, GoalPause", "negative", "≥ 0")
+	case r.MaxRewind < 0 || r.MaxRewind > 2*time.Second:
+		return bad("MaxRewind", r.MaxRewind, "0 to 2s")
+	case r.Edge < 0 || r.Edge >= r.Pitch.Margin+r.Pitch.Width/2:
+		return bad("Edge", r.Edge, "0 to inside the pitch")
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"RunSpeed", r.RunSpeed}, {"SprintSpeed", r.SprintSpeed}, {"Accel", r.Accel}, {"TurnRate", r.TurnRate},
+		{"DribbleOffset", r.DribbleOffset}, {"TackleReach", r.TackleReach}, {"Ball.Radius", r.Ball.Radius}, {"Player.Radius", r.Player.Radius}} {
+		if err := pos(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if r.TouchMargin < 0 || r.TacklePoke < 0 {
+		return bad("TouchMargin, TacklePoke", "negative", "≥ 0")
+	}
+	return nil
+}
+
+// Kick returns the ball's velocity and spin for a kick of kind (ActionPass or
+// ActionShot) toward the horizontal direction aim (unit) at power in [0, 1]: a
+// ground pass rolls from the start; a shot leaves the ground at an elevation
+// that is lower the harder it is struck.
+func (r Rules) Kick(kind Action, aim geom.Vec3, power float64) (vel, spin geom.Vec3) {
+	power = math.Max(0, math.Min(1, power))
+	if !(power >= 0) {
+		power = 0
+	}
+	aim = geom.V(aim.X, 0, aim.Z).Norm()
+	side := geom.V(0, 1, 0).Cross(aim) // rolling spin axis
+	switch kind {
+	case ActionShot:
+		speed := lerp(r.ShotSpeed, power)
+		el := lerp(r.ShotElevation, power)
+		vel = aim.Scale(speed * math.Cos(el)).Add(geom.V(0, speed*math.Sin(el), 0))
+		spin = side.Scale(-4) // a little backspin
+	default:
+		speed := lerp(r.PassSpeed, power)
+		vel = aim.Scale(speed)
+		spin = side.Scale(speed / r.Ball.Radius)
+	}
+	return vel, spin
+}
+
+func lerp(r [2]float64, u float64) float64 { return r[0] + (r[1]-r[0])*u }
+
+// rollDecel is the deceleration of a ball rolling on the grass, m/s², without
+// air drag.
+func (r Rules) rollDecel() float64 {
+	return r.Ball.Material.RollingResistance * r.Pitch.Grass.RollingResistance * gravity
+}
+
+const gravity = 9.81
+
+// PassPower returns the power of a ground pass that rolls about dist metres
+// before stopping, given rolling resistance and air drag, in [0, 1].
+func (r Rules) PassPower(dist float64) float64 {
+	a, k := r.rollDecel(), r.Ball.Drag
+	var v float64
+	if k > 0 {
+		v = math.Sqrt(a * (math.Exp(2*k*dist) - 1) / k)
+	} else {
+		v = math.Sqrt(2 * a * dist)
+	}
+	if r.PassSpeed[1] <= r.PassSpeed[0] {
+		return 1
+	}
+	return math.Max(0, math.Min(1, (v-r.PassSpeed[0])/(r.PassSpeed[1]-r.PassSpeed[0])))
+}

@@ -1,0 +1,51 @@
+package soccer
+
+import (
+	"time"
+
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/timeline"
+)
+
+func ballState(t time.Duration, b physics.BodyState) timeline.State {
+	return timeline.State{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: true}
+}
+
+// PlayerTruth is a player as the server has it.
+type PlayerTruth struct {
+	ID     uint32 // entity id
+	Client int    // the client slot controlling it
+	Team   uint8
+	PlayerState
+}
+
+// Truth is the match as the server has it after a tick: what clients are
+// measured against.
+type Truth struct {
+	Tick      uint64
+	Time      time.Duration // server time
+	Ball      physics.BodyState
+	Possessor uint32 // entity id of the player with the ball, or NoPlayer
+	Players   []PlayerTruth
+	Score     [2]int
+	Paused    bool // between a goal and the kickoff
+}
+
+// Truth copies the match's current state into dst, reusing dst.Players.
+func (g *Game) Truth(dst *Truth) {
+	dst.Tick, dst.Time = g.tick, g.now
+	dst.Ball = g.world.Body(g.ball)
+	dst.Ball.Rot = unit(dst.Ball.Rot)
+	dst.Possessor = NoPlayer
+	if g.possessor >= 0 {
+		dst.Possessor = FirstPlayerID + uint32(g.possessor)
+	}
+	dst.Players = dst.Players[:0]
+	for i := range g.players {
+		p := &g.players[i]
+		if p.active {
+			dst.Players = append(dst.Players, PlayerTruth{ID: FirstPlayerID + uint32(i), Client: p.client, Team: p.team, PlayerState: p.st})
+		}
+	}
+	dst.Score, dst.Paused = g.score, g.paused
+}

@@ -1,0 +1,176 @@
+package soccer
+
+import (
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/timeline"
+)
+
+// ClientGame is the soccer game's side of a client: it implements client.Game.
+type ClientGame struct {
+	Rules Rules
+	// Ball and Player are the timeline configurations of the ball and of the
+	// players; the zero value of Ball gets the ball's ballistic extrapolation
+	// on the pitch.
+	Ball, Player timeline.Config
+}
+
+// NewClientGame returns the client side of a match under rules, with default
+// timelines.
+func NewClientGame(rules Rules) *ClientGame {
+	return &ClientGame{Rules: rules}
+}
+
+// BallExtrapolator returns the ballistic extrapolation of the ball on the
+// grass under rules.
+func BallExtrapolator(rules Rules) timeline.Ballistic {
+	return timeline.Ballistic{
+		Gravity:      geom.V(0, -gravity, 0),
+		Floor:        rules.Ball.Radius,
+		Restitution:  rules.Ball.Material.Restitution * rules.Pitch.Grass.Restitution,
+		RollingDecel: rules.rollDecel(),
+	}
+}
+
+// Timeline implements client.Game.
+func (g *ClientGame) Timeline(kind uint8) timeline.Config {
+	if kind == KindBall {
+		c := g.Ball
+		if c.Extrapolate == nil {
+			c.Extrapolate = BallExtrapolator(g.Rules).Extrapolate
+		}
+		return c
+	}
+	return g.Player
+}
+
+// DecodeSnapshot implements client.Game: the ball (with its possessor as
+// parent, carried DribbleOffset ahead at the ball's radius above the ground)
+// and the players, whose Tag is their team.
+func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
+	return decodeSnapshot(s, b, g.Rules)
+}
+
+func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
+	r := reader{b: b}
+	flags := r.byte()
+	r.uvarint(1 << 20)
+	r.uvarint(1 << 20)
+	metaEnd := r.n
+	pos := r.uvarint(math.MaxUint32)
+	gen := r.byte()
+	nb := r.byte()
+	if r.err == nil && (flags&^snapMask != 0 || nb < 1 || nb > 2) {
+		r.err = ErrMalformed
+	}
+	parent := client.NoParent
+	if pos > 0 {
+		parent = uint32(pos - 1)
+	}
+	off := geom.V(rules.DribbleOffset, rules.Ball.Radius, 0)
+	for range nb {
+		w := r.body()
+		if r.err != nil {
+			break
+		}
+		s.Entities = append(s.Entities, client.EntityState{
+			ID: BallID, Kind: KindBall, Gen: gen, Parent: parent, Offset: off,
+			State: timeline.State{Time: w.Time, Pos: w.Pos, Vel: w.Vel, Rot: w.Rot, AngVel: w.AngVel, Knot: w.Knot, Cut: w.Cut},
+		})
+	}
+	if r.err == nil && flags&snapPlayers != 0 {
+		n := r.uvarint(64)
+		for range n {
+			id := r.uvarint(math.MaxUint32)
+			team, pgen := r.byte(), r.byte()
+			x, z := r.varint(), r.varint()
+			vx, vz := r.varint(), r.varint()
+			yaw := float64(r.u16()) / 65536 * 2 * math.Pi
+			if r.err != nil {
+				break
+			}
+			if team > Away || id == uint64(BallID) {
+				r.err = ErrMalformed
+				break
+			}
+			s.Entities = append(s.Entities, client.EntityState{
+				ID: uint32(id), Kind: KindPlayer, Tag: team, Gen: pgen, Parent: client.NoParent,
+				State: timeline.State{Time: s.Time, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
+					Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw)},
+			})
+		}
+	}
+	if r.err == nil && r.n != len(b) {
+		r.err = ErrMalformed
+	}
+	if r.err != nil {
+		return r.err
+	}
+	s.Meta = b[:metaEnd]
+	return nil
+}
+
+// PlayerView is a player as a client draws it.
+type PlayerView struct {
+	ID      uint32
+	Team    uint8
+	Pos     geom.Vec3 // base, metres
+	Vel     geom.Vec3 // m/s
+	Forward geom.Vec3 // unit, the way it faces
+}
+
+// View is the match as one client shows it, in soccer terms: what a bot
+// decides from and what a page draws.
+type View struct {
+	Ready     bool          // the client's clock is ready and the ball known
+	Time      time.Duration // the render time shown
+	Self      uint32        // the client's own player, or NoPlayer
+	Ball      geom.Vec3
+	BallVel   geom.Vec3
+	BallRot   geom.Quat
+	Possessor uint32 // player with the ball, or NoPlayer
+	Players   []PlayerView
+	Score     Score
+}
+
+// FromFrame fills v from a client frame, reusing v.Players.
+func (v *View) FromFrame(f *client.Frame) {
+	v.Players = v.Players[:0]
+	v.Ready, v.Possessor, v.Self = false, NoPlayer, NoPlayer
+	if f.HasSelf {
+		v.Self = f.Self
+	}
+	if !f.Ready {
+		return
+	}
+	v.Time = f.RenderTime
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		switch e.Kind {
+		case KindBall:
+			v.Ready = true
+			v.Ball, v.BallVel, v.BallRot = e.Pos, e.Vel, e.Rot
+			if e.Parent != client.NoParent {
+				v.Possessor = e.Parent
+			}
+		case KindPlayer:
+			v.Players = append(v.Players, PlayerView{ID: e.ID, Team: e.Tag, Pos: e.Pos, Vel: e.Vel, Forward: e.Rot.Rotate(geom.V(1, 0, 0))})
+		}
+	}
+	if s, err := DecodeScore(f.Meta); err == nil {
+		v.Score = s
+	}
+}
+
+// Player returns the player id in the view, or nil.
+func (v *View) Player(id uint32) *PlayerView {
+	for i := range v.Players {
+		if v.Players[i].ID == id {
+			return &v.Players[i]
+		}
+	}
+	return nil
+}
