@@ -46,7 +46,9 @@ type PredictiveConfig struct {
 	// correction ends. 0 means 1 cm and 1°. Ranges [1e-6, 10], [1e-6, π].
 	EarlyOutDistance, EarlyOutAngle float64
 	// SnapDistance is the position error, metres, beyond which the body is
-	// set to the server's state at once; 0 means 4. Range [0.01, 1e6].
+	// set to the server's state at once; 0 means BlendSpeed times the
+	// current position correction time (0.35 m at 30 Hz over a 60 ms round
+	// trip). Range [0.01, 1e6].
 	SnapDistance float64
 	// ErrorAccumulation is how long the error may fail to shrink before the
 	// body is set to the server's state; 0 means 3 s. Range [1ms, 60s].
@@ -87,7 +89,6 @@ func (c PredictiveConfig) withDefaults() (PredictiveConfig, error) {
 	c.ExtrapolationMin = orDur(c.ExtrapolationMin, 750*time.Millisecond)
 	c.EarlyOutDistance = orFloat(c.EarlyOutDistance, 0.01)
 	c.EarlyOutAngle = orFloat(c.EarlyOutAngle, math.Pi/180)
-	c.SnapDistance = orFloat(c.SnapDistance, 4)
 	c.ErrorAccumulation = orDur(c.ErrorAccumulation, 3*time.Second)
 	return c, nil
 }
@@ -157,7 +158,11 @@ func (p *Predictive) correct(f *follower, b, t Body) (Body, bool) {
 	if t.Vel.Len2() < 1e-6 && d < p.cfg.EarlyOutDistance && rv.Len() < p.cfg.EarlyOutAngle {
 		return b, true
 	}
-	if f.accumulate(d, p.cfg.ErrorAccumulation) || d > p.cfg.SnapDistance {
+	snap := p.cfg.SnapDistance
+	if snap == 0 {
+		snap = BlendSpeed * posT
+	}
+	if f.accumulate(d, p.cfg.ErrorAccumulation) || d > snap {
 		return f.snap(t)
 	}
 	a := min(h/(iv*p.cfg.PosInterpolationShare), 1)

@@ -76,11 +76,15 @@ type ResimConfig struct {
 	VelThreshold, AngVelThreshold float64
 
 	// CorrectionTime is the time constant with which the render jump a
-	// rollback causes is blended out (exponentially); 0 means 100 ms,
-	// negative means none (the jump is shown). Range up to 10 s.
+	// rollback causes is blended out (exponentially: 95 % is gone after
+	// three times it); 0 means 100 ms, negative means none (the jump is
+	// shown). Range up to 10 s.
 	CorrectionTime time.Duration
 	// SnapDistance is the render jump, metres, beyond which it is shown at
-	// once instead of blended; 0 means 2.5. Range [0.01, 1e6].
+	// once instead of blended; 0 means BlendSpeed × CorrectionTime (0.3 m
+	// by default). Unreal blends jumps up to 2.5 m over 0.3 s, which keeps
+	// an unforeseen kick's error on screen for a third of a second. Range
+	// [0.01, 1e6].
 	SnapDistance float64
 
 	// CheckDistance turns on the sync test: on every Update the Resim also
@@ -120,7 +124,7 @@ func (c ResimConfig) withDefaults() (ResimConfig, error) {
 	c.VelThreshold = orFloat(c.VelThreshold, 0.5)
 	c.AngVelThreshold = orFloat(c.AngVelThreshold, 2)
 	c.CorrectionTime = orDur(c.CorrectionTime, 100*time.Millisecond)
-	c.SnapDistance = orFloat(c.SnapDistance, 2.5)
+	c.SnapDistance = orFloat(c.SnapDistance, BlendSpeed*max(c.CorrectionTime, time.Millisecond).Seconds())
 	if ticks := int(c.History / c.Tick); c.CheckDistance < 0 || c.CheckDistance > ticks {
 		return c, &ConfigError{n, "CheckDistance", c.CheckDistance, "[0, History/Tick]"}
 	}
@@ -290,12 +294,17 @@ func (r *Resim[In]) push(kind RequestKind, k int64, c *Cell) {
 	r.reqs = append(r.reqs, Request[In]{Kind: kind, Tick: k, Cell: c})
 }
 
-// saveLoad requests the save of tick k into its cell, with the server
-// states due at k, and its load back.
-func (r *Resim[In]) saveLoad(k int64) {
+// saveLoad requests the save of tick k into its cell and its load back.
+// For a tick simulated for the first time (fresh), the server states
+// received for it are put in first; a re-simulated tick keeps those its cell
+// already holds.
+func (r *Resim[In]) saveLoad(k int64, fresh bool) {
 	c := r.cell(k)
 	c.assign(k, r.cfg.Tick)
 	for i := range r.corr {
+		if !fresh {
+			break
+		}
 		if cr := &r.corr[i]; cr.fresh && cr.tick == k {
 			cr.fresh = false
 			c.fix(i, cr.state)
@@ -354,7 +363,7 @@ func (r *Resim[In]) Update(now time.Duration) []Request[In] {
 		}
 		r.started, r.cur, r.oldest, r.cut = true, k, k, true
 		r.ins[r.index(k)] = r.input
-		r.saveLoad(k)
+		r.saveLoad(k, true)
 	} else {
 		r.syncTest()
 		r.rollback()
@@ -367,7 +376,7 @@ func (r *Resim[In]) Update(now time.Duration) []Request[In] {
 		r.cur = m - 1
 		r.oldest = r.cur
 		r.ins[r.index(r.cur)] = r.input
-		r.saveLoad(r.cur)
+		r.saveLoad(r.cur, true)
 		r.haveLast = false
 	}
 	for r.cur < m {
@@ -375,7 +384,7 @@ func (r *Resim[In]) Update(now time.Duration) []Request[In] {
 		r.advance(r.cur)
 		r.cur++
 		r.stats.Ticks++
-		r.saveLoad(r.cur)
+		r.saveLoad(r.cur, true)
 		r.oldest = max(r.oldest, r.cur-hist)
 	}
 	return r.reqs
@@ -422,7 +431,7 @@ func (r *Resim[In]) rollback() {
 	r.push(LoadState, from, r.cell(from))
 	for k := from; k < r.cur; k++ {
 		r.advance(k)
-		r.saveLoad(k + 1)
+		r.saveLoad(k+1, false)
 	}
 	// The sync test's recorded cells from `from` on are being rewritten.
 	n := 0
@@ -448,7 +457,7 @@ func (r *Resim[In]) syncTest() {
 	r.push(LoadState, r.cur-d, r.cell(r.cur-d))
 	for k := r.cur - d; k < r.cur; k++ {
 		r.advance(k)
-		r.saveLoad(k + 1)
+		r.saveLoad(k+1, false)
 	}
 }
 

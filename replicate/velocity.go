@@ -21,7 +21,10 @@ type VelocityConfig struct {
 	// CorrectionTime. Range [1ms, 10s].
 	AngularCorrectionTime time.Duration
 	// SnapDistance is the position error, metres, beyond which the body is
-	// set to the server's state at once; 0 means 4. Range [0.01, 1e6].
+	// set to the server's state at once; 0 means BlendSpeed × CorrectionTime
+	// (0.6 m by default: the largest error closed without moving the body
+	// more than 5 cm per frame beyond its own motion). Unreal's is 4 m.
+	// Range [0.01, 1e6].
 	SnapDistance float64
 	// RestoredDistance and RestoredAngle (radians) are the errors under
 	// which the correction ends and the body runs free on its own physics;
@@ -51,7 +54,7 @@ func (c VelocityConfig) withDefaults() (VelocityConfig, error) {
 	c.Tick = orDur(c.Tick, time.Second/60)
 	c.CorrectionTime = orDur(c.CorrectionTime, 200*time.Millisecond)
 	c.AngularCorrectionTime = orDur(c.AngularCorrectionTime, c.CorrectionTime)
-	c.SnapDistance = orFloat(c.SnapDistance, 4)
+	c.SnapDistance = orFloat(c.SnapDistance, BlendSpeed*c.CorrectionTime.Seconds())
 	c.RestoredDistance = orFloat(c.RestoredDistance, 0.01)
 	c.RestoredAngle = orFloat(c.RestoredAngle, math.Pi/180)
 	c.ErrorAccumulation = orDur(c.ErrorAccumulation, 500*time.Millisecond)
