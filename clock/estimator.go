@@ -73,7 +73,7 @@ type pending struct {
 // the output is closing from the moment its current path took over.
 type Stats struct {
 	Pings        uint64 // pings issued by Ping
-	Samples      uint64 // pongs accepted as samples
+	Samples      uint64 // pongs matched to a ping with possible timestamps
 	Stale        uint64 // pongs ignored: unknown, duplicate or expired id, or a superseded server epoch
 	Invalid      uint64 // pongs with impossible timestamps (negative round trip, hold or delay)
 	Spikes       uint64 // samples whose round trip marked them as delay spikes (kept, left out of the fit)
@@ -309,7 +309,9 @@ func (e *Estimator) start(l time.Duration) {
 // estimate is ready. Within an epoch it never decreases as local increases
 // and never steps; it runs at the estimated server rate plus a slew of at
 // most SlewPPM (ConvergeSlewPPM while converging). It is a fixed function of
-// local time between pongs: calling it changes nothing.
+// local time, re-planned by each pong from 100 ms after the pong's receive
+// time on, so pongs handled up to 100 ms after they were stamped never alter
+// an output already returned. Calling it changes nothing.
 func (e *Estimator) Now(local time.Duration) (server time.Duration, ok bool) {
 	if !e.ready {
 		return 0, false

@@ -90,6 +90,7 @@ type filter struct {
 	fwd, bwd           []point
 	fh, bh             []point
 	sxf, syf, sxb, syb float64
+	xMax               float64 // the latest point's x
 	scratch            []float64
 }
 
@@ -137,6 +138,7 @@ func (f *filter) refit(e *Estimator) (spike bool) {
 	f.spikeAbove = max(spikeFactor*median(f.scratch), spikeFloor)
 	f.fwd, f.bwd = f.fwd[:0], f.bwd[:0]
 	f.sxf, f.syf, f.sxb, f.syb = 0, 0, 0, 0
+	f.xMax = math.Inf(-1)
 	for i := range e.n {
 		s := e.at(i)
 		if sec(s.delay()-d1) > f.spikeAbove {
@@ -150,6 +152,7 @@ func (f *filter) refit(e *Estimator) (spike bool) {
 		f.syf += pf.y
 		f.sxb += pb.x
 		f.syb += pb.y
+		f.xMax = max(f.xMax, pf.x, pb.x)
 	}
 	f.fh = hull(f.fh[:0], f.fwd, 1)
 	f.bh = hull(f.bh[:0], f.bwd, -1)
@@ -374,7 +377,7 @@ func (f *filter) target(l time.Duration) time.Duration {
 // drift plus or minus its uncertainty.
 func (f *filter) limits(l time.Duration) (lo, hi float64) {
 	xl := sec(l - f.xRef)
-	if xl >= 0 {
+	if xl >= f.xMax {
 		// Every point is in the past: the extremes are hull vertices.
 		p := extreme(f.fh, f.b+f.eps, 1)
 		q := extreme(f.bh, f.b-f.eps, -1)
