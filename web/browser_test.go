@@ -157,7 +157,7 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 
-	waitUntil("60 frames drawn with 4 clients", `window.tetherStats && tetherStats.framesDrawn > 60 && tetherStats.clientsShown === 4`)
+	waitUntil("60 frames drawn with 4 clients", `window.tetherStats && tetherStats.framesDrawn > 60 && tetherStats.frames === tetherStats.framesDrawn && tetherStats.clientsShown === 4`)
 	s1 := stats()
 	waitUntil("more frames", `tetherStats.framesReceived > `+itoa(s1.FramesReceived+10))
 	s2 := stats()

@@ -41,9 +41,10 @@
 // kickoff) is drawn as a jump. Keys: W A S D or the arrows to run, Shift to
 // sprint, Space to kick. For tests the page keeps window.tetherStats =
 // {framesDrawn, clientsShown, lastUpdate, framesReceived, connected, ball}:
-// canvas frames drawn, clients drawn in the last one, the time of the newest
-// frame in milliseconds since the Unix epoch, frames received, whether the
-// socket is open, and the true ball's position in the newest frame.
+// canvas frames drawn (also readable as frames), clients drawn in the last
+// one, the time of the newest frame in milliseconds since the Unix epoch,
+// frames received, whether the socket is open, and the true ball's position
+// in the newest frame.
 //
 // # Lifetime
 //

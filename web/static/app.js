@@ -12,6 +12,7 @@
   // Read by tests: frames drawn on the canvas, clients drawn in the last one,
   // and the time (ms since the epoch) the last frame arrived.
   const stats = {framesDrawn: 0, clientsShown: 0, lastUpdate: 0, framesReceived: 0, connected: false, ball: null};
+  Object.defineProperty(stats, 'frames', {get: () => stats.framesDrawn}); // the same, by its short name
   window.tetherStats = stats;
 
   const canvas = document.getElementById('pitch');
