@@ -34,10 +34,11 @@ func newBallView(method string, tickHz int) ballView {
 	if method == BallSeed {
 		return &seedBall{}
 	}
-	return newTetherBall(tickHz, tetherBallConfig)
+	return newTetherBall(tickHz, tetherBallConfig())
 }
 
-// tetherBall is Tether's snapshot interpolation: the timeline.
+// tetherBall is Tether's snapshot interpolation: the timeline, predicting the
+// ball with the server's own ball physics.
 type tetherBall struct{ tl *timeline.Timeline }
 
 // tetherBallConfig is the timeline configuration of the tether ball method;
@@ -51,7 +52,13 @@ type tetherBall struct{ tl *timeline.Timeline }
 // delay is then mostly the median lateness plus three quarters of the send
 // interval (the timeline's default), which covers a lost state, and so a lost
 // kick, on links with little jitter.
-var tetherBallConfig = timeline.Config{Quantile: 0.85, Window: 300}
+//
+// When a kick is heard late, the correction is blended out with a 50 ms time
+// constant rather than the default 100 ms, still no faster than the default
+// 2 m/s: the picture is wrong for half as long, with no visible jump.
+func tetherBallConfig() timeline.Config {
+	return timeline.Config{Quantile: 0.85, Window: 300, CorrectionTime: 50 * time.Millisecond}
+}
 
 func newTetherBall(tickHz int, cfg timeline.Config) *tetherBall {
 	ball, grass := soccer.DefaultBall(), soccer.DefaultPitch().Grass
