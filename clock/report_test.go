@@ -2,6 +2,7 @@ package clock
 
 import (
 	"flag"
+	"slices"
 	"testing"
 	"time"
 )
@@ -20,9 +21,11 @@ func TestReport(t *testing.T) {
 	for _, p := range profiles() {
 		var worst result
 		worst.coverage = 1
+		var p99s []time.Duration
 		for seed := range uint64(*reportSeeds) {
 			r := simulate(p, seed, Config{})
 			worst.p99 = max(worst.p99, r.p99)
+			p99s = append(p99s, r.p99)
 			worst.maxErr = max(worst.maxErr, r.maxErr)
 			worst.maxRatePPM = max(worst.maxRatePPM, r.maxRatePPM)
 			if r.converge < 0 {
@@ -40,8 +43,9 @@ func TestReport(t *testing.T) {
 				p.name, seed, ms(r.p99), ms(r.maxErr), r.maxRatePPM, r.converge.Seconds(), r.coverage,
 				ms(r.meanBound), r.upKbps, r.downKbps, r.pingHz, r.stats.DriftPPM, r.stats.DriftSigmaPPM)
 		}
-		t.Logf("WORST %-9s p99 %.3f ms (limit %.1f), max %.3f ms, rate %4.0f ppm, converged %.2f s, coverage %.4f, backsteps %d, not ready %d, %.2f/%.2f kbps, %.2f Hz",
-			p.name, ms(worst.p99), ms(p.p99Limit), ms(worst.maxErr), worst.maxRatePPM, worst.converge.Seconds(),
+		slices.Sort(p99s)
+		t.Logf("WORST %-9s p99 median %.3f ms, worst %.3f ms (limit %.1f), max %.3f ms, rate %4.0f ppm, converged %.2f s, coverage %.4f, backsteps %d, not ready %d, %.2f/%.2f kbps, %.2f Hz",
+			p.name, ms(p99s[len(p99s)/2]), ms(worst.p99), ms(p.p99Limit), ms(worst.maxErr), worst.maxRatePPM, worst.converge.Seconds(),
 			worst.coverage, worst.backsteps, worst.notReady, worst.upKbps, worst.downKbps, worst.pingHz)
 	}
 }
