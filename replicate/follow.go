@@ -9,6 +9,7 @@ import (
 type FollowStats struct {
 	Received   uint64 // states taken as the newest
 	Stale      uint64 // states dropped because a newer one had been received
+	Waited     uint64 // states ignored because they predate a local interaction
 	Invalid    uint64 // states dropped for a non-finite field
 	Cuts       uint64 // Cut states applied as a jump
 	Snaps      uint64 // corrections applied as a jump (too far, or not converging)
@@ -49,6 +50,7 @@ type follower struct {
 	have     bool  // a state has been received
 	newest   int64 // tick of the newest state received
 	newestT  time.Duration
+	wait     int64 // states before this tick predate a local interaction
 
 	active  bool // a correction is under way
 	target  Body // the newest state advanced to cur
@@ -84,8 +86,22 @@ func (f *follower) receive(s Body, arrival time.Duration) {
 		f.stats.Latency = max(age, 0)
 	}
 	f.have, f.newest, f.newestT = true, k, s.Time
-	f.pending, f.pend, f.pendTick = true, s.norm(), k
 	f.stats.Received++
+	if k < f.wait && !s.Cut {
+		f.stats.Waited++
+		return
+	}
+	f.pending, f.pend, f.pendTick = true, s.norm(), k
+}
+
+// interact ends any correction and ignores the server's states for ticks
+// before the one at or after at.
+func (f *follower) interact(at time.Duration) {
+	f.wait = max(f.wait, ceilTick(at, f.tick))
+	f.active = false
+	if f.pending && f.pendTick < f.wait && !f.pend.Cut {
+		f.pending = false
+	}
 }
 
 // take makes the pending state the target, advanced to the current tick.

@@ -102,11 +102,12 @@ func (c PredictiveConfig) withDefaults() (PredictiveConfig, error) {
 // physics for a bounded time after it arrives; past that the body runs
 // free until the next state.
 //
-// Because it only blends, what the client's own simulation does to the body
-// (a local player's push) shows at once and is kept as long as the server
-// comes to agree; a disagreement is pulled back gently. Use it for bodies
-// the local player interacts with when a rollback is too costly, and for
-// bodies that must look smooth above all.
+// Because it only blends, and because Interact sets aside the server states
+// that predate a local interaction, what the client's own simulation does to
+// the body (a local player's push) shows at once and is kept as long as the
+// server comes to agree; a disagreement is pulled back gently. Use it for
+// bodies the local player interacts with when a rollback of the whole world
+// is too costly, and for bodies that must look smooth above all.
 type Predictive struct {
 	f   follower
 	cfg PredictiveConfig
@@ -132,6 +133,15 @@ func (p *Predictive) Receive(s Body, arrival time.Duration) { p.f.receive(s, arr
 // server time), blending it toward the server's state on the way, and
 // returns the body at now.
 func (p *Predictive) Render(now time.Duration) Frame { return p.f.render(now) }
+
+// Interact tells the Predictive that the game has just changed the body in
+// the Sim itself, at server time at (usually the now of the last Render): a
+// push by the local player that the server is expected to apply at the same
+// tick. The correction under way ends and server states for earlier ticks,
+// which cannot show the push, are ignored: the body runs on its own physics
+// until a state from the push's tick on arrives, so the push shows at once
+// and stays unless the server disagrees.
+func (p *Predictive) Interact(at time.Duration) { p.f.interact(at) }
 
 // Stats returns the counters.
 func (p *Predictive) Stats() FollowStats { return p.f.stats }
