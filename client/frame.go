@@ -104,7 +104,7 @@ func (c *Client) Frame(local time.Duration) *Frame {
 		fe := &f.Entities[i]
 		e := c.entities[fe.ID]
 		parent, off := e.parentAt(fe.RenderTime)
-		if parent == NoParent {
+		if parent == NoParent || parent == fe.ID {
 			continue
 		}
 		p := f.find(parent)

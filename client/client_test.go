@@ -1,0 +1,308 @@
+package client
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/netcode/reliable"
+	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/timeline"
+)
+
+// testGame's snapshots are a count byte then, per entity: id, kind, gen,
+// parent (255 for none) and x, vx as float64 bits; Meta is the first byte.
+type testGame struct{}
+
+type ent struct {
+	id, kind, gen uint8
+	parent        uint8 // entity id + 1; 0 for none
+	x, vx         float64
+}
+
+func appendEnts(b []byte, meta byte, es ...ent) []byte {
+	b = append(b, meta, byte(len(es)))
+	for _, e := range es {
+		b = append(b, e.id, e.kind, e.gen, e.parent)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.x))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.vx))
+	}
+	return b
+}
+
+func (testGame) DecodeSnapshot(s *Snapshot, b []byte) error {
+	if len(b) < 2 || len(b) != 2+int(b[1])*20 {
+		return errors.New("bad test snapshot")
+	}
+	s.Meta = b[:1]
+	for i := range int(b[1]) {
+		p := b[2+20*i:]
+		parent := NoParent
+		if p[3] != 0 {
+			parent = uint32(p[3]) - 1
+		}
+		x := math.Float64frombits(binary.LittleEndian.Uint64(p[4:]))
+		vx := math.Float64frombits(binary.LittleEndian.Uint64(p[12:]))
+		s.Entities = append(s.Entities, EntityState{ID: uint32(p[0]), Kind: p[1], Tag: 7, Gen: p[2], Parent: parent,
+			Offset: geom.V(0.6, 0, 0), State: timeline.State{Time: s.Time, Pos: geom.V(x, 0, 0), Vel: geom.V(vx, 0, 0)}})
+	}
+	return nil
+}
+
+func (testGame) Timeline(kind uint8) timeline.Config {
+	return timeline.Config{SendInterval: time.Second / 30, Extrapolate: timeline.Linear}
+}
+
+// rig connects a Client to a scripted server over a perfect, instant link; the
+// client's local clock equals server time.
+type rig struct {
+	t   *testing.T
+	c   *Client
+	srv *reliable.Endpoint
+	now time.Duration
+}
+
+func newRig(t *testing.T) *rig {
+	c, err := New(Config{}, testGame{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := reliable.New(reliable.Config{})
+	r := &rig{t: t, c: c, srv: srv}
+	c.Connected(0)
+	_ = srv.SendReliable(protocol.AppendWelcome(nil, protocol.Welcome{Self: 1, TickHz: 60, SnapshotHz: 30}))
+	return r
+}
+
+// exchange moves packets both ways at r.now, answering pings.
+func (r *rig) exchange() {
+	r.c.Update(r.now)
+	for {
+		p, ok := r.c.Transmit()
+		if !ok {
+			break
+		}
+		if err := r.srv.Receive(r.now, p); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	for {
+		m, _, ok := r.srv.Read()
+		if !ok {
+			break
+		}
+		if msg, err := protocol.Decode(m); err == nil && msg.Tag == protocol.TagPing {
+			_ = r.srv.SendUnreliable(protocol.AppendPong(nil, clock.Responder{}.Pong(msg.Ping, r.now, r.now)))
+		}
+	}
+	r.flush()
+}
+
+func (r *rig) flush() {
+	for {
+		p, ok := r.srv.AppendPacket(nil, r.now)
+		if !ok {
+			return
+		}
+		if err := r.c.Receive(r.now, p); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+}
+
+func (r *rig) snapshot(t time.Duration, meta byte, es ...ent) {
+	msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Time: t, Regular: true}), meta, es...)
+	if err := r.srv.SendUnreliable(msg); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// run advances time to end in 1/60 s frames; every frame, states(t) are sent
+// if it returns any, and frame is called with the rendered frame.
+func (r *rig) run(end time.Duration, states func(t time.Duration) ([]ent, bool), frame func(f *Frame)) {
+	for r.now < end {
+		r.now += time.Second / 60
+		if states != nil {
+			if es, ok := states(r.now); ok {
+				r.snapshot(r.now, byte(r.now/time.Second), es...)
+			}
+		}
+		r.exchange()
+		f := r.c.Frame(r.now)
+		if frame != nil {
+			frame(f)
+		}
+	}
+}
+
+func every30Hz(t time.Duration) bool { return (t/(time.Second/60))%2 == 0 }
+
+// TestAttachedDrawnWithParent: an entity with a parent is drawn at the
+// parent's drawn position plus its offset, not on its own.
+func TestAttachedDrawnWithParent(t *testing.T) {
+	r := newRig(t)
+	frames := 0
+	r.run(3*time.Second, func(t time.Duration) ([]ent, bool) {
+		x := 5 * t.Seconds()
+		// The ball's own states lag a little behind where the player carries it.
+		return []ent{{id: 0, parent: 2, x: x + 0.3, vx: 5}, {id: 1, kind: 1, x: x, vx: 5}}, every30Hz(t)
+	}, func(f *Frame) {
+		if !f.Ready || len(f.Entities) < 2 {
+			return
+		}
+		frames++
+		ball, player := f.Find(0), f.Find(1)
+		if ball.Parent != 1 || ball.Pos.Dist(player.Pos.Add(geom.V(0.6, 0, 0))) > 1e-9 || ball.Tag != 7 {
+			t.Fatalf("ball %+v, player at %v", ball, player.Pos)
+		}
+	})
+	if frames < 100 {
+		t.Fatalf("only %d frames drawn", frames)
+	}
+	if s, ok := r.c.Self(); !ok || s != 1 {
+		t.Fatal("no welcome")
+	}
+}
+
+// TestGenerationChangeIsCut: a teleport (a new generation) shows as a cut and is
+// never interpolated through.
+func TestGenerationChangeIsCut(t *testing.T) {
+	r := newRig(t)
+	cuts, between := 0, 0
+	r.run(4*time.Second, func(t time.Duration) ([]ent, bool) {
+		if t < 2*time.Second {
+			return []ent{{id: 2, x: 30, gen: 1}}, every30Hz(t)
+		}
+		return []ent{{id: 2, x: -30, gen: 2}}, every30Hz(t)
+	}, func(f *Frame) {
+		if e := f.Find(2); e != nil {
+			if e.Cut {
+				cuts++
+			}
+			if e.Pos.X > -29 && e.Pos.X < 29 {
+				between++
+			}
+		}
+	})
+	if cuts != 1 || between != 0 {
+		t.Fatalf("%d cuts, %d frames between the two places", cuts, between)
+	}
+}
+
+// TestKickFastForward: a kick whose event arrives after the render time passed
+// it (its snapshots lost) is drawn as far along its path as its age.
+func TestKickFastForward(t *testing.T) {
+	r := newRig(t)
+	kickAt := 2 * time.Second
+	r.run(kickAt, func(t time.Duration) ([]ent, bool) {
+		return []ent{{id: 0, x: 0}}, every30Hz(t) && t < kickAt
+	}, nil)
+	// The kick's snapshots are lost; its event arrives 150 ms late.
+	r.run(kickAt+150*time.Millisecond, nil, nil)
+	f := r.c.Frame(r.now)
+	before := f.Find(0).Pos.X
+	_ = r.srv.SendReliable(protocol.AppendEvent(nil, event.Event{ID: 1, Kind: 1, Time: kickAt, Entity: 0, HasState: true,
+		State: timeline.State{Time: kickAt, Vel: geom.V(20, 0, 0), Knot: true}}))
+	r.flush()
+	r.now += time.Second / 60
+	f = r.c.Frame(r.now)
+	ball := f.Find(0)
+	want := 20 * (ball.RenderTime - kickAt).Seconds()
+	if before != 0 || ball.RenderTime <= kickAt || math.Abs(ball.Pos.X-want) > 1e-6 {
+		t.Fatalf("before the event x=%v; after: x=%v at render time %v, want %v", before, ball.Pos.X, ball.RenderTime, want)
+	}
+	if len(f.Events) != 1 || f.Events[0].ID != 1 {
+		t.Fatalf("frame events %+v", f.Events)
+	}
+}
+
+// TestForgetAndMeta: an entity missing from snapshots for a second is dropped;
+// the frame's Meta is that of the snapshot at its render time.
+func TestForgetAndMeta(t *testing.T) {
+	r := newRig(t)
+	var last *Frame
+	r.run(5*time.Second, func(t time.Duration) ([]ent, bool) {
+		if t < 2*time.Second {
+			return []ent{{id: 0}, {id: 5, kind: 1}}, every30Hz(t)
+		}
+		return []ent{{id: 0}}, every30Hz(t)
+	}, func(f *Frame) {
+		last = f
+		if f.Ready && len(f.Meta) == 1 && time.Duration(f.Meta[0]) != f.RenderTime/time.Second {
+			// Meta is the render time's second, give or take a snapshot.
+			if d := f.RenderTime - time.Duration(f.Meta[0])*time.Second; d < 0 || d > time.Second+time.Second/30 {
+				t.Fatalf("meta %d at render time %v", f.Meta[0], f.RenderTime)
+			}
+		}
+	})
+	if len(last.Entities) != 1 || r.c.Stats().Entities != 1 {
+		t.Fatalf("%d entities drawn after entity 5 left", len(last.Entities))
+	}
+	if last.BytesIn == 0 || last.BytesOut == 0 || last.Bound <= 0 || last.Delay <= 0 {
+		t.Fatalf("frame stats %+v", last)
+	}
+}
+
+// TestEarlySnapshotPlaced: a snapshot that arrived before the clock was ready
+// is drawn as soon as it is.
+func TestEarlySnapshotPlaced(t *testing.T) {
+	r := newRig(t)
+	r.snapshot(10*time.Millisecond, 0, ent{id: 3, x: 7})
+	r.now = 10 * time.Millisecond
+	r.flush()
+	if f := r.c.Frame(r.now); f.Ready || len(f.Entities) != 0 {
+		t.Fatal("drawn before the clock was ready")
+	}
+	var f *Frame
+	r.run(time.Second, nil, func(fr *Frame) { f = fr })
+	if !f.Ready || len(f.Entities) != 1 || f.Entities[0].Pos.X != 7 {
+		t.Fatalf("frame %+v", f)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	if _, err := New(Config{}, nil); !errors.Is(err, ErrConfig) {
+		t.Fatal("nil game")
+	}
+	if _, err := New(Config{EventLog: -1}, testGame{}); !errors.Is(err, ErrConfig) {
+		t.Fatal("EventLog")
+	}
+	if _, err := New(Config{Clock: clock.Config{Window: 1}}, testGame{}); !errors.Is(err, ErrConfig) {
+		t.Fatal("clock config")
+	}
+}
+
+// TestFrameAllocs: placing a snapshot and drawing a frame allocate nothing in
+// steady state, and neither does sending an input.
+func TestFrameAllocs(t *testing.T) {
+	r := newRig(t)
+	r.run(2*time.Second, func(t time.Duration) ([]ent, bool) {
+		return []ent{{id: 0, parent: 2}, {id: 1, kind: 1, x: t.Seconds()}}, every30Hz(t)
+	}, nil)
+	body := appendEnts(nil, 1, ent{id: 0, parent: 2}, ent{id: 1, kind: 1})
+	if n := testing.AllocsPerRun(100, func() {
+		r.now += time.Second / 60
+		r.c.snapshot(r.now, protocol.Snapshot{Time: r.now}, body)
+		r.c.Frame(r.now)
+	}); n != 0 {
+		t.Fatalf("%v allocations per frame", n)
+	}
+	in := []byte{1, 2, 3}
+	if n := testing.AllocsPerRun(100, func() {
+		r.now += time.Second / 60
+		r.c.SetInput(in)
+		r.c.Update(r.now)
+		for {
+			if _, ok := r.c.Transmit(); !ok {
+				break
+			}
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per input", n)
+	}
+}

@@ -1,0 +1,114 @@
+package protocol
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/event"
+)
+
+func samples() [][]byte {
+	game := []byte{1, 2, 3}
+	return [][]byte{
+		AppendWelcome(nil, Welcome{Self: 3, TickHz: 60, SnapshotHz: 30}),
+		append(AppendSnapshot(nil, Snapshot{Tick: 1234, Time: 20566 * time.Millisecond, Regular: true}), game...),
+		AppendSnapshot(nil, Snapshot{Tick: 1, Time: time.Second / 60}),
+		AppendEvent(nil, event.Event{ID: 9, Kind: 1, Time: 3 * time.Second, Actor: 2}),
+		AppendPong(nil, clock.Pong{ID: 4, Epoch: 7, Recv: time.Second, Send: time.Second + time.Millisecond}),
+		AppendPing(nil, clock.Ping{ID: 4}),
+		append(AppendInput(nil, Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}), game...),
+		AppendInput(nil, Input{Seq: 1}),
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	want := []Tag{TagWelcome, TagSnapshot, TagSnapshot, TagEvent, TagPong, TagPing, TagInput, TagInput}
+	for i, b := range samples() {
+		m, err := Decode(b)
+		if err != nil || m.Tag != want[i] {
+			t.Fatalf("sample %d: %v, tag %d", i, err, m.Tag)
+		}
+		switch i {
+		case 0:
+			if m.Welcome != (Welcome{Self: 3, TickHz: 60, SnapshotHz: 30}) {
+				t.Fatalf("%+v", m.Welcome)
+			}
+		case 1:
+			if m.Snapshot != (Snapshot{Tick: 1234, Time: 20566 * time.Millisecond, Regular: true}) || !bytes.Equal(m.Body, []byte{1, 2, 3}) {
+				t.Fatalf("%+v %v", m.Snapshot, m.Body)
+			}
+		case 3:
+			if m.Event.ID != 9 || m.Event.Time != 3*time.Second || m.Event.Actor != 2 {
+				t.Fatalf("%+v", m.Event)
+			}
+		case 4:
+			if m.Pong != (clock.Pong{ID: 4, Epoch: 7, Recv: time.Second, Send: time.Second + time.Millisecond}) {
+				t.Fatalf("%+v", m.Pong)
+			}
+		case 6:
+			if m.Input != (Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}) || len(m.Body) != 3 {
+				t.Fatalf("%+v", m.Input)
+			}
+		}
+		// Every strict prefix of a message without game bytes is truncated.
+		if i == 0 || i == 3 || i == 4 || i == 5 {
+			for n := range len(b) {
+				if _, err := Decode(b[:n]); !errors.Is(err, ErrTruncated) {
+					t.Fatalf("sample %d prefix %d: %v", i, n, err)
+				}
+			}
+			if _, err := Decode(append(append([]byte(nil), b...), 0)); !errors.Is(err, ErrMalformed) {
+				t.Fatalf("sample %d with a trailing byte: %v", i, err)
+			}
+		}
+	}
+	for _, b := range [][]byte{{0}, {99}, {byte(TagSnapshot), 1, 1, 2}} {
+		if _, err := Decode(b); !errors.Is(err, ErrMalformed) {
+			t.Fatalf("%x: %v", b, err)
+		}
+	}
+}
+
+func TestAppendAllocs(t *testing.T) {
+	buf := make([]byte, 0, 256)
+	if n := testing.AllocsPerRun(100, func() {
+		buf = AppendSnapshot(buf[:0], Snapshot{Tick: 5, Time: time.Second, Regular: true})
+		_, _ = Decode(buf)
+		buf = AppendInput(buf[:0], Input{Seq: 5, Sent: time.Second})
+		_, _ = Decode(buf)
+	}); n != 0 {
+		t.Fatalf("%v allocations", n)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, b := range samples() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Decode(b)
+		if err != nil {
+			return
+		}
+		var again []byte
+		switch m.Tag {
+		case TagWelcome:
+			again = AppendWelcome(nil, m.Welcome)
+		case TagSnapshot:
+			again = append(AppendSnapshot(nil, m.Snapshot), m.Body...)
+		case TagInput:
+			again = append(AppendInput(nil, m.Input), m.Body...)
+		case TagPing:
+			again = AppendPing(nil, m.Ping)
+		default:
+			return
+		}
+		m2, err := Decode(again)
+		if err != nil || m2.Tag != m.Tag || m2.Welcome != m.Welcome || m2.Snapshot != m.Snapshot || m2.Input != m.Input || !bytes.Equal(m2.Body, m.Body) {
+			t.Fatalf("re-encoding %+v gave %+v (%v)", m, m2, err)
+		}
+	})
+}

@@ -1,0 +1,304 @@
+package server
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/netcode/reliable"
+	"github.com/tether-net/tether/server/protocol"
+)
+
+// fakeGame records what the server asks of it.
+type fakeGame struct {
+	steps    []Tick
+	joined   map[int]bool
+	inputs   []Input
+	extraAt  map[uint64]bool
+	eventAt  map[uint64]bool
+	refuse   bool
+	snapshot []bool // regular flag of each AppendSnapshot
+}
+
+func newFake() *fakeGame {
+	return &fakeGame{joined: map[int]bool{}, extraAt: map[uint64]bool{}, eventAt: map[uint64]bool{}}
+}
+
+func (g *fakeGame) Join(client int) (uint32, error) {
+	if g.refuse {
+		return 0, errors.New("refused")
+	}
+	g.joined[client] = true
+	return uint32(100 + client), nil
+}
+func (g *fakeGame) Leave(client int) { delete(g.joined, client) }
+func (g *fakeGame) Input(client int, in Input) {
+	in.Data = append([]byte(nil), in.Data...)
+	g.inputs = append(g.inputs, in)
+}
+func (g *fakeGame) Step(t Tick, ev Emitter) bool {
+	g.steps = append(g.steps, t)
+	if g.eventAt[t.N] {
+		ev.Emit(event.Event{Kind: 1, Time: t.Time, Arg: uint32(t.N)})
+	}
+	return g.extraAt[t.N]
+}
+func (g *fakeGame) AppendSnapshot(dst []byte, regular bool) []byte {
+	g.snapshot = append(g.snapshot, regular)
+	return append(dst, byte(len(g.steps)))
+}
+
+// peer is a client's end of the channels, decoding what the server sends.
+type peer struct {
+	ep   *reliable.Endpoint
+	msgs []protocol.Message
+}
+
+func newPeer(t *testing.T) *peer {
+	ep, err := reliable.New(reliable.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &peer{ep: ep}
+}
+
+// drain delivers everything the server transmitted for slot to p.
+func drain(t *testing.T, s *Server, now time.Duration, peers map[int]*peer) {
+	t.Helper()
+	for {
+		slot, b, ok := s.Transmit()
+		if !ok {
+			return
+		}
+		p := peers[slot]
+		if p == nil {
+			continue
+		}
+		if err := p.ep.Receive(now, b); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			m, _, ok := p.ep.Read()
+			if !ok {
+				break
+			}
+			msg, err := protocol.Decode(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg.Body = append([]byte(nil), msg.Body...)
+			p.msgs = append(p.msgs, msg)
+		}
+	}
+}
+
+// send delivers msgs from p to the server as one packet.
+func (p *peer) send(t *testing.T, s *Server, now time.Duration, slot int, msgs ...[]byte) error {
+	t.Helper()
+	for _, m := range msgs {
+		if err := p.ep.SendUnreliable(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, ok := p.ep.AppendPacket(nil, now)
+	if !ok {
+		t.Fatal("nothing to send")
+	}
+	return s.Receive(now, slot, b)
+}
+
+func (p *peer) count(tag protocol.Tag) int {
+	n := 0
+	for _, m := range p.msgs {
+		if m.Tag == tag {
+			n++
+		}
+	}
+	return n
+}
+
+func TestConfig(t *testing.T) {
+	for _, c := range []Config{{TickHz: -1}, {TickHz: 2000}, {SnapshotHz: 61}, {MaxCatchUp: -2}, {MaxClients: 5000}, {Reliable: reliable.Config{MaxInFlight: 1}}} {
+		if _, err := New(c, newFake()); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+	if _, err := New(Config{}, nil); !errors.Is(err, ErrConfig) {
+		t.Error("nil game accepted")
+	}
+	s, err := New(Config{}, newFake())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Config(); c.TickHz != 60 || c.SnapshotHz != 30 || c.MaxCatchUp != 5 || c.MaxClients != 64 || s.TickInterval() != time.Second/60 {
+		t.Fatalf("defaults %+v", c)
+	}
+}
+
+// TestTicksAndSnapshots: ticks run on schedule, a regular snapshot every other
+// tick, extra snapshots when the game asks, events reliably to every client.
+func TestTicksAndSnapshots(t *testing.T) {
+	g := newFake()
+	g.extraAt[3] = true
+	g.eventAt[4] = true
+	s, _ := New(Config{}, g)
+	peers := map[int]*peer{0: newPeer(t), 1: newPeer(t)}
+	dt := s.TickInterval()
+	for slot := range peers {
+		if err := s.Connect(0, slot); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, s, 0, peers)
+	}
+	if err := s.Connect(0, 0); !errors.Is(err, ErrConnected) {
+		t.Fatalf("connect twice: %v", err)
+	}
+	if s.Tick(dt-1) != 0 {
+		t.Fatal("a tick ran early")
+	}
+	for n := 1; n <= 10; n++ {
+		if got := s.Tick(time.Duration(n) * dt); got != 1 {
+			t.Fatalf("tick %d ran %d", n, got)
+		}
+		drain(t, s, time.Duration(n)*dt, peers)
+	}
+	if len(g.steps) != 10 || g.steps[9].N != 10 || g.steps[9].Time != 10*dt || g.steps[0].Dt != dt {
+		t.Fatalf("steps %+v", g.steps)
+	}
+	// Regular at ticks 2, 4, 6, 8, 10, extra at 3.
+	want := []bool{true, false, true, true, true, true}
+	if len(g.snapshot) != len(want) {
+		t.Fatalf("snapshots %v, want %v", g.snapshot, want)
+	}
+	for _, p := range peers {
+		if p.count(protocol.TagWelcome) != 1 || p.count(protocol.TagSnapshot) != 6 || p.count(protocol.TagEvent) != 1 {
+			t.Fatalf("client got welcome %d, snapshots %d, events %d", p.count(protocol.TagWelcome), p.count(protocol.TagSnapshot), p.count(protocol.TagEvent))
+		}
+		if p.msgs[0].Welcome.Self != 100 && p.msgs[0].Welcome.Self != 101 || p.msgs[0].Welcome.TickHz != 60 {
+			t.Fatalf("welcome %+v", p.msgs[0].Welcome)
+		}
+	}
+	st := s.Stats()
+	if st.Ticks != 10 || st.Snapshots != 12 || st.ExtraSnapshots != 2 || st.Events != 1 || st.Clients != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestOverrunCatchUp: a Tick call that finds many ticks due runs at most
+// MaxCatchUp, skips the rest, and counts both.
+func TestOverrunCatchUp(t *testing.T) {
+	g := newFake()
+	s, _ := New(Config{MaxCatchUp: 4}, g)
+	dt := s.TickInterval()
+	s.Tick(dt)
+	if n := s.Tick(4 * dt); n != 3 {
+		t.Fatalf("caught up %d ticks, want 3", n)
+	}
+	if n := s.Tick(time.Second); n != 4 {
+		t.Fatalf("ran %d ticks after a 1 s stall, want 4", n)
+	}
+	st := s.Stats()
+	if st.Ticks != 8 || st.Overruns != 2 || st.CaughtUp != 2+3 || st.Skipped != 52 || s.Ticks() != 60 {
+		t.Fatalf("stats %+v, ticks %d", st, s.Ticks())
+	}
+	// Back on schedule: the next tick is due one interval after the last.
+	if s.NextTick() != 61*dt || s.Tick(61*dt) != 1 {
+		t.Fatal("not back on schedule")
+	}
+	if g.steps[len(g.steps)-1].Time != 61*dt {
+		t.Fatalf("last step at %v", g.steps[len(g.steps)-1].Time)
+	}
+}
+
+// TestPingInputLeave: pings are answered on receipt with the receive time;
+// stale inputs are dropped; a client leaves and a refused one is counted.
+func TestPingInputLeave(t *testing.T) {
+	g := newFake()
+	s, _ := New(Config{ClockEpoch: 42}, g)
+	p := newPeer(t)
+	peers := map[int]*peer{3: p}
+	if err := s.Connect(time.Second, 3); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, time.Second, peers)
+	now := 1234 * time.Millisecond
+	in := func(seq uint32, data byte) []byte {
+		return append(protocol.AppendInput(nil, protocol.Input{Seq: seq, Sent: now, View: now - 100*time.Millisecond}), data)
+	}
+	if err := p.send(t, s, now, 3, protocol.AppendPing(nil, clock.Ping{ID: 5}), in(2, 'a'), in(1, 'b'), in(3, 'c')); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, now, peers)
+	if p.count(protocol.TagPong) != 1 {
+		t.Fatal("no pong")
+	}
+	pong := p.msgs[len(p.msgs)-1].Pong
+	if pong.ID != 5 || pong.Epoch != 42 || pong.Recv != now || pong.Send != now {
+		t.Fatalf("pong %+v", pong)
+	}
+	if len(g.inputs) != 2 || g.inputs[0].Seq != 2 || g.inputs[1].Data[0] != 'c' || g.inputs[0].View != now-100*time.Millisecond {
+		t.Fatalf("inputs %+v", g.inputs)
+	}
+	if st := s.Stats(); st.StaleInputs != 1 || st.Pongs != 1 || st.Inputs != 2 {
+		t.Fatalf("stats %+v", st)
+	}
+	if err := s.Receive(now, 3, []byte{1, 2}); err == nil || s.Stats().Malformed != 1 {
+		t.Fatal("garbage accepted")
+	}
+	if cs, ok := s.ClientStats(3); !ok || cs.Self != 103 || cs.LastInput != 3 || cs.Connected != time.Second {
+		t.Fatalf("client stats %+v", cs)
+	}
+	if err := s.Disconnect(now, 3); err != nil || g.joined[3] {
+		t.Fatal("not left")
+	}
+	if err := s.Receive(now, 3, []byte{1}); !errors.Is(err, ErrUnknown) {
+		t.Fatalf("payload from a gone client: %v", err)
+	}
+	if err := s.Disconnect(now, 3); !errors.Is(err, ErrUnknown) {
+		t.Fatal("left twice")
+	}
+	g.refuse = true
+	if err := s.Connect(now, 4); err == nil || s.Stats().Refused != 1 {
+		t.Fatal("refusal not reported")
+	}
+	if err := s.Connect(now, 64); !errors.Is(err, ErrSlot) {
+		t.Fatalf("slot 64: %v", err)
+	}
+}
+
+// TestLateJoiner: a client connecting mid-match has a regular snapshot, the
+// whole state, within one snapshot interval.
+func TestLateJoiner(t *testing.T) {
+	s, _ := New(Config{}, newFake())
+	dt := s.TickInterval()
+	for n := 1; n <= 300; n++ {
+		s.Tick(time.Duration(n) * dt)
+	}
+	joined := 300*dt + dt/3
+	if err := s.Connect(joined, 9); err != nil {
+		t.Fatal(err)
+	}
+	p := newPeer(t)
+	peers := map[int]*peer{9: p}
+	drain(t, s, joined, peers)
+	for n := 301; p.count(protocol.TagSnapshot) == 0; n++ {
+		s.Tick(time.Duration(n) * dt)
+		drain(t, s, time.Duration(n)*dt, peers)
+	}
+	cs, _ := s.ClientStats(9)
+	if wait := cs.FirstSnapshot - joined; wait > time.Second/30 {
+		t.Fatalf("first snapshot %v after joining", wait)
+	}
+	var snap protocol.Message
+	for _, m := range p.msgs {
+		if m.Tag == protocol.TagSnapshot {
+			snap = m
+			break
+		}
+	}
+	if !snap.Snapshot.Regular {
+		t.Fatal("the first snapshot is not a full one")
+	}
+}
