@@ -75,12 +75,13 @@ type View interface {
 
 // BlendSpeed is the speed, metres per second, below which blending out a
 // correction is taken to be invisible: 5 cm per 60 Hz frame, the lab's
-// threshold for a visible jump. A mode blends a correction only if doing so
+// threshold for a visible jump, is 3 m/s; this leaves a sixth for the
+// motion of the body itself to differ. A mode blends a correction only if doing so
 // keeps within it (SnapDistance defaults to BlendSpeed times the correction
 // time); a larger one is shown as a single jump, since blending it would show
 // a wrong position for long and move the picture visibly in every frame of
 // the blend anyway.
-const BlendSpeed = 3.0
+const BlendSpeed = 2.5
 
 // ErrInvalidConfig is matched (errors.Is) by every *ConfigError.
 var ErrInvalidConfig = errors.New("tether/replicate: invalid config")
