@@ -61,6 +61,7 @@ type Path struct {
 	busyUntil time.Duration // when the serialiser becomes idle
 
 	blackouts [][2]time.Duration // [start, end)
+	seed      uint64             // for Stream
 }
 
 // NewPath returns a path with direction d, outages blackouts, and random
@@ -76,6 +77,7 @@ func NewPath(d Direction, blackouts []Blackout, seed uint64) *Path {
 		dup:      d.Dup,
 		lossRate: d.Loss.Rate,
 	}
+	p.seed = seed
 	p.rng.Seed(mix(seed, 1), mix(seed, 2))
 	p.spk.Seed(mix(seed, 3), mix(seed, 4))
 	if b := d.Loss.MeanBurst; b > 1 {
@@ -151,6 +153,22 @@ func (p *Path) Send(now time.Duration, size int, arrivals []time.Duration) []tim
 	}
 	p.stats.Delivered += int64(len(arrivals) - n)
 	return arrivals
+}
+
+// Stream returns a second path over the same link: the same direction,
+// blackouts and latency spikes (the spike schedule depends only on time), but
+// per-datagram fates (loss, duplication, jitter) drawn from a stream of their
+// own, numbered n, with their own loss-burst state and counters. Sending one
+// class of traffic (clock pings, say) on its own stream keeps the fates of
+// another class (snapshots) the same whatever the first one sends, so two
+// clients that send different pings still see identical snapshot fates. A
+// bandwidth limit is not shared between streams.
+func (p *Path) Stream(n uint64) *Path {
+	q := *p
+	q.seed = mix(p.seed, 1000+n)
+	q.rng.Seed(mix(q.seed, 1), mix(q.seed, 2))
+	q.stats, q.bad, q.busyUntil = PathStats{}, false, 0
+	return &q
 }
 
 // Stats returns the path's counters so far.

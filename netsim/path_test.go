@@ -354,3 +354,39 @@ func BenchmarkPathSend(b *testing.B) {
 		})
 	}
 }
+
+func TestStreamSharesSpikesNotFates(t *testing.T) {
+	link, err := Preset("mobile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewPath(link.Up, nil, 9)
+	b := NewPath(link.Up, nil, 9)
+	sa := a.Stream(1)
+	// a also carries a second traffic class on its own stream; b does not.
+	var fa, fb, other []time.Duration
+	spikesSeen, mismatches := 0, 0
+	for i := range 200000 {
+		now := time.Duration(i) * 10 * time.Millisecond
+		fa = a.Send(now, 30, fa[:0])
+		fb = b.Send(now, 30, fb[:0])
+		if i%3 == 0 {
+			other = sa.Send(now, 10, other[:0])
+			if len(other) != len(fa) || (len(fa) > 0 && other[0] != fa[0]) {
+				mismatches++
+			}
+		}
+		if len(fa) != len(fb) || (len(fa) > 0 && fa[0] != fb[0]) {
+			t.Fatalf("send %d: fates differ because of another stream's traffic: %v vs %v", i, fa, fb)
+		}
+		if a.spike(now) > 0 {
+			spikesSeen++
+			if sa.spike(now) != a.spike(now) {
+				t.Fatalf("stream sees a different spike at %v", now)
+			}
+		}
+	}
+	if spikesSeen == 0 || mismatches == 0 {
+		t.Fatalf("spikes seen %d, fates differing between streams %d", spikesSeen, mismatches)
+	}
+}
