@@ -1,0 +1,180 @@
+package soccer
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/geom"
+)
+
+type snapshotForTest struct{ client.Snapshot }
+
+func (s *snapshotForTest) decode(t *testing.T, b []byte, at time.Duration) {
+	t.Helper()
+	s.Time, s.Entities = at, s.Entities[:0]
+	if err := decodeSnapshot(&s.Snapshot, b, DefaultRules()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sampleInputs() []Input {
+	return []Input{
+		{},
+		{Dir: geom.V(1, 0, 0), Sprint: true},
+		{Dir: geom.V(-0.6, 0, 0.8), Action: ActionShot, ActionSeq: 200, Aim: geom.V(0, 0, -1), Power: 0.5},
+		{Dir: geom.V(0.1, 0, -0.2), Action: ActionTackle, ActionSeq: 3},
+		{Action: ActionPass, ActionSeq: 255, Aim: geom.V(-1, 0, -1), Power: 1},
+	}
+}
+
+func TestInputRoundTrip(t *testing.T) {
+	buf := make([]byte, 0, MaxInputSize)
+	for _, in := range sampleInputs() {
+		b := AppendInput(buf[:0], in)
+		var got Input
+		n, err := DecodeInput(&got, b)
+		if err != nil || n != len(b) || len(b) > MaxInputSize {
+			t.Fatalf("%+v: %d of %d bytes, %v", in, n, len(b), err)
+		}
+		aim := geom.V(in.Aim.X, 0, in.Aim.Z).Norm()
+		if got.Dir.Dist(in.Dir) > 0.01 || got.Sprint != in.Sprint || got.Action != in.Action || got.ActionSeq != in.ActionSeq ||
+			got.Aim.Dist(aim) > 1e-3 || math.Abs(got.Power-in.Power) > 0.003 {
+			t.Fatalf("got %+v, want %+v", got, in)
+		}
+		for i := range len(b) {
+			if _, err := DecodeInput(&got, b[:i]); !errors.Is(err, ErrTruncated) {
+				t.Fatalf("prefix %d: %v", i, err)
+			}
+		}
+	}
+	var in Input
+	if _, err := DecodeInput(&in, []byte{0, 0, 0, 9, 0, 0}); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("action 9: %v", err)
+	}
+	sample := sampleInputs()[2]
+	if n := testing.AllocsPerRun(100, func() { buf = AppendInput(buf[:0], sample); _, _ = DecodeInput(&in, buf) }); n != 0 {
+		t.Fatalf("%v allocations", n)
+	}
+}
+
+// playedSnapshots returns snapshots of a real match: regular ones and the
+// extra ones at kicks and contacts.
+func playedSnapshots(t testing.TB) [][]byte {
+	g, err := NewGame(DefaultRules(), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	var rec recorder
+	for c := range 4 {
+		g.Join(c)
+	}
+	bots := []*Bot{}
+	for c := range 4 {
+		bots = append(bots, NewBot(DefaultRules(), uint64(c)))
+	}
+	// Bots acting on the truth directly (no network): enough to make kicks.
+	var tr Truth
+	var v View
+	for n := uint64(1); n <= 600; n++ {
+		g.Truth(&tr)
+		for c, b := range bots {
+			v = viewOfTruth(&tr, FirstPlayerID+uint32(c), v)
+			in := b.Decide(&v)
+			g.Input(c, serverInput(AppendInput(nil, in), tr.Time))
+		}
+		extra := g.Step(tick(n), &rec)
+		if n%2 == 0 || extra {
+			out = append(out, g.AppendSnapshot(nil, n%2 == 0))
+		}
+	}
+	return out
+}
+
+func TestSnapshotRoundTrip(t *testing.T) {
+	snaps := playedSnapshots(t)
+	var s snapshotForTest
+	extra := 0
+	for i, b := range snaps {
+		s.decode(t, b, time.Second)
+		if len(s.Entities) < 1 || s.Entities[0].ID != BallID {
+			t.Fatalf("snapshot %d: %+v", i, s.Entities)
+		}
+		if len(s.Entities) < 5 {
+			extra++
+		}
+		if _, err := DecodeScore(s.Meta); err != nil {
+			t.Fatal(err)
+		}
+		for n := range len(b) {
+			if err := decodeSnapshot(&client.Snapshot{}, b[:n], DefaultRules()); err == nil {
+				t.Fatalf("snapshot %d prefix %d decoded", i, n)
+			}
+		}
+	}
+	if extra == 0 {
+		t.Fatal("no extra (ball only) snapshots in a played match")
+	}
+	// The regular snapshot of the real game after one tick, field by field.
+	g, _ := NewGame(DefaultRules(), 60)
+	g.Join(0)
+	g.Join(1)
+	g.Step(tick(1), &recorder{})
+	g.score = [2]int{3, 2}
+	b := g.AppendSnapshot(nil, true)
+	s.decode(t, b, dt)
+	var tr Truth
+	g.Truth(&tr)
+	if len(s.Entities) != 3 || s.Entities[0].State.Pos.Dist(tr.Ball.Pos) > 1e-3 || s.Entities[1].State.Pos.Dist(tr.Players[0].Pos) > 1e-3 ||
+		s.Entities[2].Tag != Away || s.Entities[2].State.Rot.Angle(tr.Players[1].Rot()) > 1e-4 || s.Entities[0].Parent != client.NoParent {
+		t.Fatalf("decoded %+v\ntruth %+v", s.Entities, tr)
+	}
+	if sc, _ := DecodeScore(s.Meta); sc != (Score{Home: 3, Away: 2}) {
+		t.Fatalf("score %+v", sc)
+	}
+}
+
+func FuzzDecodeInput(f *testing.F) {
+	for _, in := range sampleInputs() {
+		f.Add(AppendInput(nil, in))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var in Input
+		n, err := DecodeInput(&in, b)
+		if err != nil {
+			return
+		}
+		if n > len(b) || !in.Dir.IsFinite() || in.Dir.Len() > 1+1e-9 || in.Power < 0 || in.Power > 1 {
+			t.Fatalf("decoded %+v from %x", in, b)
+		}
+		var again Input
+		if _, err := DecodeInput(&again, AppendInput(nil, in)); err != nil || again.Action != in.Action || again.ActionSeq != in.ActionSeq || again.Dir.Dist(in.Dir) > 0.01 {
+			t.Fatalf("re-encoding %+v gave %+v (%v)", in, again, err)
+		}
+	})
+}
+
+func FuzzDecodeSnapshot(f *testing.F) {
+	for i, b := range playedSnapshots(f) {
+		if i%10 == 0 || len(b) < 60 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var s client.Snapshot
+		if err := decodeSnapshot(&s, b, DefaultRules()); err != nil {
+			return
+		}
+		for _, e := range s.Entities {
+			if !e.State.Pos.IsFinite() || !e.State.Vel.IsFinite() || math.IsNaN(e.State.Rot.W) {
+				t.Fatalf("decoded %+v", e)
+			}
+		}
+		if _, err := DecodeScore(s.Meta); err != nil {
+			t.Fatalf("meta %x: %v", s.Meta, err)
+		}
+	})
+}

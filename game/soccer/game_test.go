@@ -1,0 +1,336 @@
+package soccer
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/server"
+)
+
+type recorder struct{ events []event.Event }
+
+func (r *recorder) Emit(e event.Event) { r.events = append(r.events, e) }
+
+func (r *recorder) kinds() []uint8 {
+	var k []uint8
+	for _, e := range r.events {
+		k = append(k, e.Kind)
+	}
+	return k
+}
+
+// rig drives a Game tick by tick without a network.
+type rig struct {
+	t   *testing.T
+	g   *Game
+	rec recorder
+	n   uint64
+	seq map[int]uint8
+}
+
+const dt = time.Second / 60
+
+func newRig(t *testing.T, players int) *rig {
+	g, err := NewGame(DefaultRules(), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &rig{t: t, g: g, seq: map[int]uint8{}}
+	for c := range players {
+		if _, err := g.Join(c); err != nil {
+			t.Fatal(err)
+		}
+		m.input(c, Input{}, 0) // first input: the action sequence starts here
+	}
+	return m
+}
+
+func (m *rig) now() time.Duration { return time.Duration(m.n) * dt }
+
+func (m *rig) input(client int, in Input, view time.Duration) {
+	in.ActionSeq = m.seq[client]
+	m.g.Input(client, server.Input{View: view, Data: AppendInput(nil, in)})
+}
+
+// act sends an input whose action happens at the next tick.
+func (m *rig) act(client int, in Input, view time.Duration) {
+	m.seq[client]++
+	m.input(client, in, view)
+}
+
+func (m *rig) step(n int) {
+	for range n {
+		m.n++
+		m.g.Step(server.Tick{N: m.n, Time: m.now(), Dt: dt}, &m.rec)
+	}
+}
+
+// place teleports a client's player (and stops it).
+func (m *rig) place(client int, pos geom.Vec3, yaw float64) {
+	i := m.g.byClient[client]
+	p := &m.g.players[i]
+	p.st = PlayerState{Pos: pos, Yaw: yaw}
+	m.g.world.SetBody(p.body, physics.BodyState{Pos: pos})
+}
+
+func (m *rig) ball(pos, vel geom.Vec3) {
+	m.g.world.SetBody(m.g.ball, physics.BodyState{Pos: pos, Vel: vel})
+	m.g.possessor = -1
+}
+
+func (m *rig) truth() Truth {
+	var tr Truth
+	m.g.Truth(&tr)
+	return tr
+}
+
+func TestJoinTeamsAndFull(t *testing.T) {
+	r := DefaultRules()
+	r.MaxPlayers = 3
+	g, err := NewGame(r, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 3 {
+		id, err := g.Join(c * 10)
+		if err != nil || id != FirstPlayerID+uint32(c) {
+			t.Fatalf("join %d: %d %v", c, id, err)
+		}
+	}
+	if _, err := g.Join(99); !errors.Is(err, ErrFull) {
+		t.Fatalf("fourth join: %v", err)
+	}
+	if _, err := g.Join(0); err == nil {
+		t.Fatal("joined twice")
+	}
+	var tr Truth
+	g.Truth(&tr)
+	if tr.Players[0].Team != Home || tr.Players[1].Team != Away || tr.Players[2].Team != Home {
+		t.Fatalf("teams %+v", tr.Players)
+	}
+	if tr.Players[0].Pos.X >= 0 || tr.Players[1].Pos.X <= 0 {
+		t.Fatal("players not in their own halves")
+	}
+	g.Leave(10)
+	if id, err := g.Join(77); err != nil || id != FirstPlayerID+1 {
+		t.Fatalf("slot not reused: %d %v", id, err)
+	}
+	if r.MaxPlayers = 0; r.Validate() == nil {
+		t.Fatal("MaxPlayers 0 accepted")
+	}
+}
+
+// TestPossession: a player reaching a free ball wins it and carries it in
+// front; a kick frees it with an event carrying the ball's state; the kicker
+// cannot touch it again at once.
+func TestPossession(t *testing.T) {
+	m := newRig(t, 2)
+	m.place(0, geom.V(-5, 0, 0), 0)
+	m.place(1, geom.V(30, 0, 20), math.Pi)
+	m.ball(geom.V(0, 0.11, 0), geom.Vec3{})
+	m.input(0, Input{Dir: geom.V(1, 0, 0)}, 0)
+	for range 120 {
+		m.step(1)
+		if m.truth().Possessor != NoPlayer {
+			break
+		}
+	}
+	tr := m.truth()
+	if tr.Possessor != FirstPlayerID {
+		t.Fatalf("possessor %d", tr.Possessor)
+	}
+	// Carried: in front of the player, at the dribble offset, moving with it.
+	m.step(30)
+	tr = m.truth()
+	p := tr.Players[0]
+	want := p.Pos.Add(p.Forward().Scale(0.6)).Add(geom.V(0, 0.11, 0))
+	if tr.Ball.Pos.Dist(want) > 1e-9 || tr.Ball.Vel.Dist(p.Vel) > 1e-9 {
+		t.Fatalf("ball at %v moving %v, want %v moving %v", tr.Ball.Pos, tr.Ball.Vel, want, p.Vel)
+	}
+	// A ground pass to +Z at full power.
+	m.act(0, Input{Dir: geom.V(1, 0, 0), Action: ActionPass, Aim: geom.V(0, 0, 1), Power: 1}, m.now())
+	m.step(1)
+	tr = m.truth()
+	if tr.Possessor != NoPlayer || math.Abs(tr.Ball.Vel.Z-20) > 0.5 {
+		t.Fatalf("after the pass: possessor %d, ball velocity %v", tr.Possessor, tr.Ball.Vel)
+	}
+	kick := m.rec.events[len(m.rec.events)-1]
+	if kick.Kind != EventKick || kick.Actor != FirstPlayerID || kick.Arg != uint32(ActionPass) || !kick.HasState || kick.State.Vel.Dist(tr.Ball.Vel) > 1e-9 || kick.Time != m.now() {
+		t.Fatalf("kick event %+v", kick)
+	}
+	// Repeating the same input does not kick again.
+	m.input(0, Input{Action: ActionPass}, m.now())
+	m.step(20)
+	if st := m.g.Stats(); st.Kicks != 1 || st.Possessions != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestTackleRewind: a tackle is judged where the tackling client saw both
+// players, at the server time it was showing: in reach then wins the ball even
+// if not now, out of reach then fails even if in reach now.
+func TestTackleRewind(t *testing.T) {
+	run := func(tacklerFrom, victimVel geom.Vec3, viewBack time.Duration) (bool, GameStats) {
+		m := newRig(t, 2)
+		m.place(0, geom.V(0, 0, 0), 0)
+		m.place(1, tacklerFrom, 0)
+		m.ball(geom.V(0.5, 0.11, 0), geom.Vec3{})
+		m.step(2)
+		if m.truth().Possessor != FirstPlayerID {
+			t.Fatal("setup: no possession")
+		}
+		m.input(0, Input{Dir: victimVel}, 0)
+		m.step(40) // the victim runs off at full speed
+		m.act(1, Input{Action: ActionTackle}, m.now()-viewBack)
+		m.step(1)
+		return m.truth().Possessor == NoPlayer, m.g.Stats()
+	}
+	// The victim runs off along +X at about 6 m/s, passing 1 m from the
+	// tackler. Seen 200 ms ago, they were close...
+	won, st := run(geom.V(1.5, 0, 1), geom.V(1, 0, 0), 200*time.Millisecond)
+	if !won || st.TacklesWon != 1 || st.Rewinds != 1 {
+		t.Fatalf("rewound tackle: won %v, %+v", won, st)
+	}
+	// ...but judged now, the victim is metres away.
+	if won, _ := run(geom.V(1.5, 0, 1), geom.V(1, 0, 0), 0); won {
+		t.Fatal("tackle out of reach now won")
+	}
+	// Asking further back than MaxRewind is clamped to it.
+	_, st = run(geom.V(1.5, 0, 1), geom.V(1, 0, 0), 2*time.Second)
+	if st.RewindsClamped != 1 {
+		t.Fatalf("not clamped: %+v", st)
+	}
+	// A tackle on a teammate does nothing.
+	m := newRig(t, 3) // clients 0 and 2 are Home
+	m.place(0, geom.V(0, 0, 0), 0)
+	m.place(2, geom.V(1, 0, 0.5), 0)
+	m.ball(geom.V(0.5, 0.11, 0), geom.Vec3{})
+	m.step(2)
+	m.act(2, Input{Action: ActionTackle}, m.now())
+	m.step(1)
+	if m.g.Stats().Tackles != 0 {
+		t.Fatal("tackled a teammate")
+	}
+}
+
+// TestGoalAndKickoff: a ball over the goal line between the posts scores;
+// after the pause everyone is teleported to the kickoff (new generations,
+// which clients show as cuts).
+func TestGoalAndKickoff(t *testing.T) {
+	m := newRig(t, 2)
+	m.step(1)
+	m.ball(geom.V(48, 0.11, 1), geom.V(15, 0, 0))
+	before := m.g.players[0].gen
+	ballGen := m.g.ballGen
+	for m.g.Stats().Kickoffs == 0 && m.n < 600 {
+		m.step(1)
+	}
+	tr := m.truth()
+	if tr.Score != [2]int{1, 0} {
+		t.Fatalf("score %v", tr.Score)
+	}
+	k := m.rec.kinds()
+	if len(k) != 2 || k[0] != EventGoal || k[1] != EventKickoff || m.rec.events[0].Arg != uint32(Home) {
+		t.Fatalf("events %+v", m.rec.events)
+	}
+	if pause := m.rec.events[1].Time - m.rec.events[0].Time; pause < DefaultRules().GoalPause || pause > DefaultRules().GoalPause+dt {
+		t.Fatalf("pause %v", pause)
+	}
+	if tr.Ball.Pos != geom.V(0, 0.11, 0) || m.g.players[0].gen == before || m.g.ballGen == ballGen || !m.g.kickoff {
+		t.Fatalf("not reset: ball %v", tr.Ball.Pos)
+	}
+	// The kickoff snapshot carries everyone with their new generations.
+	var s snapshotForTest
+	s.decode(t, m.g.AppendSnapshot(nil, false), m.now())
+	if len(s.Entities) != 3 || s.Entities[0].Gen != m.g.ballGen || s.Entities[1].Gen != m.g.players[0].gen {
+		t.Fatalf("kickoff snapshot %+v", s.Entities)
+	}
+	// A ball over the line beside the goal is no goal.
+	m.step(1)
+	m.ball(geom.V(50, 0.11, 10), geom.V(15, 0, 0))
+	m.step(60)
+	if m.truth().Score != [2]int{1, 0} {
+		t.Fatal("scored beside the goal")
+	}
+}
+
+func TestOutOfPlay(t *testing.T) {
+	m := newRig(t, 2)
+	m.step(1)
+	m.ball(geom.V(10, 5, 0), geom.V(0, 20, 40))
+	for m.g.Stats().Restarts == 0 && m.n < 300 {
+		m.step(1)
+	}
+	tr := m.truth()
+	lz := DefaultPitch().Width/2 + DefaultPitch().Margin
+	if m.g.Stats().Restarts != 1 || math.Abs(tr.Ball.Pos.Z) > lz || tr.Ball.Vel != (geom.Vec3{}) {
+		t.Fatalf("restart: ball %v %v", tr.Ball.Pos, tr.Ball.Vel)
+	}
+	if e := m.rec.events[len(m.rec.events)-1]; e.Kind != EventRestart || !e.HasState {
+		t.Fatalf("event %+v", e)
+	}
+}
+
+// TestMove: speeds, acceleration, turning and bounds.
+func TestMove(t *testing.T) {
+	r := DefaultRules()
+	s := PlayerState{}
+	for range 120 {
+		s = r.Move(s, Input{Dir: geom.V(0, 0, -1)}, false, dt)
+	}
+	if math.Abs(s.Vel.Len()-r.RunSpeed) > 1e-9 || math.Abs(angleDiff(s.Yaw, math.Pi/2)) > 1e-9 {
+		t.Fatalf("after 2 s running to -Z: %+v", s)
+	}
+	if f := s.Forward(); f.Dist(geom.V(0, 0, -1)) > 1e-9 || s.Rot().Rotate(geom.V(1, 0, 0)).Dist(f) > 1e-9 {
+		t.Fatalf("facing %v", f)
+	}
+	// One tick changes the velocity by at most Accel·dt and the yaw by TurnRate·dt.
+	n := r.Move(s, Input{Dir: geom.V(0, 0, 1), Sprint: true}, false, dt)
+	if dv := n.Vel.Sub(s.Vel).Len(); dv > r.Accel*dt.Seconds()+1e-9 {
+		t.Fatalf("dv %v", dv)
+	}
+	if dy := math.Abs(angleDiff(n.Yaw, s.Yaw)); dy > r.TurnRate*dt.Seconds()+1e-9 {
+		t.Fatalf("turned %v", dy)
+	}
+	for range 900 {
+		s = r.Move(s, Input{Dir: geom.V(1, 0, 0), Sprint: true}, true, dt)
+	}
+	lx := r.Pitch.Length/2 + r.Pitch.Margin - r.Edge
+	if s.Pos.X != lx || s.Vel.X != 0 {
+		t.Fatalf("not kept inside: %+v", s)
+	}
+	// Same input, same result; NaN directions stand still.
+	a := r.Move(PlayerState{Yaw: 1}, Input{Dir: geom.V(0.3, 0, 0.4)}, false, dt)
+	b := r.Move(PlayerState{Yaw: 1}, Input{Dir: geom.V(0.3, 0, 0.4)}, false, dt)
+	if a != b {
+		t.Fatal("not deterministic")
+	}
+	if z := r.Move(PlayerState{}, Input{Dir: geom.V(math.NaN(), 0, 0)}, false, dt); z != (PlayerState{}) {
+		t.Fatalf("NaN moved: %+v", z)
+	}
+}
+
+func TestPassPower(t *testing.T) {
+	r := DefaultRules()
+	for _, d := range []float64{8, 20, 35} {
+		p := r.PassPower(d)
+		v, _ := r.Kick(ActionPass, geom.V(1, 0, 0), p)
+		w, _ := physics.NewWorld(physics.Config{})
+		r.Pitch.AddTo(w)
+		b := r.Ball
+		b.Pos, b.Vel = geom.V(0, b.Radius, 0), v
+		b.AngVel = geom.V(0, 0, -v.X/b.Radius)
+		id, _ := w.AddSphere(b)
+		for range 60 * 30 {
+			w.Step()
+		}
+		if got := w.Body(id).Pos.X; math.Abs(got-d) > 0.2*d {
+			t.Errorf("a pass for %v m rolled %.1f m", d, got)
+		}
+	}
+}
