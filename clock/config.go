@@ -21,8 +21,9 @@ type Config struct {
 	SlowPingInterval time.Duration
 	// FastSamples: see FastPingInterval. Default 100; allowed 1 to 10000.
 	FastSamples int
-	// Window is how many recent samples the filter keeps. Default 256 (about
-	// two minutes at 2 Hz); allowed 16 to 4096.
+	// Window is how many recent samples the filter keeps. Default 128 (about
+	// a minute at 2 Hz: short enough to follow the wander of a drifting
+	// clock); allowed 16 to 4096.
 	Window int
 	// MinSamples is the least number of samples of an epoch before Now is
 	// ready. Default 6; allowed 1 to Window/2.
@@ -66,7 +67,7 @@ const (
 	defaultSlowPing        = 500 * time.Millisecond
 	defaultFastSamples     = 100
 	defaultMinSamples      = 6
-	defaultWindow          = 256
+	defaultWindow          = 128
 	defaultReadyError      = 500 * time.Microsecond
 	defaultReadyWithin     = 1200 * time.Millisecond
 	defaultMaxDriftPPM     = 1000

@@ -51,7 +51,11 @@ type client struct {
 	sim   *sim
 	spec  Client
 	link  *netsim.Link
-	asym  time.Duration // (up - down base latency)/2: the offset error no round trip can see
+	// clockUp and clockDown carry the clock method's messages on streams of
+	// their own, so that what a clock method sends does not change the fates
+	// of the snapshots: the ball comparison stays paired across clients.
+	clockUp, clockDown *netsim.Path
+	asym               time.Duration // (up - down base latency)/2: the offset error no round trip can see
 	clock clockView
 	ball  ballView
 
@@ -93,6 +97,7 @@ func Run(s Scenario, opts Options) (*Report, error) {
 			link: netsim.NewLink(spec.Link, s.Seed),
 			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
 		}
+		c.clockUp, c.clockDown = c.link.Up.Stream(1), c.link.Down.Stream(1)
 		c.clock = newClockView(spec.Clock, c)
 		c.ball = newBallView(spec.Ball, s.TickHz)
 		m.clients = append(m.clients, c)
@@ -147,10 +152,16 @@ func (c *client) at(local time.Duration, fn func()) {
 // each arrival (none if lost, twice if duplicated).
 func (c *client) sendUp(size int, clockTraffic bool, deliver func()) {
 	c.upBytes += int64(size + headerBytes)
+	path := c.link.Up
 	if clockTraffic {
 		c.clockUpBytes += int64(size + headerBytes)
+		path = c.clockUp
 	}
-	c.arrivals = c.link.Up.Send(c.sim.sched.Now(), size, c.arrivals[:0])
+	c.send(path, size, deliver)
+}
+
+func (c *client) send(path *netsim.Path, size int, deliver func()) {
+	c.arrivals = path.Send(c.sim.sched.Now(), size, c.arrivals[:0])
 	for _, a := range c.arrivals {
 		c.sim.sched.At(a, deliver)
 	}
@@ -159,13 +170,12 @@ func (c *client) sendUp(size int, clockTraffic bool, deliver func()) {
 // sendDown sends a datagram from the server to this client.
 func (c *client) sendDown(size int, clockTraffic bool, deliver func()) {
 	c.downBytes += int64(size + headerBytes)
+	path := c.link.Down
 	if clockTraffic {
 		c.clockDownBytes += int64(size + headerBytes)
+		path = c.clockDown
 	}
-	c.arrivals = c.link.Down.Send(c.sim.sched.Now(), size, c.arrivals[:0])
-	for _, a := range c.arrivals {
-		c.sim.sched.At(a, deliver)
-	}
+	c.send(path, size, deliver)
 }
 
 // scheduleFrame schedules frame n at local time n/frame_hz: the client renders
