@@ -48,16 +48,16 @@ type sim struct {
 
 // client is one emulated client with its link, its methods and what it measured.
 type client struct {
-	sim   *sim
-	spec  Client
-	link  *netsim.Link
+	sim  *sim
+	spec Client
+	link *netsim.Link
 	// clockUp and clockDown carry the clock method's messages on streams of
 	// their own, so that what a clock method sends does not change the fates
 	// of the snapshots: the ball comparison stays paired across clients.
 	clockUp, clockDown *netsim.Path
 	asym               time.Duration // (up - down base latency)/2: the offset error no round trip can see
-	clock clockView
-	ball  ballView
+	clock              clockView
+	ball               ballView
 
 	arrivals []time.Duration // scratch for Path.Send
 
