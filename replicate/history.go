@@ -7,13 +7,17 @@ import (
 	"github.com/tether-net/tether/geom"
 )
 
-// packed is one body's state as the history keeps it, in 44 bytes: position,
-// velocity and angular velocity as float32 (a step of 4 µm at 50 m, 4 µm/s
-// at 40 m/s), and the rotation as its three smallest components on 20 bits
-// each plus the index of the largest (a step of about 1.4e-6 rad).
+// packed is one body's state as the history keeps it, in 56 bytes: the
+// position exactly (float64: a kinematic player moved by rounded positions
+// tick after tick would drift from the server's by a micrometre a tick, and
+// a touch of the ball depends on where the player is to the micrometre),
+// velocity and angular velocity as float32 (a step of 4 µm/s at 40 m/s),
+// and the rotation as its three smallest components on 20 bits each plus the
+// index of the largest (a step of about 1.4e-6 rad).
 type packed struct {
-	pos, vel, angVel [3]float32
-	rot              [2]uint32
+	pos         geom.Vec3
+	vel, angVel [3]float32
+	rot         [2]uint32
 }
 
 const (
@@ -71,11 +75,11 @@ func unpackRot(p [2]uint32) geom.Quat {
 }
 
 func packBody(b Body) packed {
-	return packed{pos: pack3(b.Pos), vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: packRot(b.Rot.Norm())}
+	return packed{pos: b.Pos, vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: packRot(b.Rot.Norm())}
 }
 
 func (p *packed) body() Body {
-	return Body{Pos: unpack3(p.pos), Vel: unpack3(p.vel), AngVel: unpack3(p.angVel), Rot: unpackRot(p.rot)}
+	return Body{Pos: p.pos, Vel: unpack3(p.vel), AngVel: unpack3(p.angVel), Rot: unpackRot(p.rot)}
 }
 
 // Cell is the state of every body of the world at one tick, as the history
@@ -143,7 +147,12 @@ func (c *Cell) Checksum() uint64 {
 	}
 	for i := range c.state {
 		p := &c.state[i]
-		for _, a := range [3]*[3]float32{&p.pos, &p.vel, &p.angVel} {
+		for _, x := range [3]float64{p.pos.X, p.pos.Y, p.pos.Z} {
+			b := math.Float64bits(x)
+			mix(uint32(b))
+			mix(uint32(b >> 32))
+		}
+		for _, a := range [2]*[3]float32{&p.vel, &p.angVel} {
 			for _, f := range a {
 				mix(math.Float32bits(f))
 			}

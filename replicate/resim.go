@@ -239,7 +239,7 @@ func (r *Resim[In]) Config() ResimConfig { return r.cfg }
 func (r *Resim[In]) Stats() ResimStats { return r.stats }
 
 // HistoryBytes returns the memory the history of body states takes, in
-// bytes: about 44 per body per tick held.
+// bytes: about 56 per body per tick held.
 func (r *Resim[In]) HistoryBytes() int {
 	words := (r.cfg.Bodies + 63) / 64
 	return len(r.cells) * (r.cfg.Bodies*int(unsafe.Sizeof(packed{})) + words*8)

@@ -306,3 +306,57 @@ func TestConfigErrors(t *testing.T) {
 		t.Errorf("zero ResimConfig: %v", err)
 	}
 }
+
+// The local player's own touch is predicted: the client runs its player
+// into the ball with its input, the server applies the same input at the
+// same ticks, and the ball moves on the client in the very frame it moves on
+// the server — no rollback, no delay.
+func TestResimPredictsLocalTouch(t *testing.T) {
+	srv, sball, splayers := crowdWorld(t, 8)
+	w, ball, players := crowdWorld(t, 8)
+	// The local player runs at the ball, on both sides from tick 0.
+	p, b := w.Body(players[0]).Pos, w.Body(ball).Pos
+	run := geom.V(b.X-p.X, 0, b.Z-p.Z).Norm().Scale(7)
+	d, err := NewWorldResim(ResimConfig{}, w, ball, steer(players))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const delay = 50 * time.Millisecond
+	var queue []delivery
+	var n int64
+	srvMoved, cliMoved := time.Duration(-1), time.Duration(-1)
+	start := srv.Body(sball).Pos
+	for i := int64(1); i < 240; i++ {
+		now := ticks(i) // frames on the ticks, so that both sides compare exactly
+		for ; n <= i; n++ {
+			if n > 0 {
+				srv.SetVelocity(splayers[0], run)
+				srv.Step()
+			}
+			if srvMoved < 0 && srv.Body(sball).Pos.Dist(start) > 1e-3 {
+				srvMoved = ticks(n)
+			}
+			if n%2 == 0 {
+				queue = append(queue, delivery{ticks(n) + delay, ballState(srv, sball, n)})
+			}
+		}
+		for len(queue) > 0 && queue[0].at <= now {
+			d.Receive(queue[0].b, queue[0].at)
+			queue = queue[1:]
+		}
+		d.SetInput(run)
+		f := d.Render(now)
+		if cliMoved < 0 && f.Valid && f.Pos.Dist(start) > 1e-3 {
+			cliMoved = now
+		}
+	}
+	st := d.Resim().Stats()
+	t.Logf("ball first moves at %v on the server, %v on the client; %d rollbacks, %d states confirmed",
+		srvMoved, cliMoved, st.Rollbacks, st.Confirmed)
+	if srvMoved < 0 || cliMoved != srvMoved {
+		t.Errorf("ball moved at %v on the server and %v on the client", srvMoved, cliMoved)
+	}
+	if st.Rollbacks != 0 {
+		t.Errorf("%d rollbacks for a predicted touch", st.Rollbacks)
+	}
+}
