@@ -29,6 +29,9 @@ func pack3(v geom.Vec3) [3]float32 { return [3]float32{float32(v.X), float32(v.Y
 
 func unpack3(p [3]float32) geom.Vec3 { return geom.V(float64(p[0]), float64(p[1]), float64(p[2])) }
 
+// identityRot is packRot(geom.Identity), which unpackRot returns exactly.
+var identityRot = packRot(geom.Identity)
+
 // packRot quantises the unit quaternion q. The grid is symmetric about zero,
 // so the identity is stored exactly.
 func packRot(q geom.Quat) [2]uint32 {
@@ -56,6 +59,9 @@ func packRot(q geom.Quat) [2]uint32 {
 }
 
 func unpackRot(p [2]uint32) geom.Quat {
+	if p == identityRot {
+		return geom.Identity
+	}
 	v := uint64(p[0])<<32 | uint64(p[1])
 	big := int(v >> (3 * rotBits) & 3)
 	var c [4]float64
@@ -71,11 +77,18 @@ func unpackRot(p [2]uint32) geom.Quat {
 		shift += rotBits
 	}
 	c[big] = math.Sqrt(max(0, 1-sum))
-	return geom.Quat{W: c[0], X: c[1], Y: c[2], Z: c[3]}.Norm()
+	return geom.Quat{W: c[0], X: c[1], Y: c[2], Z: c[3]}
 }
 
 func packBody(b Body) packed {
-	return packed{pos: b.Pos, vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: packRot(b.Rot.Norm())}
+	r := b.Rot
+	if r == geom.Identity {
+		return packed{pos: b.Pos, vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: identityRot}
+	}
+	if d := r.Dot(r); d < 1-1e-9 || d > 1+1e-9 {
+		r = r.Norm()
+	}
+	return packed{pos: b.Pos, vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: packRot(r)}
 }
 
 func (p *packed) body() Body {
