@@ -175,8 +175,10 @@ func (f *follower) render(now time.Duration) Frame {
 		if !f.pending {
 			return Frame{}
 		}
+		// Start a tick early, so that the first frame is drawn between two
+		// simulated ticks.
 		f.started = true
-		f.cur = max(m, f.pendTick)
+		f.cur = max(m-1, f.pendTick)
 		f.take()
 		if !f.pend.Cut {
 			f.sim.SetBody(f.target)
