@@ -35,7 +35,7 @@ func TestUnrealSettingsTradeoff(t *testing.T) {
 		return play(v)
 	}
 	for _, c := range []struct {
-		name          string
+		name           string
 		tether, unreal score
 	}{
 		{"resim", resim(ResimConfig{}), resim(ResimConfig{CorrectionTime: 100 * time.Millisecond, SnapDistance: 2.5})},
