@@ -117,14 +117,22 @@ func (f *follower) take() {
 		f.stats.Cuts++
 		return
 	}
+	// The error accumulated so far carries over: a body stuck against
+	// something the server's is not stays stuck whatever the new state.
 	f.target, f.active, f.since = t, true, 0
-	f.lastErr, f.accum = math.Inf(1), 0
 }
 
 // snap sets the body to the target and ends the correction.
 func (f *follower) snap(t Body) (Body, bool) {
 	f.stats.Snaps++
+	f.lastErr, f.accum = math.Inf(1), 0
 	return t, true
+}
+
+// restored ends the correction with the error gone.
+func (f *follower) restored(b Body) (Body, bool) {
+	f.lastErr, f.accum = math.Inf(1), 0
+	return b, true
 }
 
 // accumulate tracks how long the error d has not shrunk and reports whether
@@ -187,6 +195,7 @@ func (f *follower) render(now time.Duration) Frame {
 		f.prev = f.sim.Body()
 		f.at = f.prev
 		f.cut = true
+		f.lastErr = math.Inf(1)
 	}
 	if m-f.cur > maxCatchUp {
 		f.stats.Skipped += uint64(m - 1 - f.cur)

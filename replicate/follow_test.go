@@ -144,3 +144,39 @@ func TestFollowCutAndStale(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// A body stuck against something the server's world does not have (here a
+// box only the client has) stops converging; after ErrorAccumulation it is
+// set to the server's state.
+func TestFollowUnstuck(t *testing.T) {
+	for _, mode := range []string{"velocity", "predictive"} {
+		srv, sball := pitchWorld(t)
+		w, ball := pitchWorld(t)
+		if _, err := w.AddBox(physics.Box{Center: geom.V(1.5, 0.5, 0), Half: geom.V(0.1, 0.5, 3)}); err != nil {
+			t.Fatal(err)
+		}
+		sim := NewWorldSim(w, ball)
+		var v View
+		var stats func() FollowStats
+		if mode == "velocity" {
+			m, _ := NewVelocity(VelocityConfig{SnapDistance: 100}, sim)
+			v, stats = m, m.Stats
+		} else {
+			m, _ := NewPredictive(PredictiveConfig{ErrorAccumulation: 500 * time.Millisecond, SnapDistance: 100}, sim)
+			v, stats = m, m.Stats
+		}
+		// The server's ball rolls slowly through where the client's box is.
+		b := srv.Body(sball)
+		b.Vel, b.AngVel = geom.V(3, 0, 0), geom.V(0, 0, -3/0.11)
+		srv.SetBody(sball, b)
+		l := &link{srv: srv, ball: sball, delay: 40 * time.Millisecond}
+		var f Frame
+		for i := int64(1); i < 240; i++ {
+			l.run(v, ticks(i), nil)
+			f = v.Render(ticks(i))
+		}
+		if stats().Snaps == 0 || f.Pos.X < 1.7 {
+			t.Errorf("%s: %d snaps, ball at %v, the server's at %v", mode, stats().Snaps, f.Pos, srv.Body(sball).Pos)
+		}
+	}
+}

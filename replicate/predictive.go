@@ -166,7 +166,7 @@ func (p *Predictive) correct(f *follower, b, t Body) (Body, bool) {
 	d := e.Len()
 	rv := rotVec(b.Rot, t.Rot)
 	if t.Vel.Len2() < 1e-6 && d < p.cfg.EarlyOutDistance && rv.Len() < p.cfg.EarlyOutAngle {
-		return b, true
+		return f.restored(b)
 	}
 	snap := p.cfg.SnapDistance
 	if snap == 0 {

@@ -118,7 +118,7 @@ func (v *Velocity) correct(f *follower, b, t Body) (Body, bool) {
 	rv := rotVec(b.Rot, t.Rot)
 	if d <= v.cfg.RestoredDistance && rv.Len() <= v.cfg.RestoredAngle {
 		b.Vel, b.AngVel = t.Vel, t.AngVel
-		return b, true
+		return f.restored(b)
 	}
 	if f.accumulate(d, v.cfg.ErrorAccumulation) || d > v.cfg.SnapDistance {
 		return f.snap(t)
