@@ -26,6 +26,7 @@ type Bot struct {
 	lastAction time.Duration
 	acted      bool
 
+	dir       geom.Vec3 // the direction of the last input
 	holding   bool
 	holdSince time.Duration
 	holdFor   time.Duration
@@ -103,7 +104,7 @@ func (b *Bot) Decide(v *View) Input {
 			away = geom.V(away.X, 0, away.Z).Norm()
 			dir = dir.Add(away.Scale(0.8 * (7 - dOpp) / 7))
 		}
-		in.Dir = dir.Norm()
+		in.Dir = b.smooth(dir.Norm())
 		in.Sprint = dOpp > 6
 		in.Action, in.ActionSeq, in.Aim, in.Power = b.action, b.seq, b.aim, b.power
 		return in
@@ -133,11 +134,24 @@ func (b *Bot) Decide(v *View) Input {
 	d := target.Sub(me.Pos)
 	d = geom.V(d.X, 0, d.Z)
 	if l := d.Len(); l > 0.3 {
-		in.Dir = d.Scale(math.Min(1, l/3) / l)
+		in.Dir = b.smooth(d.Scale(math.Min(1, l/3) / l))
+	} else {
+		b.dir = geom.Vec3{}
 	}
 	in.Sprint = sprint
 	in.Action, in.ActionSeq, in.Aim, in.Power = b.action, b.seq, b.aim, b.power
 	return in
+}
+
+// smooth low-passes the running direction over about 100 ms of frames, as a
+// person's hand would: no flicker from one frame to the next.
+func (b *Bot) smooth(d geom.Vec3) geom.Vec3 {
+	if b.dir == (geom.Vec3{}) {
+		b.dir = d
+		return d
+	}
+	b.dir = b.dir.Lerp(d, 0.2)
+	return b.dir
 }
 
 // nearest returns the player of team nearest to p other than id 0 (none), and

@@ -90,6 +90,8 @@ func DecodeInput(in *Input, b []byte) (int, error) {
 //	flags            byte: bit 0 players included, bit 1 paused after a goal
 //	score            two unsigned varints, Home then Away
 //	possessor        unsigned varint: player entity id + 1, 0 for a free ball
+//	carry offset     (with a possessor) the ball's place in the possessor's
+//	                 frame: x, y, z in millimetres (signed varints)
 //	ball generation  byte
 //	ball states      count byte (1 or 2), then that many wire.Body, oldest first
 //	players          (if bit 0) unsigned varint count, then per player:
@@ -133,6 +135,11 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		pos = uint64(FirstPlayerID) + uint64(g.possessor) + 1
 	}
 	dst = binary.AppendUvarint(dst, pos)
+	if pos > 0 {
+		dst = binary.AppendVarint(dst, quant(g.carryOff.X, 1000))
+		dst = binary.AppendVarint(dst, quant(g.carryOff.Y, 1000))
+		dst = binary.AppendVarint(dst, quant(g.carryOff.Z, 1000))
+	}
 	dst = append(dst, g.ballGen)
 	b := g.world.Body(g.ball)
 	if g.knot && !g.prevSent && g.tick > 1 && !g.kickoff {
@@ -161,8 +168,8 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		dst = append(dst, p.team, p.gen)
 		dst = binary.AppendVarint(dst, quant(p.st.Pos.X, 1000))
 		dst = binary.AppendVarint(dst, quant(p.st.Pos.Z, 1000))
-		dst = binary.AppendVarint(dst, quant(p.st.Vel.X, 100))
-		dst = binary.AppendVarint(dst, quant(p.st.Vel.Z, 100))
+		dst = binary.AppendVarint(dst, quant(p.vel.X, 100))
+		dst = binary.AppendVarint(dst, quant(p.vel.Z, 100))
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
 	}
 	return dst

@@ -55,6 +55,7 @@ type player struct {
 	gen    uint8
 	body   physics.BodyID
 	st     PlayerState
+	vel    geom.Vec3 // the motion of the last tick, m/s (st.Vel is the velocity the player runs at)
 
 	in           Input
 	view         time.Duration // the server time the client was showing with its newest input
@@ -75,7 +76,10 @@ type Game struct {
 	players  []player
 	byClient map[int]int // client slot → player index
 
-	possessor   int // player index, -1 when free
+	possessor   int           // player index, -1 when free
+	carryFrom   geom.Vec3     // where the ball was, in its possessor's frame, when won
+	carryOff    geom.Vec3     // where it is now, in its possessor's frame
+	carrySince  time.Duration // when it was won
 	lastToucher int
 	ballGen     uint8
 	score       [2]int
@@ -182,7 +186,7 @@ func (g *Game) Join(client int) (uint32, error) {
 	p := &g.players[slot]
 	*p = player{active: true, client: client, team: team, gen: p.gen + 1, body: p.body}
 	g.byClient[client] = slot
-	p.st = g.kickoffState(slot)
+	p.st, p.vel = g.kickoffState(slot), geom.Vec3{}
 	g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
 	return FirstPlayerID + uint32(slot), nil
 }
@@ -284,11 +288,15 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 			continue
 		}
 		b := g.world.Body(p.body)
+		from := p.st.Pos
 		st := r.clampPlayer(PlayerState{Pos: geom.V(b.Pos.X, 0, b.Pos.Z), Vel: p.st.Vel, Yaw: p.st.Yaw})
 		if st.Pos != b.Pos {
 			g.world.SetBody(p.body, physics.BodyState{Pos: st.Pos})
 		}
 		p.st = st
+		// The velocity sent is the motion this tick, pushes by other players
+		// included, so that clients' curves through the states agree with it.
+		p.vel = st.Pos.Sub(from).Scale(1 / t.Dt.Seconds())
 	}
 	if g.possessor < 0 {
 		for _, c := range g.world.Contacts() {
@@ -318,16 +326,26 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	return g.knot || g.kickoff
 }
 
-// carry keeps the ball in front of its possessor, rolling with it.
+// carry keeps the ball in front of its possessor, rolling with it: at
+// DribbleOffset ahead on the ground, reached within CarryBlend of winning it
+// from wherever it was touched. Its velocity is its motion over the tick.
 func (g *Game) carry() {
 	p := &g.players[g.possessor]
 	r := g.rules.Ball.Radius
 	prev := g.world.Body(g.ball)
-	pos := p.st.Pos.Add(p.st.Forward().Scale(g.rules.DribbleOffset)).Add(geom.V(0, r, 0))
-	v := p.st.Vel
+	g.carryOff = g.rules.dribbleSpot()
+	if blend := g.rules.CarryBlend; blend > 0 && g.now-g.carrySince < blend {
+		u := float64(g.now-g.carrySince) / float64(blend)
+		g.carryOff = g.carryFrom.Lerp(g.carryOff, u*u*(3-2*u))
+	}
+	pos := p.st.Pos.Add(p.st.Rot().Rotate(g.carryOff))
+	v := pos.Sub(g.prevBall.Pos).Scale(1 / g.dt.Seconds())
 	w := geom.V(v.Z/r, 0, -v.X/r)
 	g.world.SetBody(g.ball, physics.BodyState{Pos: pos, Vel: v, AngVel: w, Rot: unit(prev.Rot).Integrate(w, g.dt.Seconds())})
 }
+
+// dribbleSpot is where the ball is carried, in the player's frame.
+func (r Rules) dribbleSpot() geom.Vec3 { return geom.V(r.DribbleOffset, r.Ball.Radius, 0) }
 
 func unit(q geom.Quat) geom.Quat {
 	if q == (geom.Quat{}) {
@@ -360,6 +378,9 @@ func (g *Game) touch() {
 	g.possessor, g.lastToucher = best, best
 	g.stats.Possessions++
 	g.knot = true
+	p := &g.players[best]
+	g.carryFrom = p.st.Rot().Conj().Rotate(b.Pos.Sub(p.st.Pos))
+	g.carrySince = g.now
 	g.carry()
 }
 
@@ -420,7 +441,7 @@ func (g *Game) resetKickoff(events server.Emitter) {
 		if !p.active {
 			continue
 		}
-		p.st = g.kickoffState(i)
+		p.st, p.vel = g.kickoffState(i), geom.Vec3{}
 		p.gen++
 		g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
 		g.world.SetVelocity(p.body, geom.Vec3{})

@@ -62,8 +62,9 @@ func yawOf(d geom.Vec3) float64 { return math.Atan2(-d.Z, d.X) }
 
 // Move advances a player's state by dt under input in: the velocity turns
 // toward Dir times the run (or sprint) speed, slowed when carrying the ball,
-// changing by at most Accel per second; the player turns toward Dir at most
-// TurnRate; and it moves by the new velocity, kept within the Rules' bounds.
+// changing by at most Accel per second; the player turns toward Dir, by a
+// share TurnGain per second of the angle left and at most TurnRate; and it
+// moves by the new velocity, kept within the Rules' bounds.
 // It is a pure function of its arguments.
 func (r Rules) Move(s PlayerState, in Input, carrying bool, dt time.Duration) PlayerState {
 	h := dt.Seconds()
@@ -87,7 +88,9 @@ func (r Rules) Move(s PlayerState, in Input, carrying bool, dt time.Duration) Pl
 	}
 	s.Vel = geom.V(s.Vel.X+dv.X, 0, s.Vel.Z+dv.Z)
 	if dir.Len2() > 1e-6 {
-		d := angleDiff(yawOf(dir), s.Yaw)
+		// Turn toward Dir: a share TurnGain·dt of the angle left each tick,
+		// at most TurnRate·dt, so small changes of direction turn gently.
+		d := angleDiff(yawOf(dir), s.Yaw) * math.Min(1, r.TurnGain*h)
 		m := r.TurnRate * h
 		s.Yaw = wrap(s.Yaw + math.Max(-m, math.Min(m, d)))
 	}

@@ -24,6 +24,7 @@ type Rules struct {
 	CarrySpeed  float64 // share of the speed kept while carrying the ball, (0, 1]
 	Accel       float64 // largest change of velocity, m/s²
 	TurnRate    float64 // rad/s
+	TurnGain    float64 // share of the angle left turned per second, 1/s
 	// Edge is how far inside the boards' inner faces a player's base must
 	// stay (room for the ball carried in front), metres.
 	Edge float64
@@ -31,6 +32,9 @@ type Rules struct {
 	// DribbleOffset is the horizontal distance from the base of the player
 	// with the ball to the ball's centre, along the way it faces, metres.
 	DribbleOffset float64
+	// CarryBlend is how long a ball just won takes to move from where it
+	// was touched to its place in front of the player.
+	CarryBlend time.Duration
 	// TouchMargin: a free ball whose centre comes within the player's radius
 	// plus the ball's radius plus TouchMargin of a player's axis (below its
 	// head) is won by that player.
@@ -59,8 +63,8 @@ func DefaultRules() Rules {
 	return Rules{
 		Pitch: DefaultPitch(), Ball: DefaultBall(), Player: DefaultPlayer(),
 		MaxPlayers: 22,
-		RunSpeed:   7, SprintSpeed: 9, CarrySpeed: 0.85, Accel: 25, TurnRate: 10, Edge: 1,
-		DribbleOffset: 0.6, TouchMargin: 0.15,
+		RunSpeed:   7, SprintSpeed: 9, CarrySpeed: 0.85, Accel: 25, TurnRate: 7, TurnGain: 8, Edge: 1,
+		DribbleOffset: 0.6, CarryBlend: 200 * time.Millisecond, TouchMargin: 0.15,
 		PassSpeed: [2]float64{4, 20}, ShotSpeed: [2]float64{16, 28},
 		ShotElevation: [2]float64{14 * math.Pi / 180, 5 * math.Pi / 180},
 		KickNoTouch:   300 * time.Millisecond,
@@ -96,7 +100,7 @@ func (r Rules) Validate() error {
 		return bad("ShotSpeed", r.ShotSpeed, "0 ≤ [0] ≤ [1]")
 	case r.ShotElevation[0] < 0 || r.ShotElevation[1] < 0 || r.ShotElevation[0] > 1.5 || r.ShotElevation[1] > 1.5:
 		return bad("ShotElevation", r.ShotElevation, "0 to 1.5 rad")
-	case r.KickNoTouch < 0 || r.TackleCooldown < 0 || r.TackledNoTouch < 0 || r.GoalPause < 0:
+	case r.KickNoTouch < 0 || r.CarryBlend < 0 || r.TackleCooldown < 0 || r.TackledNoTouch < 0 || r.GoalPause < 0:
 		return bad("KickNoTouch, TackleCooldown, TackledNoTouch, GoalPause", "negative", "≥ 0")
 	case r.MaxRewind < 0 || r.MaxRewind > 2*time.Second:
 		return bad("MaxRewind", r.MaxRewind, "0 to 2s")
@@ -106,7 +110,7 @@ func (r Rules) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"RunSpeed", r.RunSpeed}, {"SprintSpeed", r.SprintSpeed}, {"Accel", r.Accel}, {"TurnRate", r.TurnRate},
+	}{{"RunSpeed", r.RunSpeed}, {"SprintSpeed", r.SprintSpeed}, {"Accel", r.Accel}, {"TurnRate", r.TurnRate}, {"TurnGain", r.TurnGain},
 		{"DribbleOffset", r.DribbleOffset}, {"TackleReach", r.TackleReach}, {"Ball.Radius", r.Ball.Radius}, {"Player.Radius", r.Player.Radius}} {
 		if err := pos(f.name, f.v); err != nil {
 			return err

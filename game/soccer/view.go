@@ -48,7 +48,7 @@ func (g *ClientGame) Timeline(kind uint8) timeline.Config {
 }
 
 // DecodeSnapshot implements client.Game: the ball (with its possessor as
-// parent, carried DribbleOffset ahead at the ball's radius above the ground)
+// parent, at the offset in the possessor's frame the server carries it at)
 // and the players, whose Tag is their team.
 func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
 	return decodeSnapshot(s, b, g.Rules)
@@ -61,6 +61,11 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	r.uvarint(1 << 20)
 	metaEnd := r.n
 	pos := r.uvarint(math.MaxUint32)
+	var off geom.Vec3
+	if pos > 0 {
+		x, y, z := r.varint(), r.varint(), r.varint()
+		off = geom.V(float64(x)/1000, float64(y)/1000, float64(z)/1000)
+	}
 	gen := r.byte()
 	nb := r.byte()
 	if r.err == nil && (flags&^snapMask != 0 || nb < 1 || nb > 2) {
@@ -70,7 +75,6 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	if pos > 0 {
 		parent = uint32(pos - 1)
 	}
-	off := geom.V(rules.DribbleOffset, rules.Ball.Radius, 0)
 	for range nb {
 		w := r.body()
 		if r.err != nil {

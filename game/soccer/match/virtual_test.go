@@ -1,41 +1,240 @@
 package match
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/netsim"
 )
 
-func TestQuickLook(t *testing.T) {
-	link, _ := netsim.Preset("broadband")
-	var ballPath []float64
-	var last soccer.Truth
-	cfg := Config{Seed: 1, Link: link,
-		OnTick: func(tr *soccer.Truth) {
-			if tr.Tick%60 == 0 {
-				ballPath = append(ballPath, tr.Ball.Pos.X)
-				t.Logf("t=%v ball=%.1f,%.1f,%.1f v=%.1f poss=%d score=%v", tr.Time, tr.Ball.Pos.X, tr.Ball.Pos.Y, tr.Ball.Pos.Z, tr.Ball.Vel.Len(), int32(tr.Possessor), tr.Score)
-			}
-			last = *tr
-		},
-		OnFrame: func(b *Bot, f *client.Frame, v *soccer.View) {
-			if b.Index == 0 && b.frames%120 == 0 {
-				t.Logf("bot0 frame ready=%v ents=%d delay=%v bound=%v", f.Ready, len(f.Entities), f.Delay, f.Bound)
-			}
-		},
+// record keeps the server's ball after every tick and measures every client
+// frame against it.
+type record struct {
+	tick    time.Duration
+	ball    []geom.Vec3 // per tick, from tick 1
+	vel     []geom.Vec3
+	tr      soccer.Truth
+	goals   []time.Duration
+	clients map[int]*clientRecord
+}
+
+type clientRecord struct {
+	frames   int
+	errs     []float64 // |drawn ball - true ball at the render time|, metres
+	pops     int
+	cuts     int       // frames with the ball drawn as a cut
+	lastPos  geom.Vec3 // drawn ball at the previous frame
+	lastTime time.Duration
+	has      bool
+	full     time.Duration // first local time the whole match was drawn
+	players  int           // players drawn in the last frame
+}
+
+func newRecord() *record { return &record{tick: time.Second / 60, clients: map[int]*clientRecord{}} }
+
+// at returns the true ball at server time t: that of the tick before, moved
+// on at its velocity (not interpolated toward the next, which may be a
+// teleport).
+func (r *record) at(t time.Duration) geom.Vec3 {
+	i := int(t/r.tick) - 1
+	if i < 0 {
+		return r.ball[0]
 	}
-	v, err := NewVirtual(cfg)
+	i = min(i, len(r.ball)-1)
+	return r.ball[i].Add(r.vel[i].Scale((t - time.Duration(i+1)*r.tick).Seconds()))
+}
+
+func (r *record) onTick(tr *soccer.Truth) {
+	r.ball = append(r.ball, tr.Ball.Pos)
+	r.vel = append(r.vel, tr.Ball.Vel)
+	if tr.Score != r.tr.Score {
+		r.goals = append(r.goals, tr.Time)
+	}
+	r.tr.Score = tr.Score
+}
+
+func (r *record) onFrame(b *Bot, f *client.Frame, v *soccer.View) {
+	c := r.clients[b.Index]
+	if c == nil {
+		c = &clientRecord{full: -1}
+		r.clients[b.Index] = c
+	}
+	ball := f.Find(soccer.BallID)
+	if !f.Ready || ball == nil {
+		c.has = false
+		return
+	}
+	c.frames++
+	c.players = len(v.Players)
+	truth := r.at(ball.RenderTime)
+	c.errs = append(c.errs, ball.Pos.Dist(truth))
+	if ball.Cut {
+		c.cuts++
+	}
+	if c.has && !ball.Cut {
+		dx := r.at(ball.RenderTime).Sub(r.at(c.lastTime))
+		if ball.Pos.Sub(c.lastPos).Sub(dx).Len() > 0.05 {
+			c.pops++
+		}
+	}
+	c.lastPos, c.lastTime, c.has = ball.Pos, ball.RenderTime, true
+}
+
+func quantile(x []float64, q float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return s[int(q*float64(len(s)-1))]
+}
+
+// TestMatch plays 30 s with 4 bots on the wan profile: the ball moves the whole
+// match, shots are taken and goals scored, each kickoff reset reaches every
+// client as a cut, clients draw the ball where it was at their render time.
+func TestMatch(t *testing.T) {
+	link, err := netsim.Preset("wan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := newRecord()
+	v, err := NewVirtual(Config{Seed: 1, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.RunUntil(30 * time.Second)
-	t.Logf("stats %+v", v.Game().Stats())
-	t.Logf("server %+v", v.Server().Stats())
-	for _, b := range v.Bots() {
-		t.Logf("client %d %+v", b.Index, b.Client().Stats())
+	st := v.Game().Stats()
+	t.Logf("game %+v, goals at %v", st, rec.goals)
+
+	// The ball moves the whole match: never still for 3 s outside a goal's pause.
+	still, longest := 0, 0
+	for i := 1; i < len(rec.ball); i++ {
+		if rec.ball[i].Dist(rec.ball[i-1]) < 0.005 {
+			still++
+			longest = max(longest, still)
+		} else {
+			still = 0
+		}
 	}
-	_ = last
+	if lim := 3 * 60; longest > lim {
+		t.Errorf("the ball stood still for %v", time.Duration(longest)*rec.tick)
+	}
+	if st.Shots == 0 || st.Goals == 0 || st.Passes == 0 || st.Possessions < 10 {
+		t.Errorf("not much of a match: %+v", st)
+	}
+	for i, c := range rec.clients {
+		p50, p99 := quantile(c.errs, 0.5), quantile(c.errs, 0.99)
+		t.Logf("client %d: %d frames, ball error p50 %.3f m p99 %.3f m, %d pops, %d cuts", i, c.frames, p50, p99, c.pops, c.cuts)
+		if c.frames < 60*28 {
+			t.Errorf("client %d drew only %d frames", i, c.frames)
+		}
+		if p50 > 0.05 || p99 > 1 {
+			t.Errorf("client %d: ball error p50 %.3f m, p99 %.3f m", i, p50, p99)
+		}
+		if int(st.Kickoffs) != c.cuts {
+			t.Errorf("client %d saw %d cuts for %d kickoffs", i, c.cuts, st.Kickoffs)
+		}
+	}
+	ss := v.Server().Stats()
+	if ss.Skipped != 0 || ss.Clients != 4 || ss.Malformed != 0 {
+		t.Errorf("server %+v", ss)
+	}
+	for _, b := range v.Bots() {
+		cs := b.Client().Stats()
+		kbps := float64(cs.BytesIn+cs.PacketsIn*(25+netsim.HeaderBytes)) * 8 / 30 / 1000
+		t.Logf("bot %d down %.1f kbit/s (with netcode and IP/UDP headers), %+v", b.Index, kbps, cs)
+		if kbps > 64 {
+			t.Errorf("bot %d receives %.1f kbit/s", b.Index, kbps)
+		}
+	}
+}
+
+// TestDeterministic: the same seed gives the same match.
+func TestDeterministic(t *testing.T) {
+	link, _ := netsim.Preset("broadband")
+	run := func() (soccer.Truth, soccer.GameStats, client.Stats) {
+		v, err := NewVirtual(Config{Seed: 9, Link: link})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.RunUntil(8 * time.Second)
+		var tr soccer.Truth
+		v.Truth(&tr)
+		return tr, v.Game().Stats(), v.Bots()[2].Client().Stats()
+	}
+	a, as, ac := run()
+	b, bs, bc := run()
+	if a.Ball != b.Ball || as != bs || ac != bc || !slices.Equal(a.Players, b.Players) {
+		t.Fatalf("two runs differ:\n%+v %+v\n%+v %+v", a.Ball, as, b.Ball, bs)
+	}
+}
+
+// TestJoinLeave: a bot joining mid-match draws the whole match within 1 s; a
+// bot leaving disappears from the others' views.
+func TestJoinLeave(t *testing.T) {
+	link, _ := netsim.Preset("broadband")
+	rec := newRecord()
+	var joinedAt time.Duration
+	var firstFull time.Duration = -1
+	var late *Bot
+	v, err := NewVirtual(Config{Seed: 4, Link: link, OnTick: rec.onTick, OnFrame: func(b *Bot, f *client.Frame, view *soccer.View) {
+		rec.onFrame(b, f, view)
+		if b == late && firstFull < 0 && view.Ready && len(view.Players) == 5 {
+			firstFull = b.v.Sched.Now()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.RunUntil(10 * time.Second)
+	joinedAt = v.Sched.Now()
+	late, err = v.Join(joinedAt, link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.RunUntil(15 * time.Second)
+	if firstFull < 0 || firstFull-joinedAt > time.Second {
+		t.Fatalf("the late joiner drew the whole match %v after joining", firstFull-joinedAt)
+	}
+	t.Logf("the late joiner drew the whole match %v after joining", firstFull-joinedAt)
+	v.Leave(v.Bots()[1], v.Sched.Now())
+	v.RunUntil(18 * time.Second)
+	for i, c := range rec.clients {
+		if i == 1 {
+			continue
+		}
+		if c.players != 4 {
+			t.Errorf("client %d still draws %d players", i, c.players)
+		}
+	}
+	if st := v.Server().Stats(); st.Joins != 5 || st.Leaves != 1 || st.Clients != 4 {
+		t.Fatalf("server %+v", st)
+	}
+	var tr soccer.Truth
+	v.Truth(&tr)
+	if len(tr.Players) != 4 {
+		t.Fatalf("%d players on the pitch", len(tr.Players))
+	}
+}
+
+// TestTakeOver: a caller's input replaces a bot's.
+func TestTakeOver(t *testing.T) {
+	v, err := NewVirtual(Config{Seed: 2, Bots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := v.Bots()[0]
+	v.Take(b, &soccer.Input{Dir: geom.V(0, 0, 1)})
+	v.RunUntil(3 * time.Second)
+	var tr soccer.Truth
+	v.Truth(&tr)
+	p := tr.Players[0]
+	if p.Vel.Dist(geom.V(0, 0, 7)) > 1e-6 && p.Vel.Dist(geom.V(0, 0, 7*0.85)) > 1e-6 && p.Vel.Z != 0 {
+		t.Fatalf("player moving %v, want +Z", p.Vel)
+	}
+	if p.Pos.Z < 10 {
+		t.Fatalf("player at %v", p.Pos)
+	}
+	v.Take(b, nil)
 }
