@@ -112,12 +112,20 @@ type entity struct {
 	natt     int
 }
 
-// parentAt returns the parent and offset in force at server time t.
+// parentAt returns the parent and offset in force at server time t; the
+// offset is interpolated between two states with the same parent.
 func (e *entity) parentAt(t time.Duration) (uint32, geom.Vec3) {
 	for i := e.natt - 1; i >= 0; i-- {
-		if a := e.att[i]; a.t <= t {
-			return a.parent, a.offset
+		a := e.att[i]
+		if a.t > t {
+			continue
 		}
+		if i+1 < e.natt {
+			if b := e.att[i+1]; b.parent == a.parent && b.t > a.t {
+				return a.parent, a.offset.Lerp(b.offset, float64(t-a.t)/float64(b.t-a.t))
+			}
+		}
+		return a.parent, a.offset
 	}
 	if e.natt > 0 {
 		return e.att[0].parent, e.att[0].offset

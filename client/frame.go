@@ -21,8 +21,8 @@ type Entity struct {
 	Delay        time.Duration // the entity's render delay
 	Parent       uint32        // the entity it is drawn relative to, or NoParent
 	Cut          bool          // first frame after a teleport: do not smooth into it
-	Extrapolated bool          // drawn past the newest state received
-	Frozen       bool          // held still for lack of data
+	Extrapolated bool          // drawn past the newest state received (its parent's, if attached)
+	Frozen       bool          // held still for lack of data (its parent, if attached)
 }
 
 // Frame is what to draw at one moment.
@@ -114,6 +114,7 @@ func (c *Client) Frame(local time.Duration) *Frame {
 		fe.Parent = parent
 		fe.Pos = p.Pos.Add(p.Rot.Rotate(off))
 		fe.Vel = p.Vel
+		fe.Extrapolated, fe.Frozen = p.Extrapolated, p.Frozen
 	}
 	if len(f.Entities) > 0 {
 		f.RenderTime, f.Delay = f.Entities[0].RenderTime, f.Entities[0].Delay

@@ -119,14 +119,12 @@ func (b *Bot) NetLink() *netsim.Link { return b.link }
 type Virtual struct {
 	Sched *netsim.Scheduler
 
-	cfg      Config
-	game     *soccer.Game
-	srv      *server.Server
-	bots     []*Bot
-	slots    map[int]*Bot
-	truth    soccer.Truth
-	tickN    int64
-	nextSlot int
+	cfg   Config
+	game  *soccer.Game
+	srv   *server.Server
+	bots  []*Bot
+	slots map[int]*Bot
+	truth soccer.Truth
 }
 
 // NewVirtual builds a match in virtual time with cfg.Bots bots joining at time

@@ -36,16 +36,20 @@ type clientRecord struct {
 
 func newRecord() *record { return &record{tick: time.Second / 60, clients: map[int]*clientRecord{}} }
 
-// at returns the true ball at server time t: that of the tick before, moved
-// on at its velocity (not interpolated toward the next, which may be a
-// teleport).
+// at returns the true ball at server time t: interpolated between the ticks
+// around it, unless the ball teleported between them (a kickoff), in which
+// case that of the tick before moved on at its velocity.
 func (r *record) at(t time.Duration) geom.Vec3 {
 	i := int(t/r.tick) - 1
 	if i < 0 {
 		return r.ball[0]
 	}
 	i = min(i, len(r.ball)-1)
-	return r.ball[i].Add(r.vel[i].Scale((t - time.Duration(i+1)*r.tick).Seconds()))
+	h := t - time.Duration(i+1)*r.tick
+	if i+1 < len(r.ball) && r.ball[i+1].Dist(r.ball[i]) < 1 {
+		return r.ball[i].Lerp(r.ball[i+1], float64(h)/float64(r.tick))
+	}
+	return r.ball[i].Add(r.vel[i].Scale(h.Seconds()))
 }
 
 func (r *record) onTick(tr *soccer.Truth) {
@@ -99,7 +103,7 @@ func TestMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := newRecord()
-	v, err := NewVirtual(Config{Seed: 1, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
+	v, err := NewVirtual(Config{Seed: 3, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
 	if err != nil {
 		t.Fatal(err)
 	}

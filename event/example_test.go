@@ -1,0 +1,40 @@
+package event_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/timeline"
+)
+
+// A kick that happened at 10 s, learnt of 80 ms late, is drawn 80 ms along its
+// path: 1.6 m for a 20 m/s ground pass.
+func ExampleEvent_At() {
+	kick := event.Event{ID: 7, Kind: 1, Time: 10 * time.Second, HasState: true,
+		State: timeline.State{Time: 10 * time.Second, Pos: geom.V(0, 0.11, 0), Vel: geom.V(20, 0, 0), Knot: true}}
+	b := event.Append(nil, kick)
+	got, _, err := event.Decode(b)
+	if err != nil {
+		panic(err)
+	}
+	now := 10*time.Second + 80*time.Millisecond
+	s := got.At(now, timeline.Linear)
+	fmt.Printf("%d bytes, age %v, drawn at x = %.2f m\n", len(b), got.Age(now), s.Pos.X)
+	// Output: 30 bytes, age 80ms, drawn at x = 1.60 m
+}
+
+// The server keeps half a second of poses and judges a tackle where the
+// tackling client saw its target.
+func ExampleHistory() {
+	h, _ := event.NewHistory(30, 22)
+	for n := 1; n <= 60; n++ {
+		t := time.Duration(n) * time.Second / 60
+		h.Begin(t)
+		h.Add(5, event.Pose{Pos: geom.V(6*t.Seconds(), 0, 0)}) // running at 6 m/s
+	}
+	p, ok := h.At(5, time.Second-100*time.Millisecond) // the client showed 100 ms ago
+	fmt.Printf("%.2f m %v\n", p.Pos.X, ok)
+	// Output: 5.40 m true
+}

@@ -1,0 +1,27 @@
+package soccer_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+)
+
+// An input travels as a few bytes; the same Move runs on the server and, for
+// prediction, on the client.
+func ExampleRules_Move() {
+	rules := soccer.DefaultRules()
+	in := soccer.Input{Dir: geom.V(1, 0, 0), Sprint: true}
+	b := soccer.AppendInput(nil, in)
+	var got soccer.Input
+	if _, err := soccer.DecodeInput(&got, b); err != nil {
+		panic(err)
+	}
+	s := soccer.PlayerState{}
+	for range 60 { // one second of 60 Hz ticks
+		s = rules.Move(s, got, false, time.Second/60)
+	}
+	fmt.Printf("%d bytes; after 1 s: %.1f m at %.1f m/s\n", len(b), s.Pos.X, s.Vel.Len())
+	// Output: 6 bytes; after 1 s: 7.5 m at 9.0 m/s
+}
