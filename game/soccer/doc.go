@@ -1,9 +1,56 @@
-// Package soccer is the showcase game: a soccer pitch with boards around it, the
-// ball and the players, built on the physics world.
+// Package soccer is the showcase game: a soccer match on a pitch with boards
+// around it, simulated by the server and drawn by clients. It plugs into
+// packages server and client as any game would: Game implements server.Game,
+// ClientGame implements client.Game.
 //
-// The pitch is centred on the origin of a Y-up world in metres: its length runs
-// along X, with the goal lines at x = ±Length/2, and its width along Z; the grass
-// is the plane y = 0. DefaultPitch, DefaultBall and DefaultPlayer give the sizes
-// and materials of a regulation match, and Pitch.AddTo builds them into a
-// physics.World.
+// # Pitch and units
+//
+// The pitch is centred on the origin of a Y-up world in metres: its length
+// runs along X, with the goal lines at x = ±Length/2, and its width along Z;
+// the grass is the plane y = 0. DefaultPitch, DefaultBall and DefaultPlayer
+// give the sizes and materials of a regulation match, and Pitch.AddTo builds
+// them into a physics.World. Speeds are metres per second, angles radians,
+// times time.Duration. Home attacks the goal at +X, Away the goal at -X.
+//
+// # Rules
+//
+// The ball is either free, simulated by the physics world (bounces, rolling,
+// the posts and nets), or in possession: kept in front of its possessor on the
+// ground (Rules.DribbleOffset ahead, reached within Rules.CarryBlend of winning
+// it), moving with it. A free ball is won by the nearest player touching it;
+// it is lost by a kick (a ground pass or a lofted shot, Rules.Kick) or by a
+// tackle. A tackle is judged by rewind (event.History): at the server time the
+// tackling client was showing when it acted (the input's view time, at most
+// Rules.MaxRewind back), the tackler must have been within Rules.TackleReach
+// of the player with the ball. A ball wholly over a goal line, between the
+// posts and under the crossbar, scores; after Rules.GoalPause everyone is
+// teleported to the kickoff positions. A ball that leaves over the boards is
+// put back inside.
+//
+// Players move by Rules.Move, a pure function of a PlayerState and an Input
+// (direction, sprint, action) shared by the server and, for prediction, the
+// client. An action (pass, shot, tackle) happens once each time the input's
+// ActionSeq changes, so repeated and lost inputs neither repeat nor lose it.
+//
+// # What travels
+//
+// Inputs are a few bytes (AppendInput, DecodeInput). A regular snapshot holds
+// the score, the possessor, the ball (a wire.Body) and every player (position,
+// velocity, facing, team, teleport generation); an extra one, sent at a kick,
+// a contact or a possession change, holds the ball's state there as a knot,
+// preceded by the state of the tick before when that was not sent. Kicks,
+// tackles, goals, kickoffs and restarts are events (package event) on the
+// reliable channel; a kick's and a tackle's carry the ball's state leaving
+// them, so a client that learns of one late draws the ball as far along as its
+// age. A teleport changes the entity's generation, which clients turn into a
+// cut. Every decoder returns ErrTruncated or ErrMalformed on bad input and is
+// fuzzed.
+//
+// # Bots
+//
+// Bot plays one player from what its client shows (View, built from a
+// client.Frame), delay included: it dribbles toward goal, shoots in range,
+// passes when pressed, chases and tackles, supports and guards, so that the
+// ball moves the whole match. Package soccer/match runs a server and bots in
+// virtual time or over loopback UDP.
 package soccer
