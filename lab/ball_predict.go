@@ -3,7 +3,6 @@ package lab
 import (
 	"time"
 
-	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/timeline"
@@ -62,17 +61,7 @@ const predictBounceSpeed = 0.5
 // newBallPredictor returns a predictor stepping at tickHz for at most
 // horizon ahead of a state.
 func newBallPredictor(tickHz int, horizon time.Duration, back timeline.Ballistic) *ballPredictor {
-	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
-	if err != nil {
-		panic(err) // the lab's own config
-	}
-	if _, err := soccer.DefaultPitch().AddTo(w); err != nil {
-		panic(err)
-	}
-	ball, err := w.AddSphere(soccer.DefaultBall())
-	if err != nil {
-		panic(err)
-	}
+	w, ball := newBallWorld(tickHz)
 	p := &ballPredictor{
 		world: w,
 		ball:  ball,

@@ -30,7 +30,7 @@ func drillRun(ticks int) ([]physics.BodyState, *truth, map[int]bool) {
 			kicks[n] = true
 		}
 		st := d.state()
-		pt.pos, pt.vel, pt.velIn = st.Pos, st.Vel, in.Vel
+		pt.state, pt.velIn = st, in.Vel
 		tr.pts = append(tr.pts, pt)
 		states = append(states, st)
 	}

@@ -30,9 +30,14 @@ type ballFrame struct {
 
 // newBallView returns the ball method named method, for a server stepping
 // its world at tickHz.
-func newBallView(method string, tickHz int) ballView {
-	if method == BallSeed {
+func newBallView(method string, c *client, tickHz int) ballView {
+	switch method {
+	case BallSeed:
 		return &seedBall{}
+	case BallVelocity, BallPredictive, BallResim:
+		return newReplicatedBall(method, tickHz)
+	case BallOracle:
+		return newOracleBall(c, tickHz)
 	}
 	return newTetherBall(tickHz, tetherBallConfig())
 }

@@ -19,10 +19,17 @@
 //     connect, offset = Ts + RTT/2 - Tc, never updated (retried each second
 //     until a reply arrives). "ue4": the server sends its time every 5 s and
 //     the client sets offset = received - local, with no lag correction.
-//   - ball "tether": the timeline package's snapshot interpolation. "seed": a
-//     ring of 20 states, linear interpolation of position and of Euler angles
-//     at network time - 100 ms, extrapolation by the newest velocity for at
-//     most 500 ms, then hold.
+//   - ball "tether": the timeline package's snapshot interpolation, which
+//     extrapolates past the newest state with the ball's own physics (a
+//     private copy of the server's pitch and ball). "seed": a ring of 20
+//     states, linear interpolation of position and of Euler angles at network
+//     time - 100 ms, extrapolation by the newest velocity for at most 500 ms,
+//     then hold. "velocity", "predictive" and "resim": Unreal Engine 5's
+//     physics replication modes, from package replicate, each simulating the
+//     ball in its own copy of the world and showing the present. "oracle" is
+//     a reference, not a method: the server's exact state from one mean
+//     one-way delay ago, advanced to now by the exact physics with no
+//     knowledge of later kicks — the best any client could show.
 //
 // # Scenario files
 //

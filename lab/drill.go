@@ -35,30 +35,35 @@ const (
 	contactKnotSpeed = 0.5
 )
 
-func newDrill(seed uint64, tickHz int) *drill {
+// newBallWorld returns a world stepping at tickHz holding the default pitch
+// and ball, at rest on the centre spot: the drill's world, and the private
+// world of every client method that simulates the ball.
+func newBallWorld(tickHz int) (*physics.World, physics.BodyID) {
 	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
 	if err != nil {
 		panic(err) // the config is the lab's own
 	}
-	p := soccer.DefaultPitch()
-	if _, err := p.AddTo(w); err != nil {
+	if _, err := soccer.DefaultPitch().AddTo(w); err != nil {
 		panic(err)
 	}
-	ballSpec := soccer.DefaultBall()
-	ball, err := w.AddSphere(ballSpec)
+	ball, err := w.AddSphere(soccer.DefaultBall())
 	if err != nil {
 		panic(err)
 	}
-	d := &drill{
+	return w, ball
+}
+
+func newDrill(seed uint64, tickHz int) *drill {
+	w, ball := newBallWorld(tickHz)
+	return &drill{
 		world:    w,
 		ball:     ball,
-		pitch:    p,
+		pitch:    soccer.DefaultPitch(),
 		rng:      rand.New(rand.NewPCG(seed, 0x6b69636b)),
 		nextKick: 500 * time.Millisecond,
 		gravity:  geom.V(0, -gravity, 0),
-		radius:   ballSpec.Radius,
+		radius:   soccer.DefaultBall().Radius,
 	}
-	return d
 }
 
 // kickDue reports whether a scripted kick happens at server time now, and if

@@ -57,6 +57,9 @@ type BallMetrics struct {
 	BlackoutFrames int `json:"blackout_frames"`
 	// Frames is how many frames drew the ball.
 	Frames int `json:"frames"`
+	// ResimTicks is how many ticks the resim method re-simulated, per second
+	// of the run; absent for other methods.
+	ResimTicks *float64 `json:"resim_ticks,omitempty"`
 }
 
 // popThreshold is the mismatch between drawn and true motion in one frame that
@@ -254,6 +257,12 @@ func (c *client) ballMetrics(tr *truth) BallMetrics {
 			}
 		}
 		prev, prevTrue = f, shown
+	}
+	if rb, ok := c.ball.(*replicatedBall); ok {
+		if n, ok := rb.resimTicks(); ok {
+			perS := round(float64(n) / c.sim.end.Seconds())
+			bm.ResimTicks = &perS
+		}
 	}
 	bm.FidelityM = summarise(fid)
 	bm.PresentM = summarise(pres)

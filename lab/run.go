@@ -99,7 +99,7 @@ func Run(s Scenario, opts Options) (*Report, error) {
 		}
 		c.clockUp, c.clockDown = c.link.Up.Stream(1), c.link.Down.Stream(1)
 		c.clock = newClockView(spec.Clock, c)
-		c.ball = newBallView(spec.Ball, s.TickHz)
+		c.ball = newBallView(spec.Ball, c, s.TickHz)
 		m.clients = append(m.clients, c)
 	}
 	m.server.start()

@@ -61,12 +61,18 @@ const (
 const (
 	BallTether = "tether"
 	BallSeed   = "seed"
+	// Unreal Engine 5's physics replication modes (package replicate), and
+	// the oracle: not a method but the best any client could show.
+	BallVelocity   = "velocity"
+	BallPredictive = "predictive"
+	BallResim      = "resim"
+	BallOracle     = "oracle"
 )
 
 var (
 	games        = []string{GameBallDrill}
 	clockMethods = []string{ClockTether, ClockOneShot, ClockUE4}
-	ballMethods  = []string{BallTether, BallSeed}
+	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle}
 )
 
 // ErrScenario is wrapped by every error about a scenario's content.
@@ -78,8 +84,8 @@ func scenarioErr(format string, args ...any) error {
 
 // Preset returns the built-in scenario named after a link preset (lan,
 // broadband, wan, mobile, lossy): the ball drill for 60 s, with clients that
-// compare every clock method and ball method side by side through identically
-// seeded copies of that link.
+// compare every clock method and every ball method (and the oracle) side by
+// side through identically seeded copies of that link.
 func Preset(name string) (Scenario, error) {
 	link, err := netsim.Preset(name)
 	if err != nil {
@@ -91,6 +97,10 @@ func Preset(name string) (Scenario, error) {
 			{Name: "tether", Clock: ClockTether, Ball: BallTether, Link: link},
 			{Name: "seed", Clock: ClockOneShot, Ball: BallSeed, Link: link},
 			{Name: "ue4", Clock: ClockUE4, Ball: BallTether, Link: link},
+			{Name: "velocity", Clock: ClockTether, Ball: BallVelocity, Link: link},
+			{Name: "predictive", Clock: ClockTether, Ball: BallPredictive, Link: link},
+			{Name: "resim", Clock: ClockTether, Ball: BallResim, Link: link},
+			{Name: "oracle", Clock: ClockTether, Ball: BallOracle, Link: link},
 		},
 	}
 	return s.withDefaults(), s.withDefaults().Validate()

@@ -74,7 +74,7 @@ func (s *server) simulate(now time.Duration) {
 	in := s.drill.state()
 	kicked := s.drill.kickDue(now)
 	st := s.drill.state()
-	pt.pos, pt.vel, pt.velIn = st.Pos, st.Vel, in.Vel
+	pt.state, pt.velIn = st, in.Vel
 	s.truth.pts = append(s.truth.pts, pt)
 
 	regular := n%s.snapEach == 0

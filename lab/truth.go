@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
 )
 
 // truth is the server's ball trajectory, one point per tick, from which the lab
@@ -15,9 +16,8 @@ type truth struct {
 }
 
 type truthPoint struct {
-	pos   geom.Vec3
-	vel   geom.Vec3 // velocity leaving this tick (after a kick at it)
-	velIn geom.Vec3 // velocity arriving at this tick (before a kick at it)
+	state physics.BodyState // the ball leaving this tick (after a kick at it)
+	velIn geom.Vec3         // velocity arriving at this tick (before a kick at it)
 	// bounce marks a contact inside the step that ended at this tick, at
 	// server time contactAt.
 	bounce    bool
@@ -31,22 +31,21 @@ type truthPoint struct {
 // after it.
 func (tr *truth) at(t time.Duration) geom.Vec3 {
 	if t <= 0 || len(tr.pts) < 2 {
-		return tr.pts[0].pos
+		return tr.pts[0].state.Pos
 	}
 	k := int((t + tr.tick - 1) / tr.tick)
 	if k >= len(tr.pts) {
-		last := tr.pts[len(tr.pts)-1]
-		return last.pos
+		return tr.pts[len(tr.pts)-1].state.Pos
 	}
 	a, b := tr.pts[k-1], tr.pts[k]
 	ta, tb := time.Duration(k-1)*tr.tick, time.Duration(k)*tr.tick
 	if b.bounce {
 		if t < b.contactAt {
-			return flight(a.pos, a.vel, tr.g, (t - ta).Seconds())
+			return flight(a.state.Pos, a.state.Vel, tr.g, (t - ta).Seconds())
 		}
-		return flight(b.pos, b.velIn, tr.g, (t - tb).Seconds())
+		return flight(b.state.Pos, b.velIn, tr.g, (t - tb).Seconds())
 	}
-	pos, _ := geom.Hermite(a.pos, a.vel, b.pos, b.velIn, tr.tick.Seconds(), float64(t-ta)/float64(tr.tick))
+	pos, _ := geom.Hermite(a.state.Pos, a.state.Vel, b.state.Pos, b.velIn, tr.tick.Seconds(), float64(t-ta)/float64(tr.tick))
 	return pos
 }
 
