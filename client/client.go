@@ -72,6 +72,11 @@ type Config struct {
 	Forget time.Duration
 	// EventLog is how many recent events are kept; 0 means 64.
 	EventLog int
+	// OnSnapshot, if set, is called with every snapshot decoded, at the local
+	// time it arrived, whether or not the clock is ready: where a caller
+	// (the lab) feeds its own ways of showing the entities. s is only valid
+	// during the call.
+	OnSnapshot func(local time.Duration, s *Snapshot)
 }
 
 // ErrConfig is wrapped by the error New returns for a bad Config.
@@ -301,6 +306,13 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 }
 
 func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte) {
+	if c.cfg.OnSnapshot != nil {
+		s := &c.snap
+		s.Time, s.Regular, s.Entities, s.Meta = h.Time, h.Regular, s.Entities[:0], nil
+		if c.game.DecodeSnapshot(s, body) == nil {
+			c.cfg.OnSnapshot(local, s)
+		}
+	}
 	est, ok := c.clk.Now(local)
 	if !ok {
 		c.stats.Unplaced++

@@ -252,6 +252,12 @@ func TestForgetAndMeta(t *testing.T) {
 // is drawn as soon as it is.
 func TestEarlySnapshotPlaced(t *testing.T) {
 	r := newRig(t)
+	seen := 0
+	r.c.cfg.OnSnapshot = func(local time.Duration, s *Snapshot) {
+		if seen++; seen == 1 && (local != 10*time.Millisecond || len(s.Entities) != 1 || s.Entities[0].ID != 3) {
+			t.Fatalf("OnSnapshot at %v: %+v", local, s)
+		}
+	}
 	r.snapshot(10*time.Millisecond, 0, ent{id: 3, x: 7})
 	r.now = 10 * time.Millisecond
 	r.flush()
@@ -260,8 +266,8 @@ func TestEarlySnapshotPlaced(t *testing.T) {
 	}
 	var f *Frame
 	r.run(time.Second, nil, func(fr *Frame) { f = fr })
-	if !f.Ready || len(f.Entities) != 1 || f.Entities[0].Pos.X != 7 {
-		t.Fatalf("frame %+v", f)
+	if !f.Ready || len(f.Entities) != 1 || f.Entities[0].Pos.X != 7 || seen != 1 {
+		t.Fatalf("frame %+v, %d snapshots seen", f, seen)
 	}
 }
 

@@ -152,12 +152,12 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	}
 	l.router.route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
 	conn := netsim.NewPacketConn(raw, link.Up, seed)
-	core, err := client.New(l.cfg.Client, soccer.NewClientGame(l.cfg.Rules))
+	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed)}
+	core, err := client.New(l.cfg.clientConfig(b), soccer.NewClientGame(l.cfg.Rules))
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed)}
 	start := time.Now()
 	clk := link.Clock
 	driver, err := client.DialUDP(conn, token, core, client.UDPConfig{

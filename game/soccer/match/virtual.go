@@ -31,6 +31,25 @@ type Config struct {
 	// view the bot (or the caller's input) acted on; both only valid during
 	// the call. In Live it runs on the client's goroutine.
 	OnFrame func(c *Bot, f *client.Frame, v *soccer.View)
+	// OnSnapshot is called with every snapshot a bot's client decodes, at
+	// the bot's local time of arrival (see client.Config.OnSnapshot).
+	OnSnapshot func(c *Bot, local time.Duration, s *client.Snapshot)
+}
+
+// clientConfig returns the client configuration of bot b.
+func (c *Config) clientConfig(b *Bot) client.Config {
+	cc := c.Client
+	if on, user := c.OnSnapshot, cc.OnSnapshot; on != nil || user != nil {
+		cc.OnSnapshot = func(local time.Duration, s *client.Snapshot) {
+			if user != nil {
+				user(local, s)
+			}
+			if on != nil {
+				on(b, local, s)
+			}
+		}
+	}
+	return cc
 }
 
 func (c *Config) fill() error {
@@ -70,7 +89,7 @@ func (c *Config) linkOf(i int) netsim.LinkConfig {
 // Bot is one bot client of a match.
 type Bot struct {
 	Index int // order of joining, from 0
-	Slot  int // the server's client slot
+	Slot  int // the server's client slot (Virtual; in Live, Driver().Transport().ClientIndex())
 	Seed  uint64
 	Link  netsim.LinkConfig
 
@@ -223,12 +242,13 @@ func (v *Virtual) Join(at time.Duration, link netsim.LinkConfig) (*Bot, error) {
 	}
 	i := len(v.bots)
 	seed := v.cfg.Seed*1000003 + uint64(i)*7919 + 1
-	core, err := client.New(v.cfg.Client, soccer.NewClientGame(v.cfg.Rules))
+	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed),
+		v: v, link: netsim.NewLink(link, seed), start: max(at, v.Sched.Now())}
+	core, err := client.New(v.cfg.clientConfig(b), soccer.NewClientGame(v.cfg.Rules))
 	if err != nil {
 		return nil, err
 	}
-	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed),
-		v: v, link: netsim.NewLink(link, seed), core: core, start: max(at, v.Sched.Now())}
+	b.core = core
 	v.bots = append(v.bots, b)
 	v.Sched.At(b.start, func() { v.handshake(b) })
 	v.Sched.At(b.start, func() { v.frame(b, 0) })
