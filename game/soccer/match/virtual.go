@@ -96,6 +96,8 @@ type Bot struct {
 	bot     *soccer.Bot
 	view    soccer.View
 	control atomic.Pointer[soccer.Input]
+	keys    atomic.Pointer[soccer.Keys]
+	human   soccer.Human
 	inBuf   []byte
 	live    *liveBot
 
@@ -116,7 +118,9 @@ type Bot struct {
 func (b *Bot) decide(f *client.Frame) soccer.Input {
 	b.view.FromFrame(f)
 	in := b.bot.Decide(&b.view)
-	if c := b.control.Load(); c != nil {
+	if k := b.keys.Load(); k != nil {
+		in = b.human.Input(*k, &b.view)
+	} else if c := b.control.Load(); c != nil {
 		in = *c
 	}
 	b.lastIn = in
@@ -330,6 +334,18 @@ func (v *Virtual) Leave(b *Bot, at time.Duration) {
 // Take sets the input bot b sends instead of its own decisions (a person at
 // the keys); nil gives control back to the bot.
 func (v *Virtual) Take(b *Bot, in *soccer.Input) { b.take(in) }
+
+// Steer sets the keys a person presses to play bot b's player instead of the
+// bot (see soccer.Human); nil gives control back to the bot. Safe from any
+// goroutine.
+func (b *Bot) Steer(k *soccer.Keys) {
+	if k == nil {
+		b.keys.Store(nil)
+		return
+	}
+	c := *k
+	b.keys.Store(&c)
+}
 
 func (b *Bot) take(in *soccer.Input) {
 	if in == nil {

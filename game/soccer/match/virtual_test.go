@@ -241,4 +241,12 @@ func TestTakeOver(t *testing.T) {
 		t.Fatalf("player at %v", p.Pos)
 	}
 	v.Take(b, nil)
+	// A person's keys: run to -X, then press kick (a tackle or a shot).
+	b.Steer(&soccer.Keys{Dir: geom.V(-1, 0, 0)})
+	v.RunUntil(5 * time.Second)
+	v.Truth(&tr)
+	if tr.Players[0].Vel.X >= 0 {
+		t.Fatalf("steered player moving %v", tr.Players[0].Vel)
+	}
+	b.Steer(nil)
 }
