@@ -89,15 +89,18 @@ func DecodeInput(in *Input, b []byte) (int, error) {
 //
 //	flags            byte: bit 0 players included, bit 1 paused after a goal
 //	score            two unsigned varints, Home then Away
-//	possessor        unsigned varint: player entity id + 1, 0 for a free ball
-//	carry offset     (with a possessor) the ball's place in the possessor's
-//	                 frame: x, y, z in millimetres (signed varints)
 //	ball generation  byte
-//	ball states      count byte (1 or 2), then that many wire.Body, oldest first
+//	ball states      count byte (1 or 2), then that many states, oldest first:
+//	                 possessor (unsigned varint: player entity id + 1, 0 for
+//	                 a free ball), with a possessor the ball's place in its
+//	                 frame (x, y, z in millimetres, signed varints), then the
+//	                 ball's wire.Body
 //	players          (if bit 0) unsigned varint count, then per player:
 //	                 id (unsigned varint), team, generation, x and z in
 //	                 millimetres, vx and vz in centimetres per second (signed
-//	                 varints), yaw in 65536 steps of a turn (2 bytes)
+//	                 varints), yaw in 65536 steps of a turn (2 bytes), and
+//	                 the rate of turning in milliradians per second (signed
+//	                 varint)
 //
 // The flags and score, the snapshot's Meta, come first.
 const (
@@ -130,25 +133,16 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	dst = append(dst, flags)
 	dst = binary.AppendUvarint(dst, uint64(g.score[0]))
 	dst = binary.AppendUvarint(dst, uint64(g.score[1]))
-	pos := uint64(0)
-	if g.possessor >= 0 {
-		pos = uint64(FirstPlayerID) + uint64(g.possessor) + 1
-	}
-	dst = binary.AppendUvarint(dst, pos)
-	if pos > 0 {
-		dst = binary.AppendVarint(dst, quant(g.carryOff.X, 1000))
-		dst = binary.AppendVarint(dst, quant(g.carryOff.Y, 1000))
-		dst = binary.AppendVarint(dst, quant(g.carryOff.Z, 1000))
-	}
 	dst = append(dst, g.ballGen)
-	b := g.world.Body(g.ball)
 	if g.knot && !g.prevSent && g.tick > 1 && !g.kickoff {
 		dst = append(dst, 2)
+		dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff)
 		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false))
 	} else {
 		dst = append(dst, 1)
 	}
-	dst = wire.AppendBody(dst, bodyOf(g.now, b, g.knot && !g.kickoff))
+	dst = appendCarry(dst, g.possessor, g.carryOff)
+	dst = wire.AppendBody(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff))
 	if flags&snapPlayers == 0 {
 		return dst
 	}
@@ -171,8 +165,21 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		dst = binary.AppendVarint(dst, quant(p.vel.X, 100))
 		dst = binary.AppendVarint(dst, quant(p.vel.Z, 100))
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
+		dst = binary.AppendVarint(dst, quant(p.turn, 1000))
 	}
 	return dst
+}
+
+// appendCarry appends who has the ball (player index, -1 for none) and where
+// in its frame.
+func appendCarry(dst []byte, possessor int, off geom.Vec3) []byte {
+	if possessor < 0 {
+		return append(dst, 0)
+	}
+	dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(possessor)+1)
+	dst = binary.AppendVarint(dst, quant(off.X, 1000))
+	dst = binary.AppendVarint(dst, quant(off.Y, 1000))
+	return binary.AppendVarint(dst, quant(off.Z, 1000))
 }
 
 func bodyOf(t time.Duration, b physics.BodyState, knot bool) wire.Body {

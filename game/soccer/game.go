@@ -56,6 +56,7 @@ type player struct {
 	body   physics.BodyID
 	st     PlayerState
 	vel    geom.Vec3 // the motion of the last tick, m/s (st.Vel is the velocity the player runs at)
+	turn   float64   // the turn of the last tick, rad/s about +Y
 
 	in           Input
 	view         time.Duration // the server time the client was showing with its newest input
@@ -92,13 +93,15 @@ type Game struct {
 
 	history *event.History
 
-	knot     bool // the ball's velocity jumped this tick
-	kickoff  bool // everything teleported this tick
-	prevBall physics.BodyState
-	prevSent bool
-	sentTick uint64
-	prevTime time.Duration
-	stats    GameStats
+	knot          bool // the ball's velocity jumped this tick
+	kickoff       bool // everything teleported this tick
+	prevBall      physics.BodyState
+	prevPossessor int
+	prevCarryOff  geom.Vec3
+	prevSent      bool
+	sentTick      uint64
+	prevTime      time.Duration
+	stats         GameStats
 }
 
 // GameStats counts what happened in a match.
@@ -186,7 +189,7 @@ func (g *Game) Join(client int) (uint32, error) {
 	p := &g.players[slot]
 	*p = player{active: true, client: client, team: team, gen: p.gen + 1, body: p.body}
 	g.byClient[client] = slot
-	p.st, p.vel = g.kickoffState(slot), geom.Vec3{}
+	p.st, p.vel, p.turn = g.kickoffState(slot), geom.Vec3{}, 0
 	g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
 	return FirstPlayerID + uint32(slot), nil
 }
@@ -268,6 +271,7 @@ func attackDir(team uint8) float64 {
 func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.prevSent = g.tick > 0 && g.sentTick == g.tick
 	g.prevBall, g.prevTime = g.world.Body(g.ball), g.now
+	g.prevPossessor, g.prevCarryOff = g.possessor, g.carryOff
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
 	g.knot, g.kickoff = false, false
 	r := &g.rules
@@ -278,6 +282,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 			continue
 		}
 		st := r.Move(p.st, p.in, g.possessor == i, t.Dt)
+		p.turn = angleDiff(st.Yaw, p.st.Yaw) / t.Dt.Seconds()
 		p.st.Vel, p.st.Yaw = st.Vel, st.Yaw
 		g.world.SetVelocity(p.body, st.Vel)
 	}
@@ -441,7 +446,7 @@ func (g *Game) resetKickoff(events server.Emitter) {
 		if !p.active {
 			continue
 		}
-		p.st, p.vel = g.kickoffState(i), geom.Vec3{}
+		p.st, p.vel, p.turn = g.kickoffState(i), geom.Vec3{}, 0
 		p.gen++
 		g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
 		g.world.SetVelocity(p.body, geom.Vec3{})

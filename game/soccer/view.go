@@ -60,22 +60,18 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	r.uvarint(1 << 20)
 	r.uvarint(1 << 20)
 	metaEnd := r.n
-	pos := r.uvarint(math.MaxUint32)
-	var off geom.Vec3
-	if pos > 0 {
-		x, y, z := r.varint(), r.varint(), r.varint()
-		off = geom.V(float64(x)/1000, float64(y)/1000, float64(z)/1000)
-	}
 	gen := r.byte()
 	nb := r.byte()
 	if r.err == nil && (flags&^snapMask != 0 || nb < 1 || nb > 2) {
 		r.err = ErrMalformed
 	}
-	parent := client.NoParent
-	if pos > 0 {
-		parent = uint32(pos - 1)
-	}
 	for range nb {
+		parent, off := client.NoParent, geom.Vec3{}
+		if pos := r.uvarint(math.MaxUint32); pos > 0 {
+			parent = uint32(pos - 1)
+			x, y, z := r.varint(), r.varint(), r.varint()
+			off = geom.V(float64(x)/1000, float64(y)/1000, float64(z)/1000)
+		}
 		w := r.body()
 		if r.err != nil {
 			break
@@ -93,6 +89,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 			x, z := r.varint(), r.varint()
 			vx, vz := r.varint(), r.varint()
 			yaw := float64(r.u16()) / 65536 * 2 * math.Pi
+			turn := float64(r.varint()) / 1000
 			if r.err != nil {
 				break
 			}
@@ -103,7 +100,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 			s.Entities = append(s.Entities, client.EntityState{
 				ID: uint32(id), Kind: KindPlayer, Tag: team, Gen: pgen, Parent: client.NoParent,
 				State: timeline.State{Time: s.Time, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
-					Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw)},
+					Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0)},
 			})
 		}
 	}
