@@ -136,6 +136,9 @@ func TestMatch(t *testing.T) {
 		if p50 > 0.05 || p99 > 1 {
 			t.Errorf("client %d: ball error p50 %.3f m, p99 %.3f m", i, p50, p99)
 		}
+		if c.pops > 40 {
+			t.Errorf("client %d: %d pops", i, c.pops)
+		}
 		if int(st.Kickoffs) != c.cuts {
 			t.Errorf("client %d saw %d cuts for %d kickoffs", i, c.cuts, st.Kickoffs)
 		}
@@ -150,6 +153,25 @@ func TestMatch(t *testing.T) {
 		t.Logf("bot %d down %.1f kbit/s (with netcode and IP/UDP headers), %+v", b.Index, kbps, cs)
 		if kbps > 64 {
 			t.Errorf("bot %d receives %.1f kbit/s", b.Index, kbps)
+		}
+	}
+}
+
+// TestSmoothOnLAN: on a link with little jitter and no loss, the ball (free or
+// carried) never jumps on any client.
+func TestSmoothOnLAN(t *testing.T) {
+	link, _ := netsim.Preset("lan")
+	for _, seed := range []uint64{1, 2, 3, 4, 5} {
+		rec := newRecord()
+		v, err := NewVirtual(Config{Seed: seed, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.RunUntil(20 * time.Second)
+		for i, c := range rec.clients {
+			if c.pops > 0 {
+				t.Errorf("seed %d client %d: %d pops", seed, i, c.pops)
+			}
 		}
 	}
 }
