@@ -84,7 +84,7 @@ func (b *Bot) Decide(v *View) Input {
 		dGoal := toGoal.Len()
 		opp, dOpp := b.nearest(v, me.Pos, 1-me.Team, 0)
 		switch {
-		case canAct && (dGoal < 30 || (dGoal < 42 && held > b.holdFor)):
+		case canAct && (dGoal < 34 || (dGoal < 50 && held > b.holdFor)):
 			aimAt := oppGoal.Add(geom.V(0, 0, (b.rng.Float64()*2-1)*(pt.GoalWidth/2-0.9)))
 			b.act(ActionShot, aimAt.Sub(ball), math.Max(0.35, math.Min(1, (dGoal-6)/20)), v.Time)
 		case canAct && (dOpp < 4 || held > b.holdFor):
@@ -114,7 +114,9 @@ func (b *Bot) Decide(v *View) Input {
 		chase := poss.Pos.Add(poss.Vel.Scale(0.3))
 		if b.closestOfTeam(v, me, chase) {
 			target, sprint = chase, true
-			if canAct && me.Pos.Dist(poss.Pos) < b.rules.TackleReach*0.85 {
+			// Not every chance is taken: a bot that always tackled at once
+			// would never let an attack develop.
+			if canAct && me.Pos.Dist(poss.Pos) < b.rules.TackleReach*0.85 && b.rng.Float64() < 0.08 {
 				b.act(ActionTackle, poss.Pos.Sub(me.Pos), 0, v.Time)
 			}
 		} else {

@@ -139,7 +139,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	l.mu.Lock()
 	i := len(l.bots)
 	l.mu.Unlock()
-	seed := l.cfg.Seed*1000003 + uint64(i)*7919 + 1
+	seed := l.cfg.botSeed(i)
 	token, err := netcode.NewConnectToken(rand.Reader, &l.key, netcode.TokenParams{
 		ProtocolID: ProtocolID, ClientID: uint64(i) + 1, ServerAddresses: []netip.AddrPort{l.addr}, Now: time.Now(),
 	})
@@ -152,7 +152,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	}
 	l.router.route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
 	conn := netsim.NewPacketConn(raw, link.Up, seed)
-	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed)}
+	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15)}
 	core, err := client.New(l.cfg.clientConfig(b), soccer.NewClientGame(l.cfg.Rules))
 	if err != nil {
 		conn.Close()

@@ -18,6 +18,10 @@ type Config struct {
 	Bots  int                 // bots at the start; 0 means 4 (use Join for more or later ones)
 	Link  netsim.LinkConfig   // every bot's link, unless Links has one for it
 	Links []netsim.LinkConfig // per bot, by index
+	// PairedLinks seeds every bot's link alike (from Seed) instead of from
+	// Seed and the bot's index: bots on the same config then meet the same
+	// network, as the lab's paired comparisons want.
+	PairedLinks bool
 	// Rules of the match; the zero value means soccer.DefaultRules().
 	Rules   soccer.Rules
 	Server  server.Config // TickHz and SnapshotHz are used by clients too
@@ -84,6 +88,14 @@ func (c *Config) linkOf(i int) netsim.LinkConfig {
 		return c.Links[i]
 	}
 	return c.Link
+}
+
+// botSeed returns the seed of bot i's link and decisions.
+func (c *Config) botSeed(i int) uint64 {
+	if c.PairedLinks {
+		return c.Seed*1000003 + 1
+	}
+	return c.Seed*1000003 + uint64(i)*7919 + 1
 }
 
 // Bot is one bot client of a match.
@@ -245,8 +257,8 @@ func (v *Virtual) Join(at time.Duration, link netsim.LinkConfig) (*Bot, error) {
 		return nil, err
 	}
 	i := len(v.bots)
-	seed := v.cfg.Seed*1000003 + uint64(i)*7919 + 1
-	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed),
+	seed := v.cfg.botSeed(i)
+	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15),
 		v: v, link: netsim.NewLink(link, seed), start: max(at, v.Sched.Now())}
 	core, err := client.New(v.cfg.clientConfig(b), soccer.NewClientGame(v.cfg.Rules))
 	if err != nil {
