@@ -46,7 +46,8 @@ type liveBot struct {
 
 // StartLive starts the server on 127.0.0.1 (a free port) and cfg.Bots bots.
 // cfg.OnTick runs on the server's goroutine; cfg.OnFrame on each bot's own
-// goroutine, so calls for different bots may run concurrently.
+// goroutine, so calls for different bots may run concurrently. Both start
+// before StartLive returns.
 func StartLive(cfg Config) (*Live, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
