@@ -3,7 +3,6 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 	"time"
 
 	"github.com/tether-net/tether/geom"
@@ -69,9 +68,9 @@ func AppendBody(b []byte, s Body) []byte {
 		flags |= flagSpin
 	}
 	b = append(b, flags)
-	b = binary.AppendVarint(b, int64(s.Time/TimeUnit))
-	b = appendVec(b, s.Pos, PosUnit)
-	b = appendVec(b, s.Vel, VelUnit)
+	b = AppendTime(b, s.Time)
+	b = AppendVec(b, s.Pos, PosUnit)
+	b = AppendVec(b, s.Vel, VelUnit)
 	var rot [6]byte
 	v := geom.PackSmallestThree(s.Rot.Norm(), RotBits)
 	for i := range rot {
@@ -79,108 +78,38 @@ func AppendBody(b []byte, s Body) []byte {
 	}
 	b = append(b, rot[:]...)
 	if flags&flagSpin != 0 {
-		b = appendVec(b, s.AngVel, AngVelUnit)
+		b = AppendVec(b, s.AngVel, AngVelUnit)
 	}
 	return b
-}
-
-func appendVec(b []byte, v geom.Vec3, unit float64) []byte {
-	b = binary.AppendVarint(b, quantise(v.X, unit))
-	b = binary.AppendVarint(b, quantise(v.Y, unit))
-	return binary.AppendVarint(b, quantise(v.Z, unit))
-}
-
-func quantise(x, unit float64) int64 {
-	if math.IsNaN(x) {
-		return 0
-	}
-	return int64(math.Round(math.Max(-maxQuantum, math.Min(maxQuantum, x/unit))))
 }
 
 // DecodeBody decodes a Body from the start of b and returns it with the number
 // of bytes it took.
 func DecodeBody(b []byte) (Body, int, error) {
 	var s Body
-	r := reader{b: b}
-	flags := r.byte()
-	if r.err == nil && flags&^flagMask != 0 {
-		return Body{}, 0, ErrMalformed
+	r := NewReader(b)
+	flags := r.Byte()
+	if flags&^flagMask != 0 {
+		r.Fail(ErrMalformed)
 	}
 	s.Cut = flags&flagCut != 0
 	s.Knot = flags&flagKnot != 0
-	s.Time = time.Duration(r.varint(math.MaxInt64/int64(TimeUnit))) * TimeUnit
-	s.Pos = r.vec(PosUnit)
-	s.Vel = r.vec(VelUnit)
+	s.Time = r.Time()
+	s.Pos = r.Vec(PosUnit)
+	s.Vel = r.Vec(VelUnit)
 	var v uint64
 	for range 6 {
-		v = v<<8 | uint64(r.byte())
+		v = v<<8 | uint64(r.Byte())
 	}
-	if r.err == nil && v>>(2+3*RotBits) != 0 {
-		r.err = ErrMalformed
+	if v>>(2+3*RotBits) != 0 {
+		r.Fail(ErrMalformed)
 	}
 	s.Rot = geom.UnpackSmallestThree(v, RotBits)
 	if flags&flagSpin != 0 {
-		s.AngVel = r.vec(AngVelUnit)
+		s.AngVel = r.Vec(AngVelUnit)
 	}
-	if r.err != nil {
-		return Body{}, 0, r.err
+	if err := r.Err(); err != nil {
+		return Body{}, 0, err
 	}
-	return s, r.n, nil
-}
-
-// reader decodes fields in sequence; the first error sticks.
-type reader struct {
-	b   []byte
-	n   int
-	err error
-}
-
-func (r *reader) byte() byte {
-	if r.err != nil {
-		return 0
-	}
-	if r.n >= len(r.b) {
-		r.err = ErrTruncated
-		return 0
-	}
-	r.n++
-	return r.b[r.n-1]
-}
-
-func (r *reader) varint(limit int64) int64 {
-	if r.err != nil {
-		return 0
-	}
-	x, n := binary.Varint(r.b[r.n:])
-	switch {
-	case n == 0:
-		r.err = ErrTruncated
-	case n < 0 || x > limit || x < -limit || n != varintLen(x):
-		r.err = ErrMalformed // overflowing, out of range, or not in shortest form
-	}
-	if r.err != nil {
-		return 0
-	}
-	r.n += n
-	return x
-}
-
-func (r *reader) vec(unit float64) geom.Vec3 {
-	x := r.varint(maxQuantum)
-	y := r.varint(maxQuantum)
-	z := r.varint(maxQuantum)
-	return geom.Vec3{X: float64(x) * unit, Y: float64(y) * unit, Z: float64(z) * unit}
-}
-
-// varintLen is the length of the shortest varint encoding of x.
-func varintLen(x int64) int {
-	u := uint64(x) << 1
-	if x < 0 {
-		u = ^u
-	}
-	n := 1
-	for ; u >= 0x80; u >>= 7 {
-		n++
-	}
-	return n
+	return s, r.Offset(), nil
 }

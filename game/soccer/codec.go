@@ -2,7 +2,6 @@ package soccer
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"time"
 
@@ -11,10 +10,10 @@ import (
 	"github.com/tether-net/tether/wire"
 )
 
-// Decoding errors; test with errors.Is.
+// Decoding errors, the wire package's; test with errors.Is.
 var (
-	ErrTruncated = errors.New("tether/soccer: truncated message")
-	ErrMalformed = errors.New("tether/soccer: malformed message")
+	ErrTruncated = wire.ErrTruncated
+	ErrMalformed = wire.ErrMalformed
 )
 
 // MaxInputSize is the largest encoding of an Input.
@@ -160,12 +159,12 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		}
 		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
 		dst = append(dst, p.team, p.gen)
-		dst = binary.AppendVarint(dst, quant(p.st.Pos.X, 1000))
-		dst = binary.AppendVarint(dst, quant(p.st.Pos.Z, 1000))
-		dst = binary.AppendVarint(dst, quant(p.vel.X, 100))
-		dst = binary.AppendVarint(dst, quant(p.vel.Z, 100))
+		dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.X, 0.001))
+		dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.Z, 0.001))
+		dst = binary.AppendVarint(dst, wire.Quantise(p.vel.X, 0.01))
+		dst = binary.AppendVarint(dst, wire.Quantise(p.vel.Z, 0.01))
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
-		dst = binary.AppendVarint(dst, quant(p.turn, 1000))
+		dst = binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
 	}
 	return dst
 }
@@ -177,21 +176,11 @@ func appendCarry(dst []byte, possessor int, off geom.Vec3) []byte {
 		return append(dst, 0)
 	}
 	dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(possessor)+1)
-	dst = binary.AppendVarint(dst, quant(off.X, 1000))
-	dst = binary.AppendVarint(dst, quant(off.Y, 1000))
-	return binary.AppendVarint(dst, quant(off.Z, 1000))
+	return wire.AppendVec(dst, off, 0.001)
 }
 
 func bodyOf(t time.Duration, b physics.BodyState, knot bool) wire.Body {
 	return wire.Body{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: knot}
-}
-
-// quant rounds x·scale to an integer, clamped to ±2^40.
-func quant(x, scale float64) int64 {
-	if math.IsNaN(x) {
-		return 0
-	}
-	return int64(math.Round(math.Max(-1<<40, math.Min(1<<40, x*scale))))
 }
 
 // maxQuant bounds decoded integers.
@@ -199,87 +188,17 @@ const maxQuant = 1 << 40
 
 // DecodeScore decodes the Meta of a soccer snapshot (client.Frame.Meta).
 func DecodeScore(meta []byte) (Score, error) {
-	r := reader{b: meta}
-	flags := r.byte()
-	s := Score{Home: int(r.uvarint(1 << 20)), Away: int(r.uvarint(1 << 20)), Paused: flags&snapPaused != 0}
-	if r.err == nil && flags&^snapMask != 0 {
-		r.err = ErrMalformed
+	r := wire.NewReader(meta)
+	flags := r.Byte()
+	s := Score{Home: int(r.Uvarint(1 << 20)), Away: int(r.Uvarint(1 << 20)), Paused: flags&snapPaused != 0}
+	if flags&^snapMask != 0 {
+		r.Fail(ErrMalformed)
 	}
-	return s, r.err
+	return s, r.Err()
 }
 
-// reader decodes fields in sequence; the first error sticks.
-type reader struct {
-	b   []byte
-	n   int
-	err error
-}
-
-func (r *reader) byte() byte {
-	if r.err != nil {
-		return 0
-	}
-	if r.n >= len(r.b) {
-		r.err = ErrTruncated
-		return 0
-	}
-	r.n++
-	return r.b[r.n-1]
-}
-
-func (r *reader) uvarint(limit uint64) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b[r.n:])
-	switch {
-	case n == 0:
-		r.err = ErrTruncated
-	case n < 0 || v > limit:
-		r.err = ErrMalformed
-	}
-	if r.err != nil {
-		return 0
-	}
-	r.n += n
-	return v
-}
-
-func (r *reader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b[r.n:])
-	switch {
-	case n == 0:
-		r.err = ErrTruncated
-	case n < 0 || v > maxQuant || v < -maxQuant:
-		r.err = ErrMalformed
-	}
-	if r.err != nil {
-		return 0
-	}
-	r.n += n
-	return v
-}
-
-func (r *reader) u16() uint16 {
-	lo, hi := r.byte(), r.byte()
+// u16 reads a little-endian uint16.
+func u16(r *wire.Reader) uint16 {
+	lo, hi := r.Byte(), r.Byte()
 	return uint16(lo) | uint16(hi)<<8
-}
-
-func (r *reader) body() wire.Body {
-	if r.err != nil {
-		return wire.Body{}
-	}
-	b, n, err := wire.DecodeBody(r.b[r.n:])
-	switch {
-	case err == nil:
-		r.n += n
-	case errors.Is(err, wire.ErrTruncated):
-		r.err = ErrTruncated
-	default:
-		r.err = ErrMalformed
-	}
-	return b
 }

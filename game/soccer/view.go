@@ -7,6 +7,7 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/timeline"
+	"github.com/tether-net/tether/wire"
 )
 
 // ClientGame is the soccer game's side of a client: it implements client.Game.
@@ -55,25 +56,24 @@ func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
 }
 
 func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
-	r := reader{b: b}
-	flags := r.byte()
-	r.uvarint(1 << 20)
-	r.uvarint(1 << 20)
-	metaEnd := r.n
-	gen := r.byte()
-	nb := r.byte()
-	if r.err == nil && (flags&^snapMask != 0 || nb < 1 || nb > 2) {
-		r.err = ErrMalformed
+	r := wire.NewReader(b)
+	flags := r.Byte()
+	r.Uvarint(1 << 20)
+	r.Uvarint(1 << 20)
+	metaEnd := r.Offset()
+	gen := r.Byte()
+	nb := r.Byte()
+	if (flags&^snapMask != 0 || nb < 1 || nb > 2) {
+		r.Fail(ErrMalformed)
 	}
 	for range nb {
 		parent, off := client.NoParent, geom.Vec3{}
-		if pos := r.uvarint(math.MaxUint32); pos > 0 {
+		if pos := r.Uvarint(math.MaxUint32); pos > 0 {
 			parent = uint32(pos - 1)
-			x, y, z := r.varint(), r.varint(), r.varint()
-			off = geom.V(float64(x)/1000, float64(y)/1000, float64(z)/1000)
+			off = r.Vec(0.001)
 		}
-		w := r.body()
-		if r.err != nil {
+		w := r.Body()
+		if r.Err() != nil {
 			break
 		}
 		s.Entities = append(s.Entities, client.EntityState{
@@ -81,20 +81,20 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 			State: timeline.State{Time: w.Time, Pos: w.Pos, Vel: w.Vel, Rot: w.Rot, AngVel: w.AngVel, Knot: w.Knot, Cut: w.Cut},
 		})
 	}
-	if r.err == nil && flags&snapPlayers != 0 {
-		n := r.uvarint(64)
+	if r.Err() == nil && flags&snapPlayers != 0 {
+		n := r.Uvarint(64)
 		for range n {
-			id := r.uvarint(math.MaxUint32)
-			team, pgen := r.byte(), r.byte()
-			x, z := r.varint(), r.varint()
-			vx, vz := r.varint(), r.varint()
-			yaw := float64(r.u16()) / 65536 * 2 * math.Pi
-			turn := float64(r.varint()) / 1000
-			if r.err != nil {
+			id := r.Uvarint(math.MaxUint32)
+			team, pgen := r.Byte(), r.Byte()
+			x, z := r.Varint(maxQuant), r.Varint(maxQuant)
+			vx, vz := r.Varint(maxQuant), r.Varint(maxQuant)
+			yaw := float64(u16(&r)) / 65536 * 2 * math.Pi
+			turn := float64(r.Varint(maxQuant)) / 1000
+			if r.Err() != nil {
 				break
 			}
 			if team > Away || id == uint64(BallID) {
-				r.err = ErrMalformed
+				r.Fail(ErrMalformed)
 				break
 			}
 			s.Entities = append(s.Entities, client.EntityState{
@@ -104,11 +104,8 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 			})
 		}
 	}
-	if r.err == nil && r.n != len(b) {
-		r.err = ErrMalformed
-	}
-	if r.err != nil {
-		return r.err
+	if err := r.Done(); err != nil {
+		return err
 	}
 	s.Meta = b[:metaEnd]
 	return nil

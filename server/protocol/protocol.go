@@ -10,7 +10,7 @@
 //	Ping      client → server   unreliable  a clock.Ping
 //	Input     client → server   unreliable  sequence, client times, then the game's bytes
 //
-// Times are server time in whole microseconds (zig-zag varints). Append
+// Times are server time in whole wire.TimeUnits (zig-zag varints). Append
 // functions append to a caller's buffer and do not allocate when it has room;
 // Decode never panics and returns ErrTruncated or ErrMalformed for a bad
 // message. The game's bytes are opaque here: the game that plugs into server
@@ -19,12 +19,12 @@ package protocol
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"time"
 
 	"github.com/tether-net/tether/clock"
 	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/wire"
 )
 
 // Tag is the first byte of every message.
@@ -40,14 +40,11 @@ const (
 	TagInput    Tag = 6
 )
 
-// Decoding errors; test with errors.Is.
+// Decoding errors, the wire package's; test with errors.Is.
 var (
-	ErrTruncated = errors.New("tether/server/protocol: truncated message")
-	ErrMalformed = errors.New("tether/server/protocol: malformed message")
+	ErrTruncated = wire.ErrTruncated
+	ErrMalformed = wire.ErrMalformed
 )
-
-// TimeUnit is the resolution of times on the wire.
-const TimeUnit = time.Microsecond
 
 // Welcome tells a client, once it joined, which entity it controls and the
 // server's rates.
@@ -104,7 +101,7 @@ func AppendWelcome(b []byte, w Welcome) []byte {
 func AppendSnapshot(b []byte, s Snapshot) []byte {
 	b = append(b, byte(TagSnapshot))
 	b = binary.AppendUvarint(b, s.Tick)
-	b = binary.AppendVarint(b, int64(s.Time/TimeUnit))
+	b = wire.AppendTime(b, s.Time)
 	flags := byte(0)
 	if s.Regular {
 		flags = 1
@@ -131,8 +128,8 @@ func AppendPing(b []byte, p clock.Ping) []byte {
 func AppendInput(b []byte, in Input) []byte {
 	b = append(b, byte(TagInput))
 	b = binary.AppendUvarint(b, uint64(in.Seq))
-	b = binary.AppendVarint(b, int64(in.Sent/TimeUnit))
-	return binary.AppendVarint(b, int64(in.View/TimeUnit))
+	b = wire.AppendTime(b, in.Sent)
+	return wire.AppendTime(b, in.View)
 }
 
 // Decode decodes one message. Trailing bytes are an error except for the
@@ -143,131 +140,44 @@ func Decode(b []byte) (Message, error) {
 		return m, ErrTruncated
 	}
 	m.Tag = Tag(b[0])
-	r := reader{b: b, n: 1}
+	r := wire.NewReader(b[1:])
 	switch m.Tag {
 	case TagWelcome:
-		m.Welcome.Self = uint32(r.uvarint(math.MaxUint32))
-		m.Welcome.TickHz = uint16(r.uvarint(math.MaxUint16))
-		m.Welcome.SnapshotHz = uint16(r.uvarint(math.MaxUint16))
+		m.Welcome.Self = uint32(r.Uvarint(math.MaxUint32))
+		m.Welcome.TickHz = uint16(r.Uvarint(math.MaxUint16))
+		m.Welcome.SnapshotHz = uint16(r.Uvarint(math.MaxUint16))
 	case TagSnapshot:
-		m.Snapshot.Tick = r.uvarint(math.MaxUint64)
-		m.Snapshot.Time = r.time()
-		switch f := r.byte(); {
+		m.Snapshot.Tick = r.Uvarint(math.MaxUint64)
+		m.Snapshot.Time = r.Time()
+		switch f := r.Byte(); {
 		case f > 1:
-			r.fail(ErrMalformed)
+			r.Fail(ErrMalformed)
 		default:
 			m.Snapshot.Regular = f == 1
 		}
-		m.Body = r.rest()
+		m.Body = r.Rest()
 	case TagInput:
-		m.Input.Seq = uint32(r.uvarint(math.MaxUint32))
-		m.Input.Sent = r.time()
-		m.Input.View = r.time()
-		m.Body = r.rest()
+		m.Input.Seq = uint32(r.Uvarint(math.MaxUint32))
+		m.Input.Sent = r.Time()
+		m.Input.View = r.Time()
+		m.Body = r.Rest()
 	case TagEvent:
-		e, n, err := event.Decode(b[1:])
+		e, n, err := event.Decode(r.Remaining())
 		m.Event = e
-		r.sub(n, err, event.ErrTruncated)
+		r.Sub(n, err, event.ErrTruncated)
 	case TagPong:
-		p, n, err := clock.DecodePong(b[1:])
+		p, n, err := clock.DecodePong(r.Remaining())
 		m.Pong = p
-		r.sub(n, err, clock.ErrTruncated)
+		r.Sub(n, err, clock.ErrTruncated)
 	case TagPing:
-		p, n, err := clock.DecodePing(b[1:])
+		p, n, err := clock.DecodePing(r.Remaining())
 		m.Ping = p
-		r.sub(n, err, clock.ErrTruncated)
+		r.Sub(n, err, clock.ErrTruncated)
 	default:
 		return Message{}, ErrMalformed
 	}
-	if r.err == nil && r.n != len(b) {
-		r.err = ErrMalformed
-	}
-	if r.err != nil {
-		return Message{}, r.err
+	if err := r.Done(); err != nil {
+		return Message{}, err
 	}
 	return m, nil
-}
-
-// reader decodes fields in sequence; the first error sticks.
-type reader struct {
-	b   []byte
-	n   int
-	err error
-}
-
-func (r *reader) fail(err error) {
-	if r.err == nil {
-		r.err = err
-	}
-}
-
-func (r *reader) byte() byte {
-	if r.err != nil {
-		return 0
-	}
-	if r.n >= len(r.b) {
-		r.err = ErrTruncated
-		return 0
-	}
-	r.n++
-	return r.b[r.n-1]
-}
-
-func (r *reader) uvarint(limit uint64) uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b[r.n:])
-	switch {
-	case n == 0:
-		r.err = ErrTruncated
-	case n < 0 || v > limit:
-		r.err = ErrMalformed
-	}
-	if r.err != nil {
-		return 0
-	}
-	r.n += n
-	return v
-}
-
-func (r *reader) time() time.Duration {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b[r.n:])
-	const limit = math.MaxInt64 / int64(TimeUnit)
-	switch {
-	case n == 0:
-		r.err = ErrTruncated
-	case n < 0 || v > limit || v < -limit:
-		r.err = ErrMalformed
-	}
-	if r.err != nil {
-		return 0
-	}
-	r.n += n
-	return time.Duration(v) * TimeUnit
-}
-
-// rest returns the bytes not yet read and consumes them.
-func (r *reader) rest() []byte {
-	if r.err != nil {
-		return nil
-	}
-	b := r.b[r.n:]
-	r.n = len(r.b)
-	return b
-}
-
-// sub accounts for a nested decoder that read n bytes with err.
-func (r *reader) sub(n int, err, truncated error) {
-	switch {
-	case err == nil:
-		r.n += n
-	case errors.Is(err, truncated):
-		r.err = ErrTruncated
-	default:
-		r.err = ErrMalformed
-	}
 }
