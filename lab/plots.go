@@ -48,16 +48,28 @@ type plotSpec struct {
 
 func (r *Report) plots() []plotSpec {
 	clockErr := plotSpec{file: "clock_error.png", title: "Clock error over time", ylabel: "|estimate - server time - asymmetry| (ms, log)", log: true}
+	ballErr := plotSpec{file: "ball_error.png", title: "Ball fidelity error over time", ylabel: "|drawn - true at render time| (m, log)", log: true}
+	delay := plotSpec{file: "render_delay.png", title: "Render delay over time", ylabel: "server time now - render time (ms)"}
 	for _, c := range r.clients {
-		s := series{name: c.spec.Name + " (" + c.spec.Clock + ")"}
+		ck := series{name: c.spec.Name + " (" + c.spec.Clock + ")"}
+		be := series{name: c.spec.Name + " (" + c.spec.Ball + ")"}
+		dl := series{name: be.name}
 		for _, f := range c.frames {
+			x := f.t.Seconds()
 			if f.ready {
-				s.xy = append(s.xy, plotter.XY{X: f.t.Seconds(), Y: max(0.001, math.Abs(durMs(f.est-f.t-c.asym)))})
+				ck.xy = append(ck.xy, plotter.XY{X: x, Y: max(0.001, math.Abs(durMs(f.est-f.t-c.asym)))})
+			}
+			if f.ball.ok && f.t >= warmUp {
+				e := f.ball.pos.Dist(r.truth.at(f.ball.renderTime))
+				be.xy = append(be.xy, plotter.XY{X: x, Y: max(1e-4, e)})
+				dl.xy = append(dl.xy, plotter.XY{X: x, Y: durMs(f.t - f.ball.renderTime)})
 			}
 		}
-		clockErr.lines = append(clockErr.lines, s)
+		clockErr.lines = append(clockErr.lines, ck)
+		ballErr.lines = append(ballErr.lines, be)
+		delay.lines = append(delay.lines, dl)
 	}
-	return []plotSpec{clockErr}
+	return []plotSpec{clockErr, ballErr, delay}
 }
 
 var palette = []color.Color{

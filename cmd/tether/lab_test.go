@@ -70,7 +70,7 @@ func TestLabJSONFromScenarioFile(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "local_s,client,server_time_s,estimate_s") || len(lines) < 2*5*60 {
 		t.Fatalf("trace has %d lines, header %q", len(lines), lines[0])
 	}
-	for _, name := range []string{"report.md", "clock_error.png"} {
+	for _, name := range []string{"report.md", "clock_error.png", "ball_error.png", "render_delay.png"} {
 		if fi, err := os.Stat(filepath.Join(out, name)); err != nil || fi.Size() == 0 {
 			t.Errorf("report dir lacks %s: %v", name, err)
 		}
