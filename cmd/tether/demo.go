@@ -1,0 +1,431 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/lab"
+	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/web"
+)
+
+// Demo limits and rates.
+const (
+	demoMaxBots  = 22               // soccer.DefaultRules().MaxPlayers
+	demoPublish  = time.Second / 30 // frames to the page
+	demoStatsWin = time.Second      // the page's figures are averaged over this
+	// demoIdle is how long the person's player stays under their keys with
+	// no key held before its bot plays it again.
+	demoIdle = 20 * time.Second
+)
+
+// runDemo runs the showcase: a server and bots over real UDP on loopback,
+// each through an emulated link, with the live view on a web page, or
+// headless with a report in the lab's schema.
+//
+// Live measurement follows the lab's definitions (package lab) where they
+// apply, with these differences:
+//   - T(L), the true server time of a frame, is the frame's local time mapped
+//     through the bot's emulated clock onto the server's clock, anchored by
+//     the earliest reading of server time after any frame of that bot (within
+//     microseconds of exact, with no scheduling delay in it).
+//   - The true trajectory X is the server's ball after every tick, straight
+//     between ticks (within a millimetre at 60 Hz), split at the closest
+//     approach of the two ticks' flights across a contact or kick, and held
+//     on its velocity across a teleport; the lab knows the exact contacts.
+//   - clock.converge_s counts from the client's first estimate, which comes
+//     a few hundred milliseconds after its first clock reply.
+//   - ball.pops skips frames that draw a teleport (a kickoff), which the
+//     ball drill never has.
+//   - net.* are measured after the warm-up, over whole datagrams (netcode
+//     header and tag included) plus 28 bytes each; down counts datagrams
+//     received, after the link's loss and duplicates, up those sent.
+//     clock_*_kbps count the clock's messages inside payloads (ping and pong
+//     bytes), estimated from their typical sizes, with no header.
+//   - Blackouts are not emulated live, so blackout_frames is 0.
+func runDemo(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bots := fs.Int("bots", 4, fmt.Sprintf("bot clients, 1 to %d", demoMaxBots))
+	linkName := fs.String("link", "wan", "link preset every bot plays through: lan, broadband, wan, mobile or lossy")
+	httpAddr := fs.String("http", "127.0.0.1:8080", "address the web page is served on")
+	headless := fs.Bool("headless", false, "serve no page: measure the clients and print a report when stopped")
+	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
+	asJSON := fs.Bool("json", false, "with -headless: print the report as the lab's JSON")
+	seed := fs.Uint64("seed", 1, "seed of the links and the bots")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether demo [-bots N] [-link PRESET] [-http ADDR] [-seed N] [-duration D]")
+		fmt.Fprintln(stderr, "       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-seed N]")
+		fmt.Fprintln(stderr, "Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an")
+		fmt.Fprintln(stderr, "emulated link, shown live on a web page where your keys can drive one player.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *bots < 1 || *bots > demoMaxBots {
+		return fmt.Errorf("-bots %d: want 1 to %d", *bots, demoMaxBots)
+	}
+	link, err := netsim.Preset(*linkName)
+	if err != nil {
+		return fmt.Errorf("-link: %w", err)
+	}
+	if *duration < 0 {
+		return fmt.Errorf("-duration %v: want 0 (until interrupted) or more", *duration)
+	}
+	if *headless && *duration > 0 && *duration <= demoWarmUp {
+		return fmt.Errorf("-duration %v: want more than the %v warm-up, or 0", *duration, demoWarmUp)
+	}
+	if *asJSON && !*headless {
+		return errors.New("-json needs -headless")
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *headless && set["http"] {
+		return errors.New("-http and -headless: give one or the other")
+	}
+	var ln net.Listener
+	if !*headless {
+		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
+			return fmt.Errorf("-http %s: %w", *httpAddr, err)
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+
+	names := make([]string, *bots)
+	links := make([]netsim.LinkConfig, *bots)
+	for i := range names {
+		names[i], links[i] = fmt.Sprintf("bot-%d", i+1), link
+	}
+	rec := newRecorder(names, links, *headless)
+	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
+	if err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return err
+	}
+	rec.srv.Store(live.Server())
+	d := &demo{live: live, rec: rec, link: *linkName, bots: live.Bots()}
+
+	var wg sync.WaitGroup
+	var hub *web.Hub
+	var hs *http.Server
+	if !*headless {
+		hub = web.NewHub()
+		p := soccer.DefaultRules().Pitch
+		if err := hub.SetPitch(web.Pitch{Length: p.Length, Width: p.Width, GoalWidth: p.GoalWidth, GoalHeight: p.GoalHeight, GoalDepth: p.GoalDepth, Margin: p.Margin}); err != nil {
+			ln.Close()
+			live.Close()
+			return err
+		}
+		hs = &http.Server{Handler: hub.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				fmt.Fprintf(stderr, "tether demo: web: %v\n", err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			d.keys(hub.Inputs())
+		}()
+		fmt.Fprintf(stdout, "tether demo: %d bots over %s links; the match is on http://%s/ (Ctrl-C to stop)\n", *bots, *linkName, ln.Addr())
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.monitor(ctx, hub)
+	}()
+
+	<-ctx.Done()
+	stop() // a second interrupt ends the process at once
+	interrupted := ctx.Err() == context.Canceled
+	end := live.Server().Now()
+	d.finalSample(end)
+	if hub != nil {
+		hub.Close() // ends the pages' connections and Inputs, so keys returns
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_ = hs.Shutdown(sctx)
+		cancel()
+	}
+	closeErr := live.Close()
+	wg.Wait()
+	if closeErr != nil {
+		fmt.Fprintf(stderr, "tether demo: stopping the match: %v\n", closeErr)
+	}
+	for i, lost := range d.lost {
+		if lost {
+			fmt.Fprintf(stderr, "tether demo: %s lost its connection before the end\n", d.rec.clients[i].name)
+		}
+	}
+	if interrupted && !*headless {
+		fmt.Fprintln(stdout, "tether demo: stopped")
+	}
+	if !*headless {
+		return nil
+	}
+	rep := d.report(*seed, end)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	return lab.WriteTable(stdout, rep)
+}
+
+// demo is a running demo.
+type demo struct {
+	live *match.Live
+	rec  *recorder
+	link string
+	bots []*match.Bot
+
+	mu       sync.Mutex
+	steering bool // the person's keys drive bots[0]
+	base     []netSample
+	last     []netSample
+	final    []netSample
+	lost     []bool // bots whose connection ended before the run did
+}
+
+// monitor takes the traffic counters at the warm-up and once a second, keeps
+// the page's figures and, with a hub, publishes frames to the page, until
+// ctx ends.
+func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
+	every := demoPublish
+	if hub == nil {
+		every = 50 * time.Millisecond
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	srv := d.live.Server()
+	d.mu.Lock()
+	d.lost = make([]bool, len(d.bots))
+	d.mu.Unlock()
+	var f web.Frame
+	nextWin := srv.Now() + demoStatsWin
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		now := srv.Now()
+		d.mu.Lock()
+		if d.base == nil && now >= demoWarmUp {
+			for _, b := range d.bots {
+				d.base = append(d.base, sampleNet(b, now))
+			}
+		}
+		for i, b := range d.bots {
+			select {
+			case <-b.Driver().Done():
+				d.lost[i] = true
+			default:
+			}
+		}
+		d.mu.Unlock()
+		if now >= nextWin {
+			nextWin = now + demoStatsWin
+			d.roll(now)
+		}
+		if hub != nil {
+			d.frame(&f)
+			hub.Publish(f)
+		}
+	}
+}
+
+// roll ends the page's window of figures.
+func (d *demo) roll(now time.Duration) {
+	samples := make([]netSample, len(d.bots))
+	for i, b := range d.bots {
+		samples[i] = sampleNet(b, now)
+	}
+	d.mu.Lock()
+	prev := d.last
+	d.last = samples
+	d.mu.Unlock()
+	r := d.rec
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	mean := func(sum float64, n int) float64 {
+		if n == 0 {
+			return math.NaN()
+		}
+		return sum / float64(n)
+	}
+	for i, c := range r.clients {
+		w := c.win
+		c.shown.clockErrMs, c.shown.ballErrM, c.shown.delayMs = mean(w.clock, w.clockN), mean(w.ball, w.ballN), mean(w.delay, w.delayN)
+		if prev != nil {
+			k := kbps(prev[i], samples[i])
+			c.shown.downKbps, c.shown.upKbps = k.DownKbps, k.UpKbps
+		}
+		c.win = window{}
+	}
+}
+
+// frame fills f with the truth and every client's newest view.
+func (d *demo) frame(f *web.Frame) {
+	d.mu.Lock()
+	steering := d.steering
+	d.mu.Unlock()
+	r := d.rec
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	human, hasHuman := uint32(0), false
+	if steering && len(r.clients) > 0 && r.clients[0].hasSelf {
+		human, hasHuman = r.clients[0].self, true
+	}
+	t := &r.truth
+	f.ServerTime = t.Time.Seconds()
+	f.Truth.Ball = web.Ball{Pos: vec(t.Ball.Pos), Owner: owner(t.Possessor)}
+	f.Truth.Players = f.Truth.Players[:0]
+	for _, p := range t.Players {
+		f.Truth.Players = append(f.Truth.Players, web.Player{ID: int(p.ID), Team: int(p.Team), Pos: vec(p.Pos), Human: hasHuman && p.ID == human})
+	}
+	f.Truth.Score = t.Score
+	for len(f.Clients) < len(r.clients) {
+		f.Clients = append(f.Clients, web.ClientView{})
+	}
+	f.Clients = f.Clients[:len(r.clients)]
+	for i, c := range r.clients {
+		cv := &f.Clients[i]
+		cv.Name, cv.Link = c.name, d.link
+		v := &c.view
+		cv.World.Players = cv.World.Players[:0]
+		cv.World.Ball = web.Ball{Pos: [3]float64{math.NaN(), math.NaN(), math.NaN()}, Owner: -1}
+		if v.ready {
+			cv.World.Ball = web.Ball{Pos: vec(v.ball), Owner: v.owner}
+		}
+		for _, p := range v.players {
+			cv.World.Players = append(cv.World.Players, web.Player{ID: int(p.id), Team: int(p.team), Pos: vec(p.pos), Human: hasHuman && p.id == human})
+		}
+		cv.World.Score = v.score
+		s := c.shown
+		cv.Stats = web.ClientStats{ClockErrMs: s.clockErrMs, BallErrM: s.ballErrM, DelayMs: s.delayMs, DownKbps: s.downKbps, UpKbps: s.upKbps}
+	}
+}
+
+func vec(v geom.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
+
+func owner(id uint32) int {
+	if id == soccer.NoPlayer {
+		return -1
+	}
+	return int(id)
+}
+
+// keys drives the first bot's player with the page's keys: the first key
+// pressed takes it over, and demoIdle with no key held gives it back to its
+// bot. It returns when in is closed.
+func (d *demo) keys(in <-chan web.KeyInput) {
+	b := d.bots[0]
+	var k soccer.Keys
+	kick := false
+	idle := time.NewTimer(demoIdle)
+	idle.Stop()
+	defer idle.Stop()
+	for {
+		select {
+		case ki, ok := <-in:
+			if !ok {
+				return
+			}
+			k.Dir = geom.V(axis(ki.Right, ki.Left), 0, axis(ki.Down, ki.Up))
+			k.Sprint = ki.Sprint
+			if ki.Kick && !kick {
+				k.Kicks++
+			}
+			kick = ki.Kick
+			held := ki.Up || ki.Down || ki.Left || ki.Right || ki.Sprint || ki.Kick
+			d.mu.Lock()
+			if held && !d.steering {
+				d.steering = true
+			}
+			steering := d.steering
+			d.mu.Unlock()
+			if steering {
+				b.Steer(&k)
+			}
+			if held {
+				idle.Stop()
+			} else {
+				idle.Reset(demoIdle)
+			}
+		case <-idle.C:
+			d.mu.Lock()
+			d.steering = false
+			d.mu.Unlock()
+			b.Steer(nil)
+		}
+	}
+}
+
+// axis is +1, -1 or 0 as pos or neg alone is held.
+func axis(pos, neg bool) float64 {
+	switch {
+	case pos && !neg:
+		return 1
+	case neg && !pos:
+		return -1
+	}
+	return 0
+}
+
+// finalSample takes the traffic counters at the end of the run.
+func (d *demo) finalSample(now time.Duration) {
+	samples := make([]netSample, len(d.bots))
+	for i, b := range d.bots {
+		samples[i] = sampleNet(b, now)
+	}
+	d.mu.Lock()
+	d.final = samples
+	d.mu.Unlock()
+}
+
+// report builds the lab's report of the run, which ended at server time end.
+func (d *demo) report(seed uint64, end time.Duration) *lab.Report {
+	rep := &lab.Report{Scenario: lab.Scenario{
+		Name: "demo", Seed: seed, DurationS: roundTo(end.Seconds(), 3),
+		TickHz: lab.DefaultTickHz, SnapshotHz: lab.DefaultSnapshotHz, FrameHz: lab.DefaultFrameHz,
+		Game: "soccer",
+	}}
+	for i, c := range d.rec.clients {
+		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: c.name, Clock: lab.ClockTether, Ball: lab.BallTether, Link: c.link})
+		var net lab.NetMetrics
+		if d.base != nil && d.final != nil {
+			net = kbps(d.base[i], d.final[i])
+		}
+		rep.Results = append(rep.Results, d.rec.result(i, net))
+	}
+	return rep
+}
