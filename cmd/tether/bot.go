@@ -1,0 +1,482 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/lab"
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/timeline"
+	"github.com/tether-net/tether/transport/udp"
+)
+
+// botConnectWait is how long a bot waits to connect before giving up (the
+// token's own timeouts usually end the attempt sooner).
+const botConnectWait = 15 * time.Second
+
+// runBot connects to a server with a connect token, plays one player as a bot
+// and prints what it measured.
+func runBot(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bot", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tokenPath := fs.String("token", "", "connect token file from tether token -o (raw or base64); without it, the base64 token is read from standard input")
+	duration := fs.Duration("duration", 30*time.Second, "how long to play once connected (0: until interrupted)")
+	asJSON := fs.Bool("json", false, "print the metrics as JSON")
+	seed := fs.Uint64("seed", 0, "seed of the bot's decisions (0: from the clock)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether bot [-token FILE] [-duration D] [-json] [-seed N]")
+		fmt.Fprintln(stderr, "       tether token ... | tether bot [-duration D]")
+		fmt.Fprintln(stderr, "Connects to a tether serve with a connect token, plays one player as a bot, and prints")
+		fmt.Fprintln(stderr, "its clock bound, render delay, traffic and ball smoothness.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *duration < 0 {
+		return fmt.Errorf("-duration %v: want 0 (until interrupted) or more", *duration)
+	}
+	tok, err := readToken(*tokenPath, os.Stdin)
+	if err != nil {
+		return err
+	}
+	if *seed == 0 {
+		*seed = uint64(time.Now().UnixNano())
+	}
+
+	conn, err := listenFor(tok.ServerAddresses)
+	if err != nil {
+		return err
+	}
+	rules := soccer.DefaultRules()
+	m := newBotMeter(rules)
+	core, err := client.New(client.Config{OnSnapshot: m.snapshot}, soccer.NewClientGame(rules))
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	bot := soccer.NewBot(rules, *seed)
+	var view soccer.View
+	var in []byte
+	connected := make(chan struct{})
+	var once sync.Once
+	start := time.Now()
+	driver, err := client.DialUDP(conn, tok, core, client.UDPConfig{
+		Transport: udp.ClientConfig{OnState: func(s netcode.ClientState) {
+			if s == netcode.StateConnected {
+				once.Do(func() { close(connected) })
+			}
+		}},
+		OnFrame: func(f *client.Frame) []byte {
+			view.FromFrame(f)
+			in = soccer.AppendInput(in[:0], bot.Decide(&view))
+			m.frame(f)
+			return in
+		},
+	})
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	defer driver.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	wait := time.NewTimer(botConnectWait)
+	defer wait.Stop()
+	select {
+	case <-connected:
+	case <-driver.Done():
+		return fmt.Errorf("could not connect to %s: %v", servers(tok), driver.Transport().State())
+	case <-wait.C:
+		return fmt.Errorf("not connected to %s after %v: %v", servers(tok), botConnectWait, driver.Transport().State())
+	case <-ctx.Done():
+		return nil
+	}
+	slot := driver.Transport().ClientIndex()
+	if !*asJSON {
+		fmt.Fprintf(stdout, "tether bot: connected to %s in slot %d after %v; playing", servers(tok), slot, time.Since(start).Round(time.Millisecond))
+		if *duration > 0 {
+			fmt.Fprintf(stdout, " for %v", *duration)
+		}
+		fmt.Fprintln(stdout)
+	}
+	playCtx := ctx
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		playCtx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	var ended error
+	select {
+	case <-playCtx.Done():
+	case <-driver.Done():
+		ended = fmt.Errorf("connection ended: %v", driver.Transport().State())
+	}
+	stop()
+	played := time.Since(start)
+	ts := driver.Transport().Stats()
+	var cs clockSummary
+	driver.Do(func(c *client.Client) {
+		st := c.Clock().Stats()
+		cs = clockSummary{MinRTTMs: durMs(st.MinDelay), DriftPPM: roundTo(st.DriftPPM, 3), Pings: st.Pings, Replies: st.Samples}
+	})
+	if err := driver.Close(); err != nil && !errors.Is(err, udp.ErrClosed) && ended == nil {
+		ended = err
+	}
+	rep := m.report(slot, played, ts, cs)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else if err := rep.write(stdout); err != nil {
+		return err
+	}
+	return ended
+}
+
+// readToken reads a connect token from path (2048 raw bytes, or base64), or
+// base64 from stdin when path is empty.
+func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
+	var b []byte
+	var err error
+	from := path
+	if path == "" {
+		from = "standard input"
+		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			return nil, errors.New("no token: give -token FILE, or pipe the base64 token from tether token into standard input")
+		}
+		b, err = io.ReadAll(io.LimitReader(stdin, 8*netcode.ConnectTokenSize))
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("token: %w", err)
+	}
+	if len(b) != netcode.ConnectTokenSize {
+		text := strings.TrimSpace(string(b))
+		if text == "" {
+			return nil, fmt.Errorf("token: %s is empty", from)
+		}
+		if b, err = base64.StdEncoding.DecodeString(text); err != nil {
+			return nil, fmt.Errorf("token: %s is neither a %d-byte token nor base64: %w", from, netcode.ConnectTokenSize, err)
+		}
+	}
+	tok := new(netcode.ConnectToken)
+	if err := tok.UnmarshalBinary(b); err != nil {
+		return nil, fmt.Errorf("token from %s: %w", from, err)
+	}
+	return tok, nil
+}
+
+// listenFor opens the bot's socket: on the loopback interface when every
+// server is on it, otherwise on any interface.
+func listenFor(servers []netip.AddrPort) (*net.UDPConn, error) {
+	loop4, loop6 := true, true
+	for _, s := range servers {
+		a := s.Addr().Unmap()
+		loop4 = loop4 && a.Is4() && a.IsLoopback()
+		loop6 = loop6 && a.Is6() && a.IsLoopback()
+	}
+	switch {
+	case loop4:
+		return net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	case loop6:
+		return net.ListenUDP("udp6", &net.UDPAddr{IP: net.IPv6loopback})
+	}
+	return net.ListenUDP("udp", &net.UDPAddr{})
+}
+
+func servers(tok *netcode.ConnectToken) string {
+	s := make([]string, len(tok.ServerAddresses))
+	for i, a := range tok.ServerAddresses {
+		s[i] = a.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// botWarmUp: the bot's figures leave out the frames of its first seconds.
+const botWarmUp = 2 * time.Second
+
+// ballState is a ball state the bot received.
+type ballState struct {
+	s   timeline.State
+	gen uint8
+}
+
+// botMeter measures a bot's frames. Its methods are called from the client
+// driver's goroutines (snapshot under the driver's lock, frame outside it).
+type botMeter struct {
+	ext timeline.Ballistic
+
+	mu     sync.Mutex
+	states []ballState // every ball state received, in order of arrival
+	frames []botFrame
+	first  time.Duration // local time of the first frame
+	has    bool
+}
+
+type botFrame struct {
+	local  time.Duration
+	ready  bool
+	bound  time.Duration
+	ball   bool
+	cut    bool
+	extrap bool
+	frozen bool
+	pos    geom.Vec3
+	rt     time.Duration
+	delay  time.Duration
+}
+
+func newBotMeter(rules soccer.Rules) *botMeter {
+	return &botMeter{ext: soccer.BallExtrapolator(rules)}
+}
+
+func (m *botMeter) snapshot(_ time.Duration, s *client.Snapshot) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range s.Entities {
+		if e.ID == soccer.BallID {
+			m.states = append(m.states, ballState{s: e.State, gen: e.Gen})
+		}
+	}
+}
+
+func (m *botMeter) frame(f *client.Frame) {
+	bf := botFrame{local: f.Local, ready: f.Ready, bound: f.Bound}
+	if e := f.Find(soccer.BallID); f.Ready && e != nil {
+		bf.ball, bf.cut, bf.extrap, bf.frozen = true, e.Cut, e.Extrapolated, e.Frozen
+		bf.pos, bf.rt, bf.delay = e.Pos, e.RenderTime, e.Delay
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.has {
+		m.first, m.has = f.Local, true
+	}
+	m.frames = append(m.frames, bf)
+}
+
+// hindsight is the curve through every ball state the bot received, known
+// after the run: what the bot would have drawn had every state that arrived
+// come in time. Between two states it is the timeline's curve: the first
+// state's ballistic motion plus a Hermite residual reaching the second, or,
+// into a contact (a knot), a residual growing from zero with no velocity at
+// the contact.
+type hindsight struct {
+	ext timeline.Ballistic
+	pts []ballState // by time, one per time
+}
+
+// maxHindsightGap: states further apart than this leave the curve unknown
+// between them (lost snapshots).
+const maxHindsightGap = 250 * time.Millisecond
+
+func newHindsight(ext timeline.Ballistic, states []ballState) *hindsight {
+	pts := slices.Clone(states)
+	slices.SortStableFunc(pts, func(a, b ballState) int {
+		switch {
+		case a.s.Time < b.s.Time:
+			return -1
+		case a.s.Time > b.s.Time:
+			return 1
+		}
+		return 0
+	})
+	// One state per time: a knot (the state leaving a contact) over a
+	// regular one, the later arrival otherwise (they are equal).
+	out := pts[:0]
+	for _, p := range pts {
+		if n := len(out); n > 0 && out[n-1].s.Time == p.s.Time {
+			if !out[n-1].s.Knot || p.s.Knot {
+				out[n-1] = p
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	return &hindsight{ext: ext, pts: out}
+}
+
+// at returns the curve at server time rt, and false where it is unknown:
+// outside the states, across a teleport or a gap.
+func (h *hindsight) at(rt time.Duration) (geom.Vec3, bool) {
+	i, found := slices.BinarySearchFunc(h.pts, rt, func(p ballState, t time.Duration) int {
+		switch {
+		case p.s.Time < t:
+			return -1
+		case p.s.Time > t:
+			return 1
+		}
+		return 0
+	})
+	if found {
+		return h.pts[i].s.Pos, true
+	}
+	if i == 0 || i == len(h.pts) {
+		return geom.Vec3{}, false
+	}
+	a, b := &h.pts[i-1], &h.pts[i]
+	if b.gen != a.gen || b.s.Cut || b.s.Time-a.s.Time > maxHindsightGap {
+		return geom.Vec3{}, false
+	}
+	span := b.s.Time - a.s.Time
+	dt := span.Seconds()
+	u := float64(rt-a.s.Time) / float64(span)
+	end := h.ext.Extrapolate(a.s, span)
+	p := h.ext.Extrapolate(a.s, rt-a.s.Time)
+	rp := b.s.Pos.Sub(end.Pos)
+	if b.s.Knot {
+		return p.Pos.AddScaled(rp, u*u), true
+	}
+	dp, _ := geom.Hermite(geom.Vec3{}, geom.Vec3{}, rp, b.s.Vel.Sub(end.Vel), dt, u)
+	return p.Pos.Add(dp), true
+}
+
+// botReport is what tether bot prints.
+type botReport struct {
+	Slot     int          `json:"slot"`
+	PlayedS  float64      `json:"played_s"`
+	Frames   int          `json:"frames"`
+	NotReady int          `json:"not_ready_frames"` // after the warm-up
+	Clock    clockSummary `json:"clock"`
+	Ball     struct {
+		DelayMs      lab.Stat `json:"delay_ms"`      // render delay behind the estimated server time
+		Frames       int      `json:"frames"`        // frames that drew it, after the warm-up
+		ExtrapFrames int      `json:"extrap_frames"` // drawn past the newest state received
+		FrozenFrames int      `json:"frozen_frames"` // held still for lack of data
+		Pops         int      `json:"pops"`          // see runBot's documentation
+		PopFrames    int      `json:"pop_frames"`    // frames the pop count could judge
+		CorrectionM  lab.Stat `json:"correction_m"`  // |drawn - hindsight curve|
+		Cuts         int      `json:"cuts"`          // teleports drawn (kickoffs)
+		Unmeasured   int      `json:"unmeasured"`    // frames outside the hindsight curve
+	} `json:"ball"`
+	Net struct {
+		DownKbps     float64 `json:"down_kbps"`    // datagrams received plus 28 bytes each
+		UpKbps       float64 `json:"up_kbps"`      // datagrams sent plus 28 bytes each
+		DatagramsIn  uint64  `json:"datagrams_in"` // received
+		BytesIn      uint64  `json:"bytes_in"`     // their bytes, netcode headers included
+		DatagramsOut uint64  `json:"datagrams_out"`
+		BytesOut     uint64  `json:"bytes_out"`
+	} `json:"net"`
+}
+
+// clockSummary is the bot's clock: its reported error bound, and the
+// estimator's view of the link.
+type clockSummary struct {
+	BoundMs  lab.Stat `json:"bound_ms"`   // the clock's own error bound, after the warm-up
+	MinRTTMs float64  `json:"min_rtt_ms"` // least round trip seen, less the server's hold
+	DriftPPM float64  `json:"drift_ppm"`  // estimated server clock rate over ours, minus 1
+	Pings    uint64   `json:"pings"`
+	Replies  uint64   `json:"replies"`
+}
+
+// report computes the bot's figures once the driver has stopped.
+func (m *botMeter) report(slot int, played time.Duration, ts netcode.ClientStats, cs clockSummary) *botReport {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := &botReport{Slot: slot, PlayedS: roundTo(played.Seconds(), 3), Frames: len(m.frames), Clock: cs}
+	h := newHindsight(m.ext, m.states)
+	var bounds, delays, corr []float64
+	var prev *botFrame
+	var prevX geom.Vec3
+	for i := range m.frames {
+		f := &m.frames[i]
+		after := f.local-m.first >= botWarmUp
+		if !f.ready {
+			if after {
+				r.NotReady++
+			}
+			prev = nil
+			continue
+		}
+		if after {
+			bounds = append(bounds, durMs(f.bound))
+		}
+		if !f.ball {
+			prev = nil
+			continue
+		}
+		x, ok := h.at(f.rt)
+		if after {
+			r.Ball.Frames++
+			delays = append(delays, durMs(f.delay))
+			if f.extrap {
+				r.Ball.ExtrapFrames++
+			}
+			if f.frozen {
+				r.Ball.FrozenFrames++
+			}
+			if f.cut {
+				r.Ball.Cuts++
+			}
+			if !ok {
+				r.Ball.Unmeasured++
+			} else {
+				corr = append(corr, f.pos.Dist(x))
+				if prev != nil && !f.cut {
+					r.Ball.PopFrames++
+					if f.pos.Sub(prev.pos).Sub(x.Sub(prevX)).Len() > demoPopM {
+						r.Ball.Pops++
+					}
+				}
+			}
+		}
+		if ok {
+			prev, prevX = f, x
+		} else {
+			prev = nil
+		}
+	}
+	r.Clock.BoundMs = lab.Summarise(bounds)
+	r.Ball.DelayMs = lab.Summarise(delays)
+	r.Ball.CorrectionM = lab.Summarise(corr)
+	secs := played.Seconds()
+	rate := func(bytes, n uint64) float64 { return roundTo(float64(bytes+n*netsim.HeaderBytes)*8/secs/1000, 3) }
+	r.Net.DownKbps, r.Net.UpKbps = rate(ts.BytesIn, ts.PacketsIn), rate(ts.BytesOut, ts.PacketsOut)
+	r.Net.DatagramsIn, r.Net.BytesIn, r.Net.DatagramsOut, r.Net.BytesOut = ts.PacketsIn, ts.BytesIn, ts.PacketsOut, ts.BytesOut
+	return r
+}
+
+// write prints the report as a short table.
+func (r *botReport) write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	c, b := r.Clock, r.Ball
+	fmt.Fprintf(tw, "slot\t%d\n", r.Slot)
+	fmt.Fprintf(tw, "played\t%.1f s, %d frames (%d without a clock after the warm-up)\n", r.PlayedS, r.Frames, r.NotReady)
+	fmt.Fprintf(tw, "clock bound\tp50 %.2f ms, p99 %.2f ms, max %.2f ms\n", c.BoundMs.P50, c.BoundMs.P99, c.BoundMs.Max)
+	fmt.Fprintf(tw, "clock\tleast round trip %.1f ms, drift %+.1f ppm, %d pings, %d replies\n", c.MinRTTMs, c.DriftPPM, c.Pings, c.Replies)
+	fmt.Fprintf(tw, "render delay\tmean %.1f ms, p99 %.1f ms\n", b.DelayMs.Mean, b.DelayMs.P99)
+	fmt.Fprintf(tw, "ball\t%d frames, %d extrapolated, %d frozen, %d cuts\n", b.Frames, b.ExtrapFrames, b.FrozenFrames, b.Cuts)
+	fmt.Fprintf(tw, "pops\t%d in %d frames judged (against the states received, in hindsight)\n", b.Pops, b.PopFrames)
+	fmt.Fprintf(tw, "correction\tp99 %.3f m, max %.3f m\n", b.CorrectionM.P99, b.CorrectionM.Max)
+	fmt.Fprintf(tw, "down\t%.1f kbit/s (%d datagrams, %d bytes)\n", r.Net.DownKbps, r.Net.DatagramsIn, r.Net.BytesIn)
+	fmt.Fprintf(tw, "up\t%.1f kbit/s (%d datagrams, %d bytes)\n", r.Net.UpKbps, r.Net.DatagramsOut, r.Net.BytesOut)
+	return tw.Flush()
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/server"
+	"github.com/tether-net/tether/transport/udp"
+)
+
+// maxServePlayers is the most player slots a soccer match has.
+const maxServePlayers = 64
+
+// runServe runs a dedicated soccer server until interrupted.
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:40000", "UDP address to listen on, IP:PORT (port 0: any free port)")
+	public := fs.String("public", "", "address clients send to, as written in their tokens (default: -addr; required when -addr is 0.0.0.0 or ::)")
+	keyPath := fs.String("key", "tether.key", "private key file written by tether keygen")
+	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id of the game, decimal or 0x-prefixed hex; tokens must carry the same")
+	maxClients := fs.Int("max-clients", 22, fmt.Sprintf("client slots, one player each, 1 to %d", maxServePlayers))
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N]")
+		fmt.Fprintln(stderr, "Runs a dedicated soccer server that accepts clients with connect tokens (tether token)")
+		fmt.Fprintln(stderr, "minted with the same key and protocol id, until interrupted.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	listen, err := netip.ParseAddrPort(*addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: want IP:PORT or [IPv6]:PORT", *addr)
+	}
+	pid, err := strconv.ParseUint(*protocol, 0, 64)
+	if err != nil {
+		return fmt.Errorf("-protocol-id %q: want a 64-bit unsigned number", *protocol)
+	}
+	if *maxClients < 1 || *maxClients > maxServePlayers {
+		return fmt.Errorf("-max-clients %d: want 1 to %d", *maxClients, maxServePlayers)
+	}
+	var pub netip.AddrPort
+	if *public != "" {
+		if pub, err = netip.ParseAddrPort(*public); err != nil || pub.Addr().IsUnspecified() || pub.Port() == 0 {
+			return fmt.Errorf("-public %q: want the IP:PORT clients reach the server at", *public)
+		}
+	} else if listen.Addr().IsUnspecified() {
+		return fmt.Errorf("-addr %s listens on every interface: give -public, the IP:PORT clients reach the server at and their tokens name", listen)
+	}
+	key, err := readKeyFile(*keyPath)
+	if err != nil {
+		return fmt.Errorf("-key: %w", err)
+	}
+
+	rules := soccer.DefaultRules()
+	rules.MaxPlayers = *maxClients
+	game, err := soccer.NewGame(rules, 60)
+	if err != nil {
+		return err
+	}
+	core, err := server.New(server.Config{MaxClients: *maxClients, ClockEpoch: uint32(time.Now().UnixNano())}, game)
+	if err != nil {
+		return err
+	}
+	network := "udp4"
+	if listen.Addr().Is6() && !listen.Addr().Is4In6() {
+		network = "udp6"
+	}
+	conn, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(listen))
+	if err != nil {
+		return fmt.Errorf("-addr %s: %w", listen, err)
+	}
+	local := conn.LocalAddr().(*net.UDPAddr).AddrPort()
+	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
+	if !pub.IsValid() {
+		pub = local
+	} else if pub.Port() != local.Port() && listen.Port() == 0 {
+		conn.Close()
+		return errors.New("-public with -addr port 0: give -addr a fixed port, the one -public's port forwards to")
+	}
+
+	srv, err := server.ServeUDP(conn, core, udp.ServerConfig{
+		Netcode: netcode.ServerConfig{ProtocolID: pid, PrivateKey: key, PublicAddress: pub, MaxClients: *maxClients},
+		OnConnect: func(slot int, id uint64) {
+			fmt.Fprintf(stdout, "client %d connected in slot %d\n", id, slot)
+		},
+		OnDisconnect: func(slot int, id uint64, reason error) {
+			fmt.Fprintf(stdout, "client %d left slot %d: %v\n", id, slot, reason)
+		},
+	})
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(stdout, "tether serve: listening on udp %s (public address %s, protocol id %#x, up to %d clients); Ctrl-C to stop\n",
+		local, pub, pid, *maxClients)
+	<-ctx.Done()
+	stop()
+	var st server.Stats
+	var score [2]int
+	srv.Do(func(s *server.Server) {
+		st = s.Stats()
+		score = game.Score()
+	})
+	err = srv.Close()
+	if errors.Is(err, udp.ErrClosed) {
+		err = nil
+	}
+	fmt.Fprintf(stdout, "tether serve: stopped after %d ticks (%d skipped); score %d-%d\n", st.Ticks, st.Skipped, score[0], score[1])
+	return err
+}
