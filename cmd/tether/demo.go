@@ -111,11 +111,6 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 
 	names := make([]string, *bots)
 	links := make([]netsim.LinkConfig, *bots)
@@ -131,6 +126,11 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rec.srv.Store(live.Server())
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
 	d := &demo{live: live, rec: rec, link: *linkName, bots: live.Bots()}
 
 	var wg sync.WaitGroup
@@ -168,6 +168,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	stop() // a second interrupt ends the process at once
 	interrupted := ctx.Err() == context.Canceled
 	end := live.Server().Now()
+	ran := end.Seconds() // the scenario's duration_s: the one asked for, if it ran that long
+	if !interrupted {
+		ran = duration.Seconds()
+	}
 	d.finalSample(end)
 	if hub != nil {
 		hub.Close() // ends the pages' connections and Inputs, so keys returns
@@ -191,7 +195,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if !*headless {
 		return nil
 	}
-	rep := d.report(*seed, end)
+	rep := d.report(*seed, ran)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -412,10 +416,10 @@ func (d *demo) finalSample(now time.Duration) {
 	d.mu.Unlock()
 }
 
-// report builds the lab's report of the run, which ended at server time end.
-func (d *demo) report(seed uint64, end time.Duration) *lab.Report {
+// report builds the lab's report of the run, which lasted secs seconds.
+func (d *demo) report(seed uint64, secs float64) *lab.Report {
 	rep := &lab.Report{Scenario: lab.Scenario{
-		Name: "demo", Seed: seed, DurationS: roundTo(end.Seconds(), 3),
+		Name: "demo", Seed: seed, DurationS: roundTo(secs, 3),
 		TickHz: lab.DefaultTickHz, SnapshotHz: lab.DefaultSnapshotHz, FrameHz: lab.DefaultFrameHz,
 		Game: "soccer",
 	}}

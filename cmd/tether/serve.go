@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -24,7 +25,12 @@ import (
 // maxServePlayers is the most player slots a soccer match has.
 const maxServePlayers = 64
 
-// runServe runs a dedicated soccer server until interrupted.
+// runServe runs a dedicated soccer server until interrupted: the showcase
+// match (package game/soccer) at 60 ticks and 30 snapshots a second, one
+// player per client slot, accepting the clients whose connect tokens were
+// minted with its key and protocol id and name its public address. It prints
+// where it listens, each client that connects or leaves, and a summary when
+// it stops.
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,6 +51,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	stdout = &lockedWriter{w: stdout} // the transport's callbacks print too
 	listen, err := netip.ParseAddrPort(*addr)
 	if err != nil {
 		return fmt.Errorf("-addr %q: want IP:PORT or [IPv6]:PORT", *addr)
@@ -127,4 +134,16 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "tether serve: stopped after %d ticks (%d skipped); score %d-%d\n", st.Ticks, st.Skipped, score[0], score[1])
 	return err
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
