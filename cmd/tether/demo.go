@@ -73,6 +73,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-seed N]")
 		fmt.Fprintln(stderr, "Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an")
 		fmt.Fprintln(stderr, "emulated link, shown live on a web page where your keys can drive one player.")
+		fmt.Fprintln(stderr, "Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;")
+		fmt.Fprintln(stderr, "live, the true ball between ticks is interpolated (contacts approximated), converge_s counts")
+		fmt.Fprintln(stderr, "from the first estimate, pops skip kickoff teleports, net.* count whole datagrams after the")
+		fmt.Fprintln(stderr, "warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
