@@ -109,6 +109,9 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	var ln net.Listener
 	if !*headless {
 		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fmt.Errorf("-http %s: %w (give another address, or 127.0.0.1:0 for any free port)", *httpAddr, err)
+			}
 			return fmt.Errorf("-http %s: %w", *httpAddr, err)
 		}
 	}

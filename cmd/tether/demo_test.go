@@ -265,7 +265,7 @@ func TestDemoFlagErrors(t *testing.T) {
 		{[]string{"-headless", "-duration", "2s"}, "want more than the 2s warm-up"},
 		{[]string{"-duration", "-1s"}, "-duration -1s"},
 		{[]string{"-headless", "-http", "127.0.0.1:0"}, "-http and -headless"},
-		{[]string{"-http", busy.Addr().String()}, "-http " + busy.Addr().String()},
+		{[]string{"-http", busy.Addr().String()}, "127.0.0.1:0 for any free port"},
 		{[]string{"-http", "nowhere"}, "-http nowhere"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"-bots", "x"}, `invalid value "x" for flag -bots`},
