@@ -1,5 +1,6 @@
-// Command tether runs Tether's lab, and later its showcase match, servers and
-// bots. Run "tether help" for the list of commands.
+// Command tether runs Tether's showcase match (demo), dedicated servers and
+// bots (serve, bot), connect-token tooling (keygen, token) and the lab that
+// measures it all (lab). Run "tether help" for the list of commands.
 package main
 
 import (
