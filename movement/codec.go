@@ -1,0 +1,214 @@
+package movement
+
+import (
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/wire"
+)
+
+// Packet is what one input packet carries from the client to the server: a
+// run of consecutive moves, oldest first, and where the client's character
+// ended after the last of them.
+type Packet[I any] struct {
+	// Fix is the ID of the newest adjustment the client has applied (0
+	// before any): until it reaches the one the server sent last, the server
+	// does not judge the client's positions.
+	Fix uint32
+	// Moves are consecutive: Moves[k].Seq = Moves[0].Seq + k, and each
+	// starts where the one before ended (Time - Dt of one is the Time of the
+	// one before). At least 1, at most MaxPacketMoves.
+	Moves []Move[I]
+	// HasPos is set when Pos holds the client's predicted position at the
+	// end of the last move, metres (sent in steps of PosUnit).
+	HasPos bool
+	Pos    geom.Vec3
+}
+
+// PosUnit is the step, metres, of the positions in packets.
+const PosUnit = 1e-4
+
+// packetTag marks a move packet: the first byte has bit 7 set, so that a
+// game can tell move packets from other inputs whose first byte is below
+// 0x80. Bit 0 says a position follows the moves.
+const (
+	packetTag = 0x80
+	packetPos = 0x01
+	maxMoveDt = 10 * time.Second // the longest Dt a packet may carry
+	maxLag    = 60 * time.Second // the furthest View may be before Time
+)
+
+// IsPacket reports whether b starts like a move packet (bit 7 of its first
+// byte set), as opposed to a game's own input encoding that keeps that bit
+// clear.
+func IsPacket(b []byte) bool { return len(b) > 0 && b[0]&0xfe == packetTag }
+
+// AppendPacket appends the encoding of p to dst: a tag byte, the first move's
+// sequence, Fix, the number of moves, the first move's start time, then per
+// move its length and how far View is before its end (unsigned varints of
+// wire.TimeUnits) and its input (the game's encoding), then the position.
+// It panics if p has no moves, more than MaxPacketMoves, or moves that do
+// not follow each other.
+func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
+	n := len(p.Moves)
+	if n == 0 || n > MaxPacketMoves {
+		panic("tether/movement: packet with no moves or too many")
+	}
+	tag := byte(packetTag)
+	if p.HasPos {
+		tag |= packetPos
+	}
+	first := &p.Moves[0]
+	dst = append(dst, tag)
+	dst = binary.AppendUvarint(dst, uint64(first.Seq))
+	dst = binary.AppendUvarint(dst, uint64(p.Fix))
+	dst = append(dst, byte(n))
+	dst = wire.AppendTime(dst, first.Time-first.Dt)
+	for i := range p.Moves {
+		m := &p.Moves[i]
+		if i > 0 && (m.Seq != p.Moves[i-1].Seq+1 || m.Time-m.Dt != p.Moves[i-1].Time) {
+			panic("tether/movement: packet moves do not follow each other")
+		}
+		dst = binary.AppendUvarint(dst, uint64(m.Dt/wire.TimeUnit))
+		lag := max(0, m.Time-m.View)
+		dst = binary.AppendUvarint(dst, uint64(min(lag, maxLag)/wire.TimeUnit))
+		dst = g.AppendInput(dst, m.Input)
+	}
+	if p.HasPos {
+		dst = wire.AppendVec(dst, p.Pos, PosUnit)
+	}
+	return dst
+}
+
+// DecodePacket decodes a packet into p, reusing p.Moves. Every field is
+// checked: sequences and times must not overflow, each move lasts from one
+// wire.TimeUnit to 10 s, and the game decodes each input. On error p is left
+// partly filled.
+func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
+	p.Moves = p.Moves[:0]
+	p.HasPos = false
+	r := wire.NewReader(b)
+	tag := r.Byte()
+	if r.Err() == nil && tag&0xfe != packetTag {
+		return ErrMalformed
+	}
+	first := r.Uvarint(math.MaxUint32)
+	p.Fix = uint32(r.Uvarint(math.MaxUint32))
+	n := int(r.Byte())
+	t := r.Time()
+	if err := r.Err(); err != nil {
+		return err
+	}
+	if first == 0 || n == 0 || n > MaxPacketMoves || first+uint64(n)-1 > math.MaxUint32 {
+		return ErrMalformed
+	}
+	const limit = int64(math.MaxInt64 / 2)
+	for k := range n {
+		dt := time.Duration(r.Uvarint(uint64(maxMoveDt/wire.TimeUnit))) * wire.TimeUnit
+		lag := time.Duration(r.Uvarint(uint64(maxLag/wire.TimeUnit))) * wire.TimeUnit
+		if err := r.Err(); err != nil {
+			return err
+		}
+		if dt <= 0 || int64(t) > limit || int64(t) < -limit {
+			return ErrMalformed
+		}
+		t += dt
+		var in I
+		m, err := g.DecodeInput(&in, r.Remaining())
+		r.Sub(m, err, ErrTruncated)
+		if err := r.Err(); err != nil {
+			return err
+		}
+		p.Moves = append(p.Moves, Move[I]{Seq: uint32(first) + uint32(k), Time: t, Dt: dt, View: t - lag, Input: in})
+	}
+	if tag&packetPos != 0 {
+		p.HasPos, p.Pos = true, r.Vec(PosUnit)
+	}
+	return r.Done()
+}
+
+// ReplyKind says what a Reply is.
+type ReplyKind uint8
+
+// The kinds of reply.
+const (
+	// Ack: every move up to Seq was applied and the client's position at the
+	// newest compared one was right; the client may forget them.
+	Ack ReplyKind = 1
+	// Adjust: the client's position was wrong; State is the server's state
+	// after move Seq. The client restores it, replays its later moves, and
+	// smooths the difference out.
+	Adjust ReplyKind = 2
+	// Reset: the character was moved by the game (a teleport, a kickoff, the
+	// first contact); State is its state after move Seq (0: before the
+	// client's first move). Shown at once, not smoothed, and not a
+	// correction.
+	Reset ReplyKind = 3
+)
+
+func (k ReplyKind) String() string {
+	switch k {
+	case Ack:
+		return "ack"
+	case Adjust:
+		return "adjust"
+	case Reset:
+		return "reset"
+	}
+	return "invalid"
+}
+
+// Reply is what the server sends back to a client about its moves.
+type Reply[S any] struct {
+	Kind ReplyKind
+	Seq  uint32 // the newest move applied (Ack), or the move State follows
+	// ID numbers the adjustments and resets of one client, from 1; the
+	// client echoes the newest it applied in Packet.Fix. Zero for an Ack.
+	ID uint32
+	// Time is move Seq's end, as the client stamped it (Adjust and Reset; 0
+	// for a Reset before any move).
+	Time  time.Duration
+	State S
+}
+
+// AppendReply appends the encoding of r: the kind, Seq, and for an Adjust or a
+// Reset the ID, the time and the game's encoding of the state.
+func AppendReply[S, I any](dst []byte, g Game[S, I], r *Reply[S]) []byte {
+	dst = append(dst, byte(r.Kind))
+	dst = binary.AppendUvarint(dst, uint64(r.Seq))
+	if r.Kind == Ack {
+		return dst
+	}
+	dst = binary.AppendUvarint(dst, uint64(r.ID))
+	dst = wire.AppendTime(dst, r.Time)
+	return g.AppendState(dst, r.State)
+}
+
+// DecodeReply decodes a reply into r.
+func DecodeReply[S, I any](r *Reply[S], b []byte, g Game[S, I]) error {
+	*r = Reply[S]{}
+	rd := wire.NewReader(b)
+	r.Kind = ReplyKind(rd.Byte())
+	r.Seq = uint32(rd.Uvarint(math.MaxUint32))
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	switch r.Kind {
+	case Ack:
+	case Adjust, Reset:
+		r.ID = uint32(rd.Uvarint(math.MaxUint32))
+		r.Time = rd.Time()
+		if rd.Err() == nil && r.ID == 0 {
+			return ErrMalformed
+		}
+		if rd.Err() == nil {
+			n, err := g.DecodeState(&r.State, rd.Remaining())
+			rd.Sub(n, err, ErrTruncated)
+		}
+	default:
+		return ErrMalformed
+	}
+	return rd.Done()
+}
