@@ -26,6 +26,7 @@ type ballFrame struct {
 	renderTime   time.Duration // the server time the client claims to show
 	extrapolated bool          // past the newest state received
 	frozen       bool          // held still for lack of data
+	cut          bool          // the first frame after a teleport, drawn as a jump
 }
 
 // newBallView returns the ball method named method, for a server stepping
@@ -91,5 +92,5 @@ func (b *tetherBall) receive(s wire.Body, arrival time.Duration) {
 
 func (b *tetherBall) render(now time.Duration) ballFrame {
 	f := b.tl.Sample(now)
-	return ballFrame{ok: f.Valid, pos: f.Pos, rot: f.Rot, renderTime: f.Time, extrapolated: f.Extrapolated, frozen: f.Frozen}
+	return ballFrame{ok: f.Valid, pos: f.Pos, rot: f.Rot, renderTime: f.Time, extrapolated: f.Extrapolated, frozen: f.Frozen, cut: f.Cut}
 }

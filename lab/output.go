@@ -37,6 +37,41 @@ func WriteTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.1f\t%d\t%d\t%d\t\n",
 			res.Client, res.BallMethod, b.FidelityM.P99, b.FidelityM.Max, b.PresentM.RMS, b.DelayMs.Mean, b.Pops, b.ExtrapFrames, b.FrozenFrames)
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if s.Game == GameSoccer {
+		return writeSoccerTable(w, r)
+	}
+	return nil
+}
+
+// writeSoccerTable prints the soccer game's own figures: the other players,
+// the own kicks and the traffic up.
+func writeSoccerTable(w io.Writer, r *Report) error {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "client\tball\tothers present rms m\tothers pops\tkicks\tkick visible max frames\tkick correction p99 m\tkick lag mean ms\tkick origin p99 m\tup kbps\t")
+	opt := func(s *Stat, f func(Stat) float64, format string) string {
+		if s == nil {
+			return "-"
+		}
+		return fmt.Sprintf(format, f(*s))
+	}
+	p99 := func(s Stat) float64 { return s.P99 }
+	for _, res := range r.Results {
+		b, o := res.Ball, res.Others
+		if o == nil {
+			o = &OthersMetrics{}
+		}
+		kicks := 0
+		if b.Kicks != nil {
+			kicks = *b.Kicks
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t\n", res.Client, res.BallMethod, o.PresentM.RMS, o.Pops, kicks,
+			opt(b.KickVisibleFrames, func(s Stat) float64 { return s.Max }, "%.0f"), opt(b.KickCorrectionM, p99, "%.3f"),
+			opt(b.KickLagMs, func(s Stat) float64 { return s.Mean }, "%.1f"), opt(b.KickOriginM, p99, "%.3f"), res.Net.UpKbps)
+	}
 	return tw.Flush()
 }
 

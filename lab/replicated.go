@@ -46,7 +46,7 @@ func (b *replicatedBall) receive(s wire.Body, arrival time.Duration) {
 
 func (b *replicatedBall) render(now time.Duration) ballFrame {
 	f := b.view.Render(now)
-	return ballFrame{ok: f.Valid, pos: f.Pos, rot: f.Rot, renderTime: f.Time, extrapolated: f.Extrapolated, frozen: f.Frozen}
+	return ballFrame{ok: f.Valid, pos: f.Pos, rot: f.Rot, renderTime: f.Time, extrapolated: f.Extrapolated, frozen: f.Frozen, cut: f.Cut}
 }
 
 // resimTicks returns how many ticks the resim method has re-simulated.

@@ -25,6 +25,25 @@ type Result struct {
 	Clock       ClockMetrics `json:"clock"`
 	Ball        BallMetrics  `json:"ball"`
 	Net         NetMetrics   `json:"net"`
+	// Others, in the soccer game, measures the other players' characters.
+	Others *OthersMetrics `json:"others,omitempty"`
+}
+
+// OthersMetrics measure how a client of the soccer game draws the other
+// players' characters, one sample per other player per frame after the
+// warm-up, the positions on the ground.
+type OthersMetrics struct {
+	// PresentM is |drawn - true position now|, metres. Samples in the half
+	// second after the player was teleported (a kickoff) are left out, as
+	// the ball's are.
+	PresentM Stat `json:"present_m"`
+	// Pops counts the samples outside blackouts where |ΔR - ΔX| > 5 cm, ΔX
+	// being the player's true motion over that frame's advance of its render
+	// time; a teleport (a kickoff) drawn as one, or one in the truth over
+	// the frame, is not a pop.
+	Pops int `json:"pops"`
+	// Samples is how many there were.
+	Samples int `json:"samples"`
 }
 
 // BallMetrics measure how a client shows the server's ball, over the frames
@@ -44,6 +63,8 @@ type BallMetrics struct {
 	DelayMs Stat `json:"delay_ms"`
 	// Pops counts frames outside blackouts where |ΔR - ΔX| > 5 cm, ΔX being
 	// the true motion over that frame's advance of render time: visible jumps.
+	// A teleport (the soccer game's kickoff), drawn as one or in the truth
+	// over the frame, is not a pop.
 	Pops int `json:"pops"`
 	// PopsAfterBlackout counts the pops in the 3 s after each blackout ends.
 	PopsAfterBlackout int `json:"pops_after_blackout"`
@@ -55,16 +76,50 @@ type BallMetrics struct {
 	// blackout of the link; they are left out of FidelityM, Pops and
 	// FrozenFrames.
 	BlackoutFrames int `json:"blackout_frames"`
+	// TeleportFrames counts frames in the half second after the ball was
+	// teleported (the soccer game's kickoff, or a ball put back on the
+	// pitch), which every method shows a delay later: a jump of tens of
+	// metres that would swamp the statistics. They are left out of
+	// FidelityM, PresentM, Pops and FrozenFrames.
+	TeleportFrames int `json:"teleport_frames,omitempty"`
 	// Frames is how many frames drew the ball.
 	Frames int `json:"frames"`
 	// ResimTicks is how many ticks the resim method re-simulated, per second
 	// of the run; absent for other methods.
 	ResimTicks *float64 `json:"resim_ticks,omitempty"`
+
+	// The own player's kicks, in the soccer game (absent in the ball drill).
+	// Kicks counts the inputs after the warm-up that asked the client's
+	// player to kick and that the server applied (it kicked for that player
+	// within 1 s). KickVisibleFrames is, over those, the frames drawn after
+	// the one the input was decided at before the drawn ball shows the kick
+	// (its motion over a frame differs by more than 2 cm from its motion into
+	// that frame): 0 when the very next frame shows it.
+	Kicks             *int  `json:"kicks,omitempty"`
+	KickVisibleFrames *Stat `json:"kick_visible_frames,omitempty"`
+	// For a method that predicts the own kicks (resim): KicksPredicted counts
+	// the kicks it predicted after the warm-up; over those the server
+	// applied, KickCorrectionM is how far the ball in the present (the
+	// world's newest tick) moved when the first server state showing the kick
+	// was applied, metres, and KickLagMs how much later the server kicked
+	// than the prediction, milliseconds.
+	// KickOriginM is how far from the server's ball at the same tick the
+	// world kicked it, metres: what the correction would be if the server
+	// kicked when the client did.
+	KicksPredicted  *int  `json:"kicks_predicted,omitempty"`
+	KickCorrectionM *Stat `json:"kick_correction_m,omitempty"`
+	KickLagMs       *Stat `json:"kick_lag_ms,omitempty"`
+	KickOriginM     *Stat `json:"kick_origin_m,omitempty"`
 }
 
 // popThreshold is the mismatch between drawn and true motion in one frame that
 // counts as a visible jump, metres.
 const popThreshold = 0.05
+
+// teleportSpan is how long after a teleport of the ball (or of a player) the
+// frames are left out of the error statistics: longer than any render delay
+// plus the time for the teleport's state to arrive, outside blackouts.
+const teleportSpan = 500 * time.Millisecond
 
 // ClockMetrics measure a client's estimate of server time, over the frames after
 // the warm-up.
@@ -108,15 +163,16 @@ func convergeWithin(l Client) time.Duration {
 	return 2 * time.Millisecond
 }
 
-func (m *sim) report() *Report {
-	r := &Report{Scenario: m.scen, clients: m.clients, truth: &m.server.truth}
+// report measures every client against the ball's trajectory tr.
+func (m *sim) report(tr *truth) *Report {
+	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
 	for _, c := range m.clients {
 		r.Results = append(r.Results, Result{
 			Client:      c.spec.Name,
 			ClockMethod: c.spec.Clock,
 			BallMethod:  c.spec.Ball,
 			Clock:       c.clockMetrics(),
-			Ball:        c.ballMetrics(&m.server.truth),
+			Ball:        c.ballMetrics(tr),
 			Net:         c.netMetrics(),
 		})
 	}
@@ -235,11 +291,16 @@ func (c *client) ballMetrics(tr *truth) BallMetrics {
 		shown := tr.at(f.ball.renderTime)
 		if f.t >= warmUp {
 			bm.Frames++
-			pres = append(pres, f.ball.pos.Dist(tr.at(f.t)))
 			delay = append(delay, durMs(d))
 			if f.ball.extrapolated {
 				bm.ExtrapFrames++
 			}
+			if tr.cutWithin(f.t, teleportSpan) {
+				bm.TeleportFrames++
+				prev, prevTrue = f, shown
+				continue
+			}
+			pres = append(pres, f.ball.pos.Dist(tr.at(f.t)))
 			if c.inBlackout(f.t) || c.inBlackout(f.ball.renderTime) {
 				bm.BlackoutFrames++
 				prev, prevTrue = f, shown
@@ -249,7 +310,8 @@ func (c *client) ballMetrics(tr *truth) BallMetrics {
 			if f.ball.frozen {
 				bm.FrozenFrames++
 			}
-			if prev != nil && f.ball.pos.Sub(prev.ball.pos).Sub(shown.Sub(prevTrue)).Len() > popThreshold {
+			if prev != nil && !f.ball.cut && !tr.cutBetween(prev.ball.renderTime, f.ball.renderTime) &&
+				f.ball.pos.Sub(prev.ball.pos).Sub(shown.Sub(prevTrue)).Len() > popThreshold {
 				bm.Pops++
 				if c.afterBlackout(f.t, 3*time.Second) {
 					bm.PopsAfterBlackout++

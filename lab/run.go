@@ -82,6 +82,9 @@ func Run(s Scenario, opts Options) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if s.Game == GameSoccer {
+		return runSoccer(s, opts)
+	}
 	m := &sim{
 		scen: s,
 		end:  time.Duration(s.DurationS * float64(time.Second)),
@@ -116,19 +119,20 @@ func Run(s Scenario, opts Options) (*Report, error) {
 	}
 	m.sched.RunUntil(m.end)
 	if opts.Trace != nil {
-		m.trace(opts.Trace)
+		m.trace(opts.Trace, &m.server.truth)
 	}
-	return m.report(), nil
+	return m.report(&m.server.truth), nil
 }
 
-// trace hands every client frame to fn, client by client.
-func (m *sim) trace(fn func(TraceRow)) {
+// trace hands every client frame to fn, client by client, with the ball's
+// true position from tr.
+func (m *sim) trace(fn func(TraceRow), tr *truth) {
 	for _, c := range m.clients {
 		for _, f := range c.frames {
 			row := TraceRow{
 				Client: c.spec.Name, Local: c.link.Clock.Local(f.t), ServerTime: f.t,
 				Estimate: f.est, Ready: f.ready, Bound: f.bound, RenderTime: f.ball.renderTime,
-				True: vec3(m.server.truth.at(f.t)),
+				True: vec3(tr.at(f.t)),
 			}
 			if f.ball.ok {
 				row.Rendered = vec3(f.ball.pos)

@@ -45,9 +45,12 @@ const (
 	DefaultGame       = GameBallDrill
 )
 
-// Games the lab can run.
+// Games the lab can run: the ball drill, and the soccer match with bots
+// (package game/soccer/match), in which each client of the scenario is one
+// bot's client.
 const (
 	GameBallDrill = "ball-drill"
+	GameSoccer    = "soccer"
 )
 
 // Clock methods.
@@ -70,7 +73,7 @@ const (
 )
 
 var (
-	games        = []string{GameBallDrill}
+	games        = []string{GameBallDrill, GameSoccer}
 	clockMethods = []string{ClockTether, ClockOneShot, ClockUE4}
 	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle}
 )
@@ -193,6 +196,9 @@ func (s Scenario) Validate() error {
 		if err := c.Link.Validate(); err != nil {
 			return fmt.Errorf("%w: clients[%d].link: %v", ErrScenario, i, err)
 		}
+	}
+	if s.Game == GameSoccer {
+		return s.validateSoccer()
 	}
 	return nil
 }

@@ -12,7 +12,8 @@ import (
 type truth struct {
 	tick time.Duration
 	g    geom.Vec3
-	pts  []truthPoint // pts[n] holds at n·tick
+	pts  []truthPoint    // pts[n] holds at n·tick
+	cuts []time.Duration // times of the points marked cut, in order
 }
 
 type truthPoint struct {
@@ -22,6 +23,9 @@ type truthPoint struct {
 	// server time contactAt.
 	bounce    bool
 	contactAt time.Duration
+	// cut marks a teleport at this tick (the soccer game's kickoff or
+	// restart): until it the ball moves on from the earlier tick.
+	cut bool
 }
 
 // at returns the true ball position at server time t: between ticks the motion
@@ -39,6 +43,12 @@ func (tr *truth) at(t time.Duration) geom.Vec3 {
 	}
 	a, b := tr.pts[k-1], tr.pts[k]
 	ta, tb := time.Duration(k-1)*tr.tick, time.Duration(k)*tr.tick
+	if b.cut {
+		if t == tb {
+			return b.state.Pos
+		}
+		return a.state.Pos.AddScaled(a.state.Vel, (t - ta).Seconds())
+	}
 	if b.bounce {
 		if t < b.contactAt {
 			return flight(a.state.Pos, a.state.Vel, tr.g, (t - ta).Seconds())
@@ -53,4 +63,26 @@ func (tr *truth) at(t time.Duration) geom.Vec3 {
 // from p with velocity v under gravity g.
 func flight(p, v, g geom.Vec3, dt float64) geom.Vec3 {
 	return p.AddScaled(v, dt).AddScaled(g, dt*dt/2)
+}
+
+// cutBetween reports whether the ball was teleported after server time t0 and
+// up to t1.
+func (tr *truth) cutBetween(t0, t1 time.Duration) bool {
+	for _, c := range tr.cuts {
+		if c > t0 && c <= t1 {
+			return true
+		}
+	}
+	return false
+}
+
+// cutWithin reports whether the ball was teleported at or less than span
+// before server time t.
+func (tr *truth) cutWithin(t, span time.Duration) bool {
+	for _, c := range tr.cuts {
+		if c <= t && t-c < span {
+			return true
+		}
+	}
+	return false
 }

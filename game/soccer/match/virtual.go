@@ -143,6 +143,11 @@ func (b *Bot) decide(f *client.Frame) soccer.Input {
 // OnFrame).
 func (b *Bot) View() *soccer.View { return &b.view }
 
+// Input returns the input decided at the bot's last frame (by the bot, or by
+// the caller if it took over): the one sent with that frame. In Live read it
+// only in OnFrame.
+func (b *Bot) Input() soccer.Input { return b.lastIn }
+
 // Client returns the bot's client core (Virtual only; nil in Live).
 func (b *Bot) Client() *client.Client { return b.core }
 

@@ -1,0 +1,413 @@
+package lab
+
+import (
+	"fmt"
+	"time"
+
+	tclient "github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/geom"
+	tserver "github.com/tether-net/tether/server"
+)
+
+// The soccer game runs the whole match of package game/soccer/match in
+// virtual time: the authoritative server (package server with soccer.Game)
+// and one bot per client of the scenario, each a client of package client
+// playing through its own link, all links seeded alike (match's
+// PairedLinks). Each client is measured as in the ball drill, with what its
+// client package shows:
+//
+//   - clock: the client package's estimator, the only clock a soccer client
+//     has (a scenario asking for another is an error naming the field).
+//   - ball: "tether" is the ball the client package draws (its timeline,
+//     and in possession at its possessor's drawn place); "seed", "velocity"
+//     and "predictive" are fed the ball's states from the snapshots the
+//     client decodes; "resim" re-simulates the whole match world and
+//     predicts the own player's kicks (soccerResimBall); "oracle" steps the
+//     server's exact match from one mean one-way delay ago (soccerOracle).
+//     The ball methods change what is measured, not what the bot sees: every
+//     bot plays from the client package's frames.
+//   - others: the other players as the client package draws them.
+//   - net: every payload the client sent and the server sent it, plus the
+//     IPv4 and UDP headers; the connection handshake is left out. Clock
+//     pings and pongs share datagrams with inputs and snapshots, so the
+//     clock's own traffic is not told apart (reported as 0).
+
+// soccerMatch is one run of the soccer game.
+type soccerMatch struct {
+	sim     *sim
+	rules   soccer.Rules
+	v       *match.Virtual
+	truth   *soccerTruth
+	clients []*soccerClient // by bot index, which is the scenario's order
+	scratch soccer.Truth
+}
+
+// soccerClient is one bot's client: measured as the lab's clients are
+// (frames, clock, ball, traffic), and beside that the other players and the
+// own kicks.
+type soccerClient struct {
+	match  *soccerMatch
+	c      *client
+	bot    *match.Bot
+	clock  *soccerClock
+	ball   soccerBallView
+	others othersRecord
+
+	self       int // own player slot, -1 until the welcome
+	kickInputs []kickInput
+	seq        uint8
+	hasSeq     bool
+}
+
+// kickInput is an input of the client that asked its player to kick.
+type kickInput struct {
+	frame int           // index of the frame it was decided at (and sent after)
+	t     time.Duration // true time of that frame
+}
+
+func (s Scenario) validateSoccer() error {
+	if n := soccer.DefaultRules().MaxPlayers; len(s.Clients) > n {
+		return scenarioErr("%d clients, want at most %d for game soccer (each client plays one player)", len(s.Clients), n)
+	}
+	for i, c := range s.Clients {
+		if c.Clock != ClockTether {
+			return scenarioErr("clients[%d].clock = %q, want tether for game soccer: its clients draw the match by the client package's own clock estimator", i, c.Clock)
+		}
+	}
+	return nil
+}
+
+// runSoccer runs the validated scenario s of game soccer.
+func runSoccer(s Scenario, opts Options) (*Report, error) {
+	m := &sim{
+		scen: s,
+		end:  time.Duration(s.DurationS * float64(time.Second)),
+		tick: time.Second / time.Duration(s.TickHz),
+		opts: opts,
+	}
+	sm := &soccerMatch{sim: m, rules: soccer.DefaultRules()}
+	cfg := match.Config{
+		Seed: s.Seed, Bots: len(s.Clients), PairedLinks: true, Rules: sm.rules,
+		Server:  tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz},
+		FrameHz: s.FrameHz,
+		OnTick:  sm.onTick, OnFrame: sm.onFrame, OnSnapshot: sm.onSnapshot,
+	}
+	for _, spec := range s.Clients {
+		cfg.Links = append(cfg.Links, spec.Link)
+		sc := &soccerClient{match: sm, self: -1, c: &client{
+			sim: m, spec: spec,
+			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
+		}}
+		sm.clients = append(sm.clients, sc)
+		m.clients = append(m.clients, sc.c)
+	}
+	v, err := match.NewVirtual(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("tether/lab: soccer match: %w", err)
+	}
+	sm.v = v
+	v.Truth(&sm.scratch)
+	sm.truth = newSoccerTruth(sm.rules, s.TickHz, len(s.Clients), &sm.scratch)
+	for i, b := range v.Bots() {
+		sc := sm.clients[i]
+		sc.bot = b
+		sc.c.link = b.NetLink()
+		sc.clock = &soccerClock{est: b.Client().Clock()}
+		sc.c.clock = sc.clock
+		sc.ball = newSoccerBallView(sc.c.spec.Ball, sc)
+		sc.others = newOthersRecord(sc, len(s.Clients))
+	}
+	step := m.end / 100
+	for t := step; t <= m.end; t += step {
+		v.RunUntil(t)
+		if opts.Progress != nil {
+			opts.Progress(float64(t) / float64(m.end))
+		}
+	}
+	v.RunUntil(m.end)
+	for _, sc := range sm.clients {
+		sc.others.process(m.end + time.Hour)
+		sc.traffic()
+	}
+	if opts.Trace != nil {
+		m.trace(opts.Trace, &sm.truth.ball)
+	}
+	return sm.report(), nil
+}
+
+// now returns the true time, which is the server's clock.
+func (sm *soccerMatch) now() time.Duration { return sm.v.Sched.Now() }
+
+func (sm *soccerMatch) onTick(t *soccer.Truth) {
+	sm.truth.onTick(t, sm.v.Game().Stats())
+	for _, sc := range sm.clients {
+		sc.others.process(t.Time)
+	}
+}
+
+func (sm *soccerMatch) onSnapshot(b *match.Bot, local time.Duration, s *tclient.Snapshot) {
+	sc := sm.clients[b.Index]
+	if arrival, ok := b.Client().Clock().Now(local); ok {
+		sc.ball.snapshot(s, arrival)
+	} // else no clock yet: nothing to place the states on
+}
+
+// onFrame measures a frame of bot b: what it draws now, before the input it
+// decided from that frame is sent.
+func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
+	sc := sm.clients[b.Index]
+	now := sm.now()
+	if f.HasSelf {
+		sc.self = int(f.Self - soccer.FirstPlayerID)
+	}
+	fr := frame{t: now, est: f.Server, ready: f.Ready, bound: -1}
+	if f.Ready {
+		fr.bound = f.Bound
+		fr.ball = sc.ball.render(f)
+		sc.others.frame(len(sc.c.frames), now, f)
+	}
+	sc.clock.observe(now)
+	sc.c.frames = append(sc.c.frames, fr)
+	sc.input(b.Input(), f)
+}
+
+// input takes the input decided at frame f, which the client sends now.
+func (sc *soccerClient) input(in soccer.Input, f *tclient.Frame) {
+	sc.ball.input(in, f)
+	if !sc.hasSeq {
+		sc.seq, sc.hasSeq = in.ActionSeq, true // the server takes the first as the start
+		return
+	}
+	if in.ActionSeq == sc.seq {
+		return
+	}
+	sc.seq = in.ActionSeq
+	if in.Action == soccer.ActionPass || in.Action == soccer.ActionShot {
+		sc.kickInputs = append(sc.kickInputs, kickInput{frame: len(sc.c.frames) - 1, t: sc.c.frames[len(sc.c.frames)-1].t})
+	}
+}
+
+// traffic takes the bytes sent both ways from the client's and the server's
+// counters, with the headers of their datagrams.
+func (sc *soccerClient) traffic() {
+	cs := sc.bot.Client().Stats()
+	sc.c.upBytes = int64(cs.BytesOut + cs.PacketsOut*headerBytes)
+	if ss, ok := sc.match.v.Server().ClientStats(sc.bot.Slot); ok {
+		sc.c.downBytes = int64(ss.BytesOut + ss.PacketsOut*headerBytes)
+	}
+}
+
+func (sm *soccerMatch) report() *Report {
+	m := sm.sim
+	tr := &sm.truth.ball
+	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
+	for _, sc := range sm.clients {
+		c := sc.c
+		res := Result{
+			Client:      c.spec.Name,
+			ClockMethod: c.spec.Clock,
+			BallMethod:  c.spec.Ball,
+			Clock:       c.clockMetrics(),
+			Ball:        c.ballMetrics(tr),
+			Net:         c.netMetrics(),
+		}
+		if rc, ok := sc.ball.(interface{ resimTicks() (uint64, bool) }); ok {
+			if n, ok := rc.resimTicks(); ok {
+				perS := round(float64(n) / m.end.Seconds())
+				res.Ball.ResimTicks = &perS
+			}
+		}
+		sc.kickMetrics(&res.Ball)
+		om := sc.others.metrics()
+		res.Others = &om
+		r.Results = append(r.Results, res)
+	}
+	return r
+}
+
+// soccerClock is a soccer client's clock: the client package's estimator,
+// read where the client reads it. Its first reply is taken at the first
+// frame after the estimator had a sample.
+type soccerClock struct {
+	est   *clock.Estimator
+	first time.Duration
+	got   bool
+}
+
+func (*soccerClock) start() {}
+
+func (k *soccerClock) estimate(local time.Duration) (time.Duration, bool) { return k.est.Now(local) }
+
+func (k *soccerClock) bound(local time.Duration) (time.Duration, bool) {
+	return k.est.Bound(local), k.est.Ready()
+}
+
+func (k *soccerClock) firstReply() (time.Duration, bool) { return k.first, k.got }
+
+func (k *soccerClock) observe(now time.Duration) {
+	if !k.got && k.est.Stats().Samples > 0 {
+		k.got, k.first = true, now
+	}
+}
+
+// kickVisibleM is the change of the drawn ball's motion over one frame,
+// metres, that shows a kick: 2 cm at 60 Hz is a change of speed of 1.2 m/s,
+// less than the weakest pass changes a carried ball's.
+const kickVisibleM = 0.02
+
+// kickWindow is how long after a kick input the lab looks for the server's
+// kick and for the drawn ball to show it.
+const kickWindow = time.Second
+
+// kickMetrics fills the own kick figures of bm: for every input after the
+// warm-up that asked the client's player to kick and that the server applied
+// (a kick by that player within kickWindow), the frames drawn after the
+// input's frame before the drawn ball shows the kick (its motion over a
+// frame changes by more than kickVisibleM from the input's frame); and, for
+// a method that predicts the kick, how far its ball moved when the server's
+// states showed the kick, and how much later than the prediction the server
+// kicked.
+func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
+	tr := sc.match.truth
+	used := make([]bool, len(tr.kicks))
+	serverKick := func(at time.Duration) (truthKick, bool) {
+		for i, k := range tr.kicks {
+			if !used[i] && k.slot == sc.self && k.at >= at && k.at <= at+kickWindow {
+				used[i] = true
+				return k, true
+			}
+		}
+		return truthKick{}, false
+	}
+	frames := sc.c.frames
+	var visible []float64
+	n := 0
+	for _, in := range sc.kickInputs {
+		if in.t < warmUp {
+			continue
+		}
+		if _, ok := serverKick(in.t); !ok {
+			continue
+		}
+		n++
+		i0 := in.frame
+		if i0 < 1 || !frames[i0].ball.ok || !frames[i0-1].ball.ok {
+			continue
+		}
+		ref := frames[i0].ball.pos.Sub(frames[i0-1].ball.pos)
+		for i := i0 + 1; i < len(frames) && frames[i].t <= in.t+kickWindow; i++ {
+			if !frames[i].ball.ok || !frames[i-1].ball.ok {
+				continue
+			}
+			if frames[i].ball.pos.Sub(frames[i-1].ball.pos).Sub(ref).Len() > kickVisibleM {
+				visible = append(visible, float64(i-i0-1))
+				break
+			}
+		}
+	}
+	bm.Kicks = &n
+	if len(visible) > 0 {
+		st := summarise(visible)
+		bm.KickVisibleFrames = &st
+	}
+	rb, ok := sc.ball.(*soccerResimBall)
+	if !ok {
+		return
+	}
+	clear(used)
+	var corr, lag, origin []float64
+	predicted := 0
+	for _, k := range rb.kicks {
+		if k.at < warmUp {
+			continue
+		}
+		predicted++
+		sk, ok := serverKick(k.at)
+		if !ok || !k.confirmed {
+			continue
+		}
+		corr = append(corr, k.correction)
+		lag = append(lag, durMs(sk.at-k.at))
+		origin = append(origin, k.from.Dist(tr.ball.pts[int(k.at/tr.tick)].state.Pos))
+	}
+	bm.KicksPredicted = &predicted
+	if len(corr) > 0 {
+		c, l, o := summarise(corr), summarise(lag), summarise(origin)
+		bm.KickCorrectionM, bm.KickLagMs, bm.KickOriginM = &c, &l, &o
+	}
+}
+
+// othersRecord measures how a client draws the other players. A frame's
+// samples wait until the server's truth reaches the frame's time.
+type othersRecord struct {
+	sc      *soccerClient
+	pending []otherSample
+	last    []lastDrawn // by player slot
+	present []float64
+	pops    int
+	samples int
+}
+
+// otherSample is another player as one frame drew it.
+type otherSample struct {
+	frame int
+	t     time.Duration // true time of the frame
+	slot  int
+	pos   geom.Vec3
+	rt    time.Duration // its render time
+	cut   bool
+}
+
+type lastDrawn struct {
+	frame    int
+	pos, at  geom.Vec3 // drawn, and true at the render time
+	rt       time.Duration
+	measured bool
+}
+
+func newOthersRecord(sc *soccerClient, players int) othersRecord {
+	return othersRecord{sc: sc, last: make([]lastDrawn, players)}
+}
+
+// frame queues the other players drawn in frame f, the client's frame i at
+// true time now.
+func (o *othersRecord) frame(i int, now time.Duration, f *tclient.Frame) {
+	for j := range f.Entities {
+		e := &f.Entities[j]
+		slot := int(e.ID - soccer.FirstPlayerID)
+		if e.Kind != soccer.KindPlayer || f.HasSelf && e.ID == f.Self || slot < 0 || slot >= len(o.last) {
+			continue
+		}
+		o.pending = append(o.pending, otherSample{frame: i, t: now, slot: slot, pos: e.Pos, rt: e.RenderTime, cut: e.Cut})
+	}
+}
+
+// process measures the queued samples of frames up to true time upTo.
+func (o *othersRecord) process(upTo time.Duration) {
+	tr := o.sc.match.truth
+	c := o.sc.c
+	n := 0
+	for ; n < len(o.pending) && o.pending[n].t <= upTo; n++ {
+		s := &o.pending[n]
+		now, okNow := tr.player(s.slot, s.t)
+		at, okAt := tr.player(s.slot, s.rt)
+		l := &o.last[s.slot]
+		if s.t >= warmUp && okNow && !tr.playerTeleported(s.slot, s.t, s.t, teleportSpan) {
+			o.samples++
+			o.present = append(o.present, geom.V(s.pos.X-now.X, 0, s.pos.Z-now.Z).Len())
+			if l.measured && l.frame == s.frame-1 && okAt && !s.cut && !c.inBlackout(s.t) && !c.inBlackout(s.rt) &&
+				!tr.playerTeleported(s.slot, l.rt, s.rt, 0) && s.pos.Sub(l.pos).Sub(at.Sub(l.at)).Len() > popThreshold {
+				o.pops++
+			}
+		}
+		*l = lastDrawn{frame: s.frame, pos: s.pos, at: at, rt: s.rt, measured: okAt}
+	}
+	o.pending = append(o.pending[:0], o.pending[n:]...)
+}
+
+func (o *othersRecord) metrics() OthersMetrics {
+	return OthersMetrics{PresentM: summarise(o.present), Pops: o.pops, Samples: o.samples}
+}

@@ -1,0 +1,143 @@
+package lab
+
+import (
+	"time"
+
+	tclient "github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/wire"
+)
+
+// soccerBallView is a soccer client's way of showing the ball. The client
+// package draws the match its own way (the tether method); the other methods
+// are fed the snapshots the client decodes and draw at the client's clock.
+type soccerBallView interface {
+	// snapshot takes a snapshot the client decoded; arrival is the client's
+	// estimate of server time when it arrived.
+	snapshot(s *tclient.Snapshot, arrival time.Duration)
+	// render returns the ball drawn at frame f, whose clock is ready.
+	render(f *tclient.Frame) ballFrame
+	// input takes the input the client sends after frame f (the bot's
+	// decision from it), as the server will decode it.
+	input(in soccer.Input, f *tclient.Frame)
+}
+
+// newSoccerBallView returns the ball method named method for soccer client sc.
+func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
+	m := sc.match
+	tickHz := m.sim.scen.TickHz
+	switch method {
+	case BallSeed:
+		return &snapshotBall{view: &seedBall{}}
+	case BallVelocity, BallPredictive:
+		return &snapshotBall{view: newReplicatedBall(method, tickHz)}
+	case BallResim:
+		return newSoccerResimBall(m.rules, tickHz, len(m.sim.scen.Clients))
+	case BallOracle:
+		down := sc.c.spec.Link.Down
+		delayMs := down.LatencyMs + meanJitterMs(down.Jitter)
+		return &soccerOracle{
+			world: newSoccerWorld(m.rules, tickHz, len(m.sim.scen.Clients)),
+			truth: m.truth,
+			now:   m.now,
+			delay: time.Duration(delayMs * float64(time.Millisecond)),
+		}
+	}
+	return frameBall{}
+}
+
+// frameBall is the tether method: the ball the client package draws, with the
+// timeline's interpolation and, in possession, at its possessor's drawn place.
+type frameBall struct{}
+
+func (frameBall) snapshot(*tclient.Snapshot, time.Duration) {}
+func (frameBall) input(soccer.Input, *tclient.Frame)        {}
+
+func (frameBall) render(f *tclient.Frame) ballFrame {
+	e := f.Find(soccer.BallID)
+	if e == nil {
+		return ballFrame{}
+	}
+	return ballFrame{ok: true, pos: e.Pos, rot: e.Rot, renderTime: e.RenderTime,
+		extrapolated: e.Extrapolated, frozen: e.Frozen, cut: e.Cut}
+}
+
+// snapshotBall feeds a ball drill method (seed, velocity, predictive) the
+// ball's states from the snapshots, each a change of the ball's generation
+// marked as a cut, and draws it at the client's clock.
+type snapshotBall struct {
+	view   ballView
+	gen    uint8
+	newest time.Duration
+	known  bool
+}
+
+func (b *snapshotBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
+	for i := range s.Entities {
+		e := &s.Entities[i]
+		if e.Kind != soccer.KindBall {
+			continue
+		}
+		st := e.State
+		cut := false
+		if !b.known || st.Time > b.newest {
+			cut = b.known && e.Gen != b.gen
+			b.gen, b.newest, b.known = e.Gen, st.Time, true
+		}
+		b.view.receive(wire.Body{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: st.Rot, AngVel: st.AngVel, Knot: st.Knot, Cut: cut}, arrival)
+	}
+}
+
+func (b *snapshotBall) render(f *tclient.Frame) ballFrame { return b.view.render(f.Server) }
+
+func (*snapshotBall) input(soccer.Input, *tclient.Frame) {}
+
+func (b *snapshotBall) resimTicks() (uint64, bool) {
+	if rb, ok := b.view.(*replicatedBall); ok {
+		return rb.resimTicks()
+	}
+	return 0, false
+}
+
+// soccerOracle is the oracle of the soccer game, a reference and not a
+// method: at each frame it takes the server's exact match from one mean
+// one-way delay ago (down base latency plus mean jitter) and steps it to now
+// in a copy of the world (soccerWorld), knowing nothing of later inputs:
+// players run on as they ran, the ball rolls or is carried. It reads the true
+// time, so no clock error touches it.
+type soccerOracle struct {
+	world *soccerWorld
+	truth *soccerTruth
+	now   func() time.Duration
+	delay time.Duration
+}
+
+func (*soccerOracle) snapshot(*tclient.Snapshot, time.Duration) {}
+func (*soccerOracle) input(soccer.Input, *tclient.Frame)        {}
+
+func (o *soccerOracle) render(*tclient.Frame) ballFrame {
+	now := o.now()
+	tick := o.truth.tick
+	k := min(int(max(0, now-o.delay)/tick), len(o.truth.ticks)-1)
+	o.truth.restore(o.world, k)
+	// Step to the ticks on either side of now, then draw between them.
+	var a physics.BodyState
+	b := o.world.w.Body(o.world.ball)
+	t := time.Duration(k) * tick
+	stepped := false
+	for t < now {
+		a = b
+		t += tick
+		o.world.step(t)
+		b = o.world.w.Body(o.world.ball)
+		stepped = true
+	}
+	if t == now || !stepped {
+		return ballFrame{ok: true, pos: b.Pos, rot: b.Rot, renderTime: now}
+	}
+	u := 1 - float64(t-now)/float64(tick)
+	pos, _ := geom.Hermite(a.Pos, a.Vel, b.Pos, b.Vel, tick.Seconds(), u)
+	return ballFrame{ok: true, pos: pos, rot: geom.Slerp(a.Rot, b.Rot, u), renderTime: now}
+}

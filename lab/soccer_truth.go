@@ -1,0 +1,230 @@
+package lab
+
+import (
+	"math"
+	"time"
+
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
+)
+
+// soccerTruth is the server's match after every tick, as the lab measures the
+// clients against it: the ball's trajectory (a truth, from which the ball
+// metrics read), who had the ball, the players, and the kicks.
+//
+// The trajectory between two ticks is recovered as exactly as the server's
+// Truth allows. Where the ball flew free over the tick, a private world with
+// the pitch and the ball alone steps it from the earlier tick: when that
+// lands on the later tick's position, as it does unless a player got in the
+// way, its velocity on arrival and any bounce inside the step are the
+// server's (a kick at the later tick changes only the velocity leaving it).
+// Where a player got in the way, the ball follows the earlier tick's flight
+// up to where the two ticks' flights pass closest and the later tick's after
+// it. A carried ball moves on the cubic through both ticks' positions and
+// motions. A ball that moved more than teleportM in a tick was put there (a
+// kickoff or a restart): it stays on the earlier tick's motion until then.
+type soccerTruth struct {
+	rules soccer.Rules
+	tick  time.Duration
+	np    int // player slots
+
+	ball    truth
+	ticks   []soccerTick
+	players []playerTruth     // players[n*np + slot] at tick n
+	pcuts   [][]time.Duration // by slot: when the player was teleported
+	kicks   []truthKick       // in order of time
+	// releases are the moments a player lost the ball, after which it may
+	// not win it back for a while (Rules.KickNoTouch, TackledNoTouch).
+	releases []release
+
+	world *physics.World // the pitch and the ball alone
+	wball physics.BodyID
+	stats soccer.GameStats // the server's counters after the previous tick
+}
+
+// soccerTick is the match at one tick beside the ball's and players' states.
+type soccerTick struct {
+	possessor  int // player slot, -1 when free
+	carryFrom  geom.Vec3
+	carrySince time.Duration
+	paused     bool
+}
+
+type playerTruth struct {
+	st soccer.PlayerState
+	ok bool // the slot is in play
+}
+
+// truthKick is a kick the server applied.
+type truthKick struct {
+	at   time.Duration // server time of the tick it was applied at
+	slot int           // the kicker
+	// dv is the change of the ball's velocity the kick made, m/s: a client
+	// that kicked lag earlier than the server sees its ball about dv × lag
+	// from the server's.
+	dv float64
+}
+
+type release struct {
+	at, until time.Duration
+	slot      int
+}
+
+func newSoccerTruth(rules soccer.Rules, tickHz, players int, start *soccer.Truth) *soccerTruth {
+	tick := time.Second / time.Duration(tickHz)
+	w, ball := newBallWorld(tickHz)
+	st := &soccerTruth{rules: rules, tick: tick, np: players, world: w, wball: ball,
+		ball: truth{tick: tick, g: geom.V(0, -gravity, 0)}, pcuts: make([][]time.Duration, players)}
+	st.ball.pts = append(st.ball.pts, truthPoint{state: start.Ball, velIn: start.Ball.Vel})
+	st.record(start)
+	return st
+}
+
+// onTick records the server's state after a tick, with its counters then.
+func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
+	n := len(st.ball.pts)
+	a := &st.ball.pts[n-1]
+	prev := st.ticks[n-1]
+	pt := truthPoint{state: t.Ball, velIn: t.Ball.Vel}
+	h := st.tick.Seconds()
+	switch {
+	case t.Ball.Pos.Dist(a.state.Pos) > teleportM:
+		pt.cut = true
+	case prev.possessor >= 0:
+		// Carried over the step (and perhaps kicked or poked at its end).
+		pt.velIn = t.Ball.Pos.Sub(a.state.Pos).Scale(1 / h)
+	default:
+		st.world.SetBody(st.wball, a.state)
+		st.world.Step()
+		s := st.world.Body(st.wball)
+		if s.Pos.Dist(t.Ball.Pos) < 1e-9 {
+			pt.velIn = s.Vel
+			for _, c := range st.world.Contacts() {
+				if c.Body == st.wball && c.Speed > contactKnotSpeed {
+					pt.bounce, pt.contactAt = true, t.Time-st.tick+c.At
+					break
+				}
+			}
+			break
+		}
+		// A player got in the way: the flights from both ticks differ by
+		// d(τ) = (a - b) + v_a·τ - v_b·(τ - h), their gravity terms
+		// cancelling; the contact is where |d| is least.
+		d0 := a.state.Pos.Sub(t.Ball.Pos).AddScaled(t.Ball.Vel, h)
+		dv := a.state.Vel.Sub(t.Ball.Vel)
+		tc := h / 2
+		if l := dv.Len2(); l > 0 {
+			tc = math.Max(0, math.Min(h, -d0.Dot(dv)/l))
+		}
+		pt.bounce, pt.contactAt = true, t.Time-st.tick+time.Duration(tc*float64(time.Second))
+	}
+	st.ball.pts = append(st.ball.pts, pt)
+	if pt.cut {
+		st.ball.cuts = append(st.ball.cuts, t.Time)
+	}
+	st.record(t)
+	cur := st.ticks[len(st.ticks)-1]
+	if stats.Kicks > st.stats.Kicks && prev.possessor >= 0 {
+		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor, dv: t.Ball.Vel.Dist(pt.velIn)})
+		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.KickNoTouch, slot: prev.possessor})
+	} else if stats.TacklesWon > st.stats.TacklesWon && prev.possessor >= 0 && cur.possessor != prev.possessor {
+		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.TackledNoTouch, slot: prev.possessor})
+	}
+	st.stats = stats
+}
+
+// record appends the possession and the players of t.
+func (st *soccerTruth) record(t *soccer.Truth) {
+	k := soccerTick{possessor: -1, paused: t.Paused}
+	if t.Possessor != soccer.NoPlayer {
+		k.possessor = int(t.Possessor - soccer.FirstPlayerID)
+	}
+	base := len(st.players)
+	st.players = append(st.players, make([]playerTruth, st.np)...)
+	for _, p := range t.Players {
+		if slot := int(p.ID - soccer.FirstPlayerID); slot >= 0 && slot < st.np {
+			st.players[base+slot] = playerTruth{st: p.PlayerState, ok: true}
+			if base > 0 {
+				if was := st.players[base-st.np+slot]; was.ok && was.st.Pos.Dist(p.Pos) > teleportM {
+					st.pcuts[slot] = append(st.pcuts[slot], t.Time)
+				}
+			}
+		}
+	}
+	if n := len(st.ticks); k.possessor >= 0 && k.possessor < st.np {
+		if n > 0 && st.ticks[n-1].possessor == k.possessor {
+			k.carryFrom, k.carrySince = st.ticks[n-1].carryFrom, st.ticks[n-1].carrySince
+		} else if p := st.players[base+k.possessor]; p.ok {
+			// Won at this tick: the ball is still where the touch found it.
+			k.carryFrom = yawRot(p.st.Yaw).Conj().Rotate(t.Ball.Pos.Sub(p.st.Pos))
+			k.carrySince = t.Time
+		}
+	} else {
+		k.possessor = -1
+	}
+	st.ticks = append(st.ticks, k)
+}
+
+// player returns the true position of player slot at server time t, and
+// whether it was in play: between ticks on the straight line joining them,
+// except across a teleport (a kickoff), before which it stood where it was.
+func (st *soccerTruth) player(slot int, t time.Duration) (geom.Vec3, bool) {
+	n := len(st.ticks)
+	if t <= 0 {
+		p := st.players[slot]
+		return p.st.Pos, p.ok
+	}
+	k := int((t + st.tick - 1) / st.tick)
+	if k >= n {
+		p := st.players[(n-1)*st.np+slot]
+		return p.st.Pos, p.ok
+	}
+	a, b := st.players[(k-1)*st.np+slot], st.players[k*st.np+slot]
+	switch {
+	case !a.ok || t == time.Duration(k)*st.tick:
+		return b.st.Pos, b.ok
+	case !b.ok || b.st.Pos.Dist(a.st.Pos) > teleportM:
+		return a.st.Pos, true
+	}
+	u := float64(t-time.Duration(k-1)*st.tick) / float64(st.tick)
+	return a.st.Pos.Lerp(b.st.Pos, u), true
+}
+
+// playerTeleported reports whether player slot was teleported after server
+// time t0 and up to t1, or at most span before t1.
+func (st *soccerTruth) playerTeleported(slot int, t0, t1, span time.Duration) bool {
+	for _, c := range st.pcuts[slot] {
+		if c > t0 && c <= t1 || c <= t1 && t1-c < span {
+			return true
+		}
+	}
+	return false
+}
+
+// restore sets w to the server's state at tick k: the ball, the players at
+// their running velocity, facing as they did and not turning (what the
+// server does next is unknown), who has the ball, and who may not win it.
+func (st *soccerTruth) restore(w *soccerWorld, k int) {
+	w.w.SetBody(w.ball, st.ball.pts[k].state)
+	tk := st.ticks[k]
+	now := time.Duration(k) * st.tick
+	w.ex.possessor, w.ex.carryFrom, w.ex.carrySince, w.ex.paused = tk.possessor, tk.carryFrom, tk.carrySince, tk.paused
+	for i := range w.ex.players {
+		p := st.players[k*st.np+i]
+		w.ex.players[i] = playerExtras{active: p.ok, yaw: p.st.Yaw}
+		if p.ok {
+			w.w.SetBody(w.caps[i], physics.BodyState{Pos: p.st.Pos, Vel: p.st.Vel})
+		} else {
+			w.w.SetBody(w.caps[i], physics.BodyState{Pos: parkedAt(i)})
+		}
+	}
+	for _, r := range st.releases {
+		if r.at > now {
+			break
+		}
+		if p := &w.ex.players[r.slot]; r.until > p.noTouchUntil {
+			p.noTouchUntil = r.until
+		}
+	}
+}
