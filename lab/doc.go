@@ -51,6 +51,56 @@
 // or an object in which a missing field means "none" (see netsim.LinkConfig).
 // Unknown fields and out-of-range values are errors that name the field.
 //
+// # The soccer game
+//
+// With "game": "soccer" a run is the whole match of package
+// game/soccer/match in virtual time: the authoritative server (package
+// server running soccer.Game) and one bot per client of the scenario, each a
+// client of package client playing one player through that client's link;
+// the links are seeded alike. The built-in presets stay ball drills; a soccer
+// run is a scenario file, such as testdata/soccer.json (every ball method on
+// the broadband link):
+//
+//	tether lab -scenario-file lab/testdata/soccer.json
+//
+// Each client is measured as in the drill, with what its client shows:
+//
+//   - clock: the client package's own estimator, the only clock a soccer
+//     client draws by; a soccer scenario asking for another is an error
+//     naming the client's clock field.
+//   - ball "tether": the ball the client package draws (its timeline, and a
+//     ball in possession at its possessor's drawn place). "seed", "velocity"
+//     and "predictive" are fed the ball's states from the snapshots the
+//     client decodes (a change of the ball's generation is a cut). "resim"
+//     re-simulates the whole match world — the ball and every player — and
+//     predicts the own player's kicks: the kick is put into its history at
+//     the tick of the frame that sent it, as Game.kick would apply it, so
+//     the ball leaves the foot at the next frame; until the server's states
+//     show the kick, those showing the ball still at the own player's feet
+//     are set aside. "oracle" steps the server's exact match from one mean
+//     one-way delay ago with the players running on as they ran. The ball
+//     method changes what is measured, not the match: every bot plays from
+//     the client package's frames.
+//   - others: the other players as the client package draws them.
+//   - net: every payload the client sent and the server sent it, plus the
+//     28 bytes of IPv4 and UDP headers each; the connection handshake is
+//     left out. The clock's pings and pongs share datagrams with inputs and
+//     snapshots, so its own traffic is not told apart (reported as 0).
+//
+// The server's truth comes from its state after every tick; between ticks
+// the ball is stepped by the same physics where it flew free. The half second
+// after a teleport (a kickoff, a ball put back on the pitch) is left out of
+// the error statistics, for the ball and for each player, as blackouts are.
+// Besides the drill's metrics, a soccer result has others.* (the other
+// players' present error and pops) and the own kicks: ball.kicks,
+// ball.kick_visible_frames (frames from a kick input to the drawn ball
+// showing it) and, for resim, how far its ball moved when the server's states
+// showed the kick (kick_correction_m), how much later the server kicked
+// (kick_lag_ms) and how far from the server's ball it kicked
+// (kick_origin_m). The server applies an input when it arrives, about half a
+// round trip after the client showed the kick, so the correction is about the
+// kick's change of velocity times that lag.
+//
 // # Metrics
 //
 // Statistics (mean, p50, p99, max, rms) and counts are taken over the frames

@@ -12,29 +12,6 @@ import (
 	tserver "github.com/tether-net/tether/server"
 )
 
-// The soccer game runs the whole match of package game/soccer/match in
-// virtual time: the authoritative server (package server with soccer.Game)
-// and one bot per client of the scenario, each a client of package client
-// playing through its own link, all links seeded alike (match's
-// PairedLinks). Each client is measured as in the ball drill, with what its
-// client package shows:
-//
-//   - clock: the client package's estimator, the only clock a soccer client
-//     has (a scenario asking for another is an error naming the field).
-//   - ball: "tether" is the ball the client package draws (its timeline,
-//     and in possession at its possessor's drawn place); "seed", "velocity"
-//     and "predictive" are fed the ball's states from the snapshots the
-//     client decodes; "resim" re-simulates the whole match world and
-//     predicts the own player's kicks (soccerResimBall); "oracle" steps the
-//     server's exact match from one mean one-way delay ago (soccerOracle).
-//     The ball methods change what is measured, not what the bot sees: every
-//     bot plays from the client package's frames.
-//   - others: the other players as the client package draws them.
-//   - net: every payload the client sent and the server sent it, plus the
-//     IPv4 and UDP headers; the connection handshake is left out. Clock
-//     pings and pongs share datagrams with inputs and snapshots, so the
-//     clock's own traffic is not told apart (reported as 0).
-
 // soccerMatch is one run of the soccer game.
 type soccerMatch struct {
 	sim     *sim
@@ -82,6 +59,15 @@ func (s Scenario) validateSoccer() error {
 
 // runSoccer runs the validated scenario s of game soccer.
 func runSoccer(s Scenario, opts Options) (*Report, error) {
+	sm, err := playSoccer(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return sm.report(), nil
+}
+
+// playSoccer plays the validated scenario s of game soccer to its end.
+func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	m := &sim{
 		scen: s,
 		end:  time.Duration(s.DurationS * float64(time.Second)),
@@ -135,7 +121,7 @@ func runSoccer(s Scenario, opts Options) (*Report, error) {
 	if opts.Trace != nil {
 		m.trace(opts.Trace, &sm.truth.ball)
 	}
-	return sm.report(), nil
+	return sm, nil
 }
 
 // now returns the true time, which is the server's clock.
