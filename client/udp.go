@@ -42,6 +42,7 @@ type UDP struct {
 	err   error
 
 	sendErrors uint64
+	meta       []byte // the frame's Meta, copied out of the core for OnFrame
 }
 
 // DialUDP connects core with token over conn (which the returned UDP then
@@ -106,6 +107,10 @@ func (u *UDP) run() {
 		local := u.cfg.Local()
 		u.mu.Lock()
 		f := u.core.Frame(local)
+		// Meta points into the core's snapshot history, which Receive
+		// rewrites on the transport's goroutine once the lock is released.
+		u.meta = append(u.meta[:0], f.Meta...)
+		f.Meta = u.meta
 		u.mu.Unlock()
 		var in []byte
 		if u.cfg.OnFrame != nil {

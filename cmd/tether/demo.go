@@ -180,6 +180,17 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		ran = duration.Seconds()
 	}
 	d.finalSample(end)
+	// Connections that ended on their own did so before the match is closed
+	// below; looking now, and not from the monitor, keeps the close itself
+	// from counting as a loss.
+	var lost []string
+	for i, b := range d.bots {
+		select {
+		case <-b.Driver().Done():
+			lost = append(lost, d.rec.clients[i].name)
+		default:
+		}
+	}
 	if hub != nil {
 		hub.Close() // ends the pages' connections and Inputs, so keys returns
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -191,10 +202,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if closeErr != nil {
 		fmt.Fprintf(stderr, "tether demo: stopping the match: %v\n", closeErr)
 	}
-	for i, lost := range d.lost {
-		if lost {
-			fmt.Fprintf(stderr, "tether demo: %s lost its connection before the end\n", d.rec.clients[i].name)
-		}
+	for _, name := range lost {
+		fmt.Fprintf(stderr, "tether demo: %s lost its connection before the end\n", name)
 	}
 	if interrupted && !*headless {
 		fmt.Fprintln(stdout, "tether demo: stopped")
@@ -223,7 +232,6 @@ type demo struct {
 	base     []netSample
 	last     []netSample
 	final    []netSample
-	lost     []bool // bots whose connection ended before the run did
 }
 
 // monitor takes the traffic counters at the warm-up and once a second, keeps
@@ -237,9 +245,6 @@ func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	srv := d.live.Server()
-	d.mu.Lock()
-	d.lost = make([]bool, len(d.bots))
-	d.mu.Unlock()
 	var f web.Frame
 	nextWin := srv.Now() + demoStatsWin
 	for {
@@ -253,13 +258,6 @@ func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
 		if d.base == nil && now >= demoWarmUp {
 			for _, b := range d.bots {
 				d.base = append(d.base, sampleNet(b, now))
-			}
-		}
-		for i, b := range d.bots {
-			select {
-			case <-b.Driver().Done():
-				d.lost[i] = true
-			default:
 			}
 		}
 		d.mu.Unlock()
