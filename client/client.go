@@ -60,6 +60,28 @@ type Game interface {
 	Timeline(kind uint8) timeline.Config
 }
 
+// Predictor is implemented by a Game that predicts the client's own entity
+// (package movement does the work for one): the entity is then drawn at the
+// present from the player's own inputs, not from its timeline, and the game
+// builds the input messages and takes the server's replies to them.
+type Predictor interface {
+	// Predict is called by Frame, once the clock is ready and the frame's
+	// entities are drawn from their timelines (the own entity included), with
+	// the estimated server time now and the data last given to SetInput (nil
+	// if none): it makes the frame's move and returns the own entity as
+	// predicted (Pos, Vel, Rot, and Cut when the prediction jumped on
+	// purpose), or ok false to leave it drawn from its timeline.
+	Predict(now time.Duration, input []byte, f *Frame) (e Entity, ok bool)
+	// AppendInput appends the game's bytes of the input message Update sends
+	// at estimated server time now. send false sends none this time;
+	// predicting false means the game does not predict (yet), and the data
+	// of SetInput is sent as it is.
+	AppendInput(dst []byte, now time.Duration) (b []byte, send, predicting bool)
+	// Reply takes a reply from the server to this client's inputs, received
+	// at estimated server time now.
+	Reply(b []byte, now time.Duration) error
+}
+
 // Config configures a Client. The zero value gives the defaults noted.
 type Config struct {
 	// Clock configures the server clock estimator; a zero ReadyWithin means
@@ -90,6 +112,7 @@ type Stats struct {
 	Unplaced             uint64 // snapshots dropped because the clock was not ready
 	Events               uint64 // events received
 	Inputs               uint64 // inputs sent
+	Replies              uint64 // replies to the inputs received (handed to a Predictor)
 	Pings                uint64 // clock pings sent
 	Malformed            uint64 // packets or messages dropped as malformed
 	Entities             int    // entities known now
@@ -189,6 +212,8 @@ type Client struct {
 	input    []byte
 	hasInput bool
 	inputSeq uint32
+	pred     Predictor // the game, if it predicts
+	pbuf     []byte
 
 	msg     []byte
 	out     []byte
@@ -227,14 +252,16 @@ func New(cfg Config, game Game) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: Reliable: %v", ErrConfig, err)
 	}
-	return &Client{
+	c := &Client{
 		cfg: cfg, game: game, clk: clk, ep: ep,
 		entities: map[uint32]*entity{},
 		events:   event.NewLog(cfg.EventLog),
 		early:    make([]byte, 0, reliable.MaxUnreliableSize),
 		msg:      make([]byte, 0, reliable.MaxUnreliableSize),
 		out:      make([]byte, 0, 4*reliable.MaxPacketSize),
-	}, nil
+	}
+	c.pred, _ = game.(Predictor)
+	return c, nil
 }
 
 // Clock returns the client's server clock estimator (read it, do not feed it).
@@ -299,6 +326,13 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 		case protocol.TagEvent:
 			c.stats.Events++
 			c.onEvent(local, m.Event)
+		case protocol.TagReply:
+			est, ok := c.clk.Now(local)
+			if c.pred == nil || !ok || c.pred.Reply(m.Body, est) != nil {
+				c.stats.Malformed++
+				continue
+			}
+			c.stats.Replies++
 		default:
 			c.stats.Malformed++
 		}
@@ -462,15 +496,23 @@ func (c *Client) Update(local time.Duration) {
 			c.stats.Pings++
 		}
 	}
-	if c.welcomed && c.hasInput {
+	data, send := c.input, c.hasInput
+	est, ready := c.clk.Now(local)
+	if c.pred != nil && ready {
+		b, ok, predicting := c.pred.AppendInput(c.pbuf[:0], est)
+		if predicting {
+			c.pbuf, data, send = b, b, ok
+		}
+	}
+	if c.welcomed && send {
 		c.inputSeq++
 		h := protocol.Input{Seq: c.inputSeq}
-		if est, ok := c.clk.Now(local); ok {
+		if ready {
 			h.Sent = est
 			h.View = est - c.frame.Delay
 		}
 		c.msg = protocol.AppendInput(c.msg[:0], h)
-		c.msg = append(c.msg, c.input...)
+		c.msg = append(c.msg, data...)
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.stats.Inputs++
 		}

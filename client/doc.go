@@ -36,6 +36,16 @@
 // is dropped. Until the clock is ready nothing is drawn; the newest snapshot
 // received before that is placed as soon as it is.
 //
+// # Prediction
+//
+// A Game that implements Predictor predicts the client's own entity: each
+// Frame hands it the input last set (SetInput) and the frame as drawn; it
+// makes the frame's move and the own entity is drawn where it says, at the
+// present, with Entity.Predicted set. Update then sends the game's packet of
+// moves instead of the raw input, and the server's replies to them (Reply
+// messages) go to the game. Until it starts predicting, the input is sent as
+// set and the entity drawn from its timeline. See package movement.
+//
 // # Units
 //
 // Positions are metres, velocities metres per second, rotations unit

@@ -23,6 +23,12 @@ type Entity struct {
 	Cut          bool          // first frame after a teleport: do not smooth into it
 	Extrapolated bool          // drawn past the newest state received (its parent's, if attached)
 	Frozen       bool          // held still for lack of data (its parent, if attached)
+	// Predicted is set on the client's own entity when the game predicts
+	// it (a Predictor): drawn at the present (RenderTime is the frame's
+	// Server time, Delay 0) from the player's own inputs, this frame's
+	// included. Entities attached to it stay drawn relative to where its
+	// timeline puts it, the server's picture of it, like everything else.
+	Predicted bool
 }
 
 // Frame is what to draw at one moment.
@@ -119,6 +125,19 @@ func (c *Client) Frame(local time.Duration) *Frame {
 	if len(f.Entities) > 0 {
 		f.RenderTime, f.Delay = f.Entities[0].RenderTime, f.Entities[0].Delay
 		f.Meta = c.metaAt(f.RenderTime)
+	}
+	if c.pred != nil && c.welcomed {
+		if self := f.find(c.welcome.Self); self != nil {
+			var in []byte
+			if c.hasInput {
+				in = c.input
+			}
+			if e, ok := c.pred.Predict(est, in, f); ok {
+				self.Pos, self.Vel, self.Rot = e.Pos, e.Vel, unitRot(e.Rot)
+				self.RenderTime, self.Delay, self.Parent = est, 0, NoParent
+				self.Cut, self.Extrapolated, self.Frozen, self.Predicted = e.Cut, false, false, true
+			}
+		}
 	}
 	return f
 }

@@ -17,7 +17,7 @@ type ClientConfig struct {
 	// again at least, so that that many consecutive lost packets lose no
 	// input; 0 means 3, negative means none. Range up to 16.
 	Redundancy int
-	// PacketMoves is the most moves one packet carries; 0 means 16. Range
+	// PacketMoves is the most moves one packet carries; 0 means 8. Range
 	// [1, MaxPacketMoves]. A packet carries every move not yet acknowledged
 	// while they fit, so that losses longer than Redundancy packets lose
 	// nothing either as long as the backlog fits; beyond that, the newest
@@ -61,7 +61,7 @@ func (c *ClientConfig) fill() error {
 		return configErr("Redundancy", c.Redundancy, "up to 16")
 	}
 	if c.PacketMoves == 0 {
-		c.PacketMoves = 16
+		c.PacketMoves = 8
 	}
 	if c.PacketMoves < 1 || c.PacketMoves > MaxPacketMoves {
 		return configErr("PacketMoves", c.PacketMoves, "1 to 64")
@@ -153,6 +153,7 @@ type Client[S, I any] struct {
 	progressAt time.Duration // when the server last acknowledged something (or the first send)
 	srtt       time.Duration // smoothed time from a move's first send to its acknowledgement
 	stalled    bool
+	goBack     bool // an acknowledgement showed the oldest move lost
 
 	off Offset
 	cut bool
@@ -247,7 +248,7 @@ func (c *Client[S, I]) wire(in I) I {
 		in = zero
 	}
 	c.scratch = c.g.AppendInput(c.scratch[:0], in)
-	var dec I
+	dec := in // what the encoding does not carry stays
 	if _, err := c.g.DecodeInput(&dec, c.scratch); err != nil {
 		return in
 	}
@@ -259,17 +260,21 @@ func (c *Client[S, I]) wire(in I) I {
 
 // AppendPacket appends to dst the packet to send at estimated server time now,
 // if one is due: the saved moves, oldest first, at most PacketMoves of them
-// (see ClientConfig.PacketMoves), and the predicted position after the last. None is due within 3/4 SendInterval of the previous one, nor when
-// there is nothing new to send. When the server has acknowledged nothing for
-// a while (twice the usual time to an acknowledgement, plus 50 ms, at least
-// 150 ms) although every saved move was sent, the client sends them all again.
+// (see ClientConfig.PacketMoves), and the predicted position after the last.
+// None is due within 3/4 SendInterval of the previous one, nor when there is
+// nothing to send. When the server has acknowledged nothing for a while
+// (twice the usual time to an acknowledgement, plus 50 ms, at least 150 ms),
+// or acknowledged the moves before one sent longer ago than the usual time
+// to an acknowledgement plus 50 ms, the client sends again from the oldest
+// move not acknowledged.
 func (c *Client[S, I]) AppendPacket(dst []byte, now time.Duration) ([]byte, bool) {
 	if c.n == 0 || (c.sentAny && now-c.lastSend < c.cfg.SendInterval*3/4) {
 		return dst, false
 	}
 	full := c.cfg.Redundancy + 1
 	lo := 0
-	if c.sentAny && c.at(0).sent && now-c.progressAt > max(150*time.Millisecond, 2*c.srtt+50*time.Millisecond) {
+	if c.sentAny && c.at(0).sent && (c.goBack || now-c.progressAt > max(150*time.Millisecond, 2*c.srtt+50*time.Millisecond)) {
+		c.goBack = false
 		// Nothing acknowledged for a while: what was sent may be lost. Send
 		// the oldest moves until the server acknowledges them, and count
 		// the rest as not sent, so that they follow in order.
@@ -338,6 +343,12 @@ func (c *Client[S, I]) HandleReply(b []byte, now time.Duration) error {
 			c.acked = r.Seq
 			c.progressAt = now
 			c.stats.Acks++
+		}
+		// The server has applied up to r.Seq; a move sent well over a round
+		// trip ago and not among them was lost on the way (the server holds
+		// the later ones for a while): send again from it.
+		if c.n > 0 && c.at(0).sent && now-c.at(0).sentAt > c.srtt+50*time.Millisecond {
+			c.goBack = true
 		}
 		return nil
 	}

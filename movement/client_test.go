@@ -126,26 +126,31 @@ func TestLongFrames(t *testing.T) {
 }
 
 // TestRedundancy: up to Redundancy consecutive lost packets lose no input,
-// even when each packet may carry only the moves owed (PacketMoves small);
-// random loss of 10 % loses none with the defaults; a longer run of losses
-// loses moves only with the minimal packing.
+// even when each packet may carry only the moves owed (PacketMoves small) and
+// the server does not wait for late moves; random loss of 10 % and 30 %
+// loses none with the defaults; a longer run of losses loses moves only with
+// the minimal packing, and not even then when the server waits for the
+// client to send the missing moves again.
 func TestRedundancy(t *testing.T) {
+	noWait := ServerConfig{GapWait: -1}
 	for _, tc := range []struct {
 		name    string
 		cfg     ClientConfig
+		srv     ServerConfig
 		drop    func(int) bool
 		maxLost uint64
 		minLost uint64
 	}{
-		{"three in a row", ClientConfig{PacketMoves: 1}, lossIn(10, 11, 12, 30, 31, 32, 50, 52, 53, 54, 70, 72, 74), 0, 0},
-		{"three in a row, packed", ClientConfig{}, lossIn(10, 11, 12, 30, 31, 32, 50, 52, 53, 54), 0, 0},
-		{"four in a row, minimal", ClientConfig{PacketMoves: 1}, lossIn(20, 21, 22, 23), 1, 1},
-		{"four in a row, packed", ClientConfig{}, lossIn(20, 21, 22, 23), 0, 0},
-		{"random 10 %", ClientConfig{}, randomLoss(0.1, 7), 0, 0},
-		{"random 30 %", ClientConfig{}, randomLoss(0.3, 8), 0, 0},
+		{"three in a row", ClientConfig{PacketMoves: 1}, noWait, lossIn(10, 11, 12, 30, 31, 32, 50, 52, 53, 54, 70, 72, 74), 0, 0},
+		{"three in a row, packed", ClientConfig{}, noWait, lossIn(10, 11, 12, 30, 31, 32, 50, 52, 53, 54), 0, 0},
+		{"four in a row, minimal", ClientConfig{PacketMoves: 1}, noWait, lossIn(20, 21, 22, 23), 1, 1},
+		{"four in a row, minimal, server waits", ClientConfig{PacketMoves: 1}, ServerConfig{}, lossIn(20, 21, 22, 23), 0, 0},
+		{"four in a row, packed", ClientConfig{}, noWait, lossIn(20, 21, 22, 23), 0, 0},
+		{"random 10 %", ClientConfig{}, ServerConfig{}, randomLoss(0.1, 7), 0, 0},
+		{"random 30 %", ClientConfig{}, ServerConfig{}, randomLoss(0.3, 8), 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newPipe(tc.cfg, ServerConfig{}, 40*time.Millisecond)
+			p := newPipe(tc.cfg, tc.srv, 40*time.Millisecond)
 			p.drop = tc.drop
 			p.run(20 * time.Second)
 			ss, cs := p.srv.Stats(), p.cli.Stats()

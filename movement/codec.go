@@ -25,10 +25,17 @@ type Packet[I any] struct {
 	// end of the last move, metres (sent in steps of PosUnit).
 	HasPos bool
 	Pos    geom.Vec3
+
+	in [2][]byte // scratch: the encodings of the current and the previous input
 }
 
 // PosUnit is the step, metres, of the positions in packets.
 const PosUnit = 1e-4
+
+// LagUnit is the step of a move's View in packets: how far it is before the
+// move's end is sent rounded to it. (The server looks the world up at View;
+// a tenth of a millisecond is well within what it tolerates.)
+const LagUnit = 100 * time.Microsecond
 
 // packetTag marks a move packet: the first byte has bit 7 set, so that a
 // game can tell move packets from other inputs whose first byte is below
@@ -45,12 +52,27 @@ const (
 // clear.
 func IsPacket(b []byte) bool { return len(b) > 0 && b[0]&0xfe == packetTag }
 
+// Per move, a byte of flags says what follows: its length (the first move's
+// in full, a later one's as the change from the move before), how far View is
+// before its end, its lag (likewise), and its input: in full, or as the change from
+// the input before, when both encode to the same number of bytes (at most
+// maxDelta): a mask of the bytes that differ (an unsigned varint, bit k for
+// byte k) and those bytes. A move whose length, lag or input is the previous
+// move's sends none of it.
+const (
+	moveDt    = 1 << 0
+	moveLag   = 1 << 1
+	moveWhole = 1 << 2
+	moveMask  = moveDt | moveLag | moveWhole
+	maxDelta  = 63
+)
+
 // AppendPacket appends the encoding of p to dst: a tag byte, the first move's
-// sequence, Fix, the number of moves, the first move's start time, then per
-// move its length and how far View is before its end (unsigned varints of
-// wire.TimeUnits) and its input (the game's encoding), then the position.
-// It panics if p has no moves, more than MaxPacketMoves, or moves that do
-// not follow each other.
+// sequence, Fix, the number of moves, the first move's start time, the moves
+// (lengths in wire.TimeUnits, lags in LagUnits, inputs in the game's
+// encoding, each as a change from the move before where that is shorter),
+// then the position. It panics if p has no moves, more than MaxPacketMoves, or moves
+// that do not follow each other.
 func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	n := len(p.Moves)
 	if n == 0 || n > MaxPacketMoves {
@@ -66,15 +88,66 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	dst = binary.AppendUvarint(dst, uint64(p.Fix))
 	dst = append(dst, byte(n))
 	dst = wire.AppendTime(dst, first.Time-first.Dt)
+	var prevDt, prevLag int64
 	for i := range p.Moves {
 		m := &p.Moves[i]
 		if i > 0 && (m.Seq != p.Moves[i-1].Seq+1 || m.Time-m.Dt != p.Moves[i-1].Time) {
 			panic("tether/movement: packet moves do not follow each other")
 		}
-		dst = binary.AppendUvarint(dst, uint64(m.Dt/wire.TimeUnit))
-		lag := max(0, m.Time-m.View)
-		dst = binary.AppendUvarint(dst, uint64(min(lag, maxLag)/wire.TimeUnit))
-		dst = g.AppendInput(dst, m.Input)
+		dt := int64(m.Dt / wire.TimeUnit)
+		lag := int64((min(max(0, m.Time-m.View), maxLag) + LagUnit/2) / LagUnit)
+		cur, prev := p.in[i%2][:0], p.in[(i+1)%2]
+		cur = g.AppendInput(cur, m.Input)
+		p.in[i%2] = cur
+		flags := byte(moveDt | moveLag | moveWhole)
+		var mask uint64
+		if i > 0 {
+			flags = 0
+			if dt != prevDt {
+				flags |= moveDt
+			}
+			if lag != prevLag {
+				flags |= moveLag
+			}
+			if len(cur) != len(prev) || len(cur) > maxDelta {
+				flags |= moveWhole
+			} else {
+				changed := 0
+				for k := range cur {
+					if cur[k] != prev[k] {
+						mask |= 1 << k
+						changed++
+					}
+				}
+				if changed+uvarintLen(mask) >= len(cur) {
+					flags |= moveWhole
+				}
+			}
+		}
+		dst = append(dst, flags)
+		switch {
+		case flags&moveDt != 0 && i == 0:
+			dst = binary.AppendUvarint(dst, uint64(dt))
+		case flags&moveDt != 0:
+			dst = binary.AppendVarint(dst, dt-prevDt)
+		}
+		switch {
+		case flags&moveLag != 0 && i == 0:
+			dst = binary.AppendUvarint(dst, uint64(lag))
+		case flags&moveLag != 0:
+			dst = binary.AppendVarint(dst, lag-prevLag)
+		}
+		if flags&moveWhole != 0 {
+			dst = append(dst, cur...)
+		} else {
+			dst = binary.AppendUvarint(dst, mask)
+			for k := range cur {
+				if mask&(1<<k) != 0 {
+					dst = append(dst, cur[k])
+				}
+			}
+		}
+		prevDt, prevLag = dt, lag
 	}
 	if p.HasPos {
 		dst = wire.AppendVec(dst, p.Pos, PosUnit)
@@ -82,10 +155,20 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	return dst
 }
 
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
 // DecodePacket decodes a packet into p, reusing p.Moves. Every field is
 // checked: sequences and times must not overflow, each move lasts from one
-// wire.TimeUnit to 10 s, and the game decodes each input. On error p is left
-// partly filled.
+// wire.TimeUnit to 10 s and its View is at most 60 s before its end, a change
+// of input names only bytes the previous input has, and the game decodes each
+// input to its last byte. On error p is left partly filled.
 func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 	p.Moves = p.Moves[:0]
 	p.HasPos = false
@@ -104,24 +187,67 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 	if first == 0 || n == 0 || n > MaxPacketMoves || first+uint64(n)-1 > math.MaxUint32 {
 		return ErrMalformed
 	}
-	const limit = int64(math.MaxInt64 / 2)
+	const (
+		limit    = int64(math.MaxInt64 / 2)
+		maxDtU   = int64(maxMoveDt / wire.TimeUnit)
+		maxLagU  = int64(maxLag / LagUnit)
+		maxDiffU = maxDtU + maxLagU
+	)
+	var dt, lag int64
 	for k := range n {
-		dt := time.Duration(r.Uvarint(uint64(maxMoveDt/wire.TimeUnit))) * wire.TimeUnit
-		lag := time.Duration(r.Uvarint(uint64(maxLag/wire.TimeUnit))) * wire.TimeUnit
+		flags := r.Byte()
+		if flags&^moveMask != 0 || (k == 0 && flags != moveMask) {
+			r.Fail(ErrMalformed)
+		}
+		switch {
+		case flags&moveDt != 0 && k == 0:
+			dt = int64(r.Uvarint(uint64(maxDtU)))
+		case flags&moveDt != 0:
+			dt += r.Varint(maxDiffU)
+		}
+		switch {
+		case flags&moveLag != 0 && k == 0:
+			lag = int64(r.Uvarint(uint64(maxLagU)))
+		case flags&moveLag != 0:
+			lag += r.Varint(maxDiffU)
+		}
 		if err := r.Err(); err != nil {
 			return err
 		}
-		if dt <= 0 || int64(t) > limit || int64(t) < -limit {
+		if dt <= 0 || dt > maxDtU || lag < 0 || lag > maxLagU || int64(t) > limit || int64(t) < -limit {
 			return ErrMalformed
 		}
-		t += dt
-		var in I
-		m, err := g.DecodeInput(&in, r.Remaining())
-		r.Sub(m, err, ErrTruncated)
+		t += time.Duration(dt) * wire.TimeUnit
+		cur, prev := p.in[k%2][:0], p.in[(k+1)%2]
+		if flags&moveWhole != 0 {
+			var in I
+			m, err := g.DecodeInput(&in, r.Remaining())
+			if err == nil {
+				cur = append(cur, r.Remaining()[:m]...)
+			}
+			r.Sub(m, err, ErrTruncated)
+		} else {
+			mask := r.Uvarint(math.MaxUint64)
+			if r.Err() == nil && (len(prev) > maxDelta || mask>>len(prev) != 0) {
+				r.Fail(ErrMalformed)
+			}
+			cur = append(cur, prev...)
+			for j := range cur {
+				if mask&(1<<j) != 0 {
+					cur[j] = r.Byte()
+				}
+			}
+		}
+		p.in[k%2] = cur
 		if err := r.Err(); err != nil {
 			return err
 		}
-		p.Moves = append(p.Moves, Move[I]{Seq: uint32(first) + uint32(k), Time: t, Dt: dt, View: t - lag, Input: in})
+		var in I
+		if m, err := g.DecodeInput(&in, cur); err != nil || m != len(cur) {
+			return ErrMalformed
+		}
+		p.Moves = append(p.Moves, Move[I]{Seq: uint32(first) + uint32(k), Time: t, Dt: time.Duration(dt) * wire.TimeUnit,
+			View: t - time.Duration(lag)*LagUnit, Input: in})
 	}
 	if tag&packetPos != 0 {
 		p.HasPos, p.Pos = true, r.Vec(PosUnit)

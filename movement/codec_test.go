@@ -31,6 +31,7 @@ func TestPacketRoundTrip(t *testing.T) {
 	}
 	for i := range q.Moves {
 		if q.Moves[i] != p.Moves[i] {
+			t.Logf("%v %v", q.Moves[i].View, p.Moves[i].View)
 			t.Fatalf("move %d: %+v, want %+v", i, q.Moves[i], p.Moves[i])
 		}
 	}

@@ -40,6 +40,15 @@ type ServerConfig struct {
 	// View is never after the end, nor after the server's clock); 0 means
 	// 1 s. Range up to 10 s.
 	MaxViewLag time.Duration
+	// GapWait is how long a packet whose moves do not follow those applied
+	// (an earlier packet is late, overtaken on the way) is held back for the
+	// missing moves to arrive, before it is applied over the gap; 0 means
+	// 250 ms (a spike on the way up delays a run of packets by as much),
+	// negative none. Up to 24 packets are held; one more releases the
+	// oldest. Meanwhile the server acknowledges the moves it has, so that the
+	// client sends the missing ones again.
+	// Range up to 1 s.
+	GapWait time.Duration
 }
 
 func (c *ServerConfig) fill() error {
@@ -76,6 +85,12 @@ func (c *ServerConfig) fill() error {
 	if c.MaxViewLag < 0 || c.MaxViewLag > 10*time.Second {
 		return configErr("MaxViewLag", c.MaxViewLag, "0 to 10s")
 	}
+	if c.GapWait == 0 {
+		c.GapWait = 250 * time.Millisecond
+	}
+	if c.GapWait > time.Second {
+		return configErr("GapWait", c.GapWait, "up to 1s")
+	}
 	return nil
 }
 
@@ -86,6 +101,7 @@ type ServerStats struct {
 	Moves      uint64 // moves applied
 	Stale      uint64 // copies of moves already applied, ignored (redundancy at work)
 	Lost       uint64 // moves that never arrived: gaps in the numbering
+	Held       uint64 // packets held back for missing moves (see GapWait)
 	BadTimes   uint64 // moves ending no later than the previous move's end as applied, skipped
 	BadInputs  uint64 // moves whose input Clamp refused (NaN, Inf), applied with the zero input
 	Clamped    uint64 // moves longer than MaxMoveDelta, shortened
@@ -134,6 +150,7 @@ type Server[S, I any] struct {
 	ackSent bool
 	ackAt   time.Duration
 
+	held  []held
 	pkt   Packet[I]
 	stats ServerStats
 }
@@ -153,7 +170,8 @@ func NewServer[S, I any](cfg ServerConfig, g Game[S, I], s S, onMove func(m *Mov
 func (v *Server[S, I]) Config() ServerConfig { return v.cfg }
 
 // Receive applies the moves of a packet received at server time now: those
-// not applied before, in order; then, if the packet's last move was among
+// not applied before, in order (a packet whose moves do not follow those
+// applied is held back for up to GapWait for the missing ones); then, if the packet's last move was among
 // them and the client has seen the server's latest adjustment, it judges the
 // client's position: within MaxError it owes an acknowledgement, beyond it an
 // adjustment (take both with AppendReply). The first packet sets the time
@@ -186,6 +204,90 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 		}
 		v.queue(Reset)
 	}
+	if p.Moves[0].Seq > v.seq+1 && v.cfg.GapWait > 0 {
+		// Moves are missing before these: they may be on their way in a
+		// packet overtaken by this one.
+		if len(v.held) == maxHeld {
+			v.releaseAt(now, v.lowest()) // no room: the oldest wait is over
+			v.release(now)
+			if err := DecodePacket(p, b, v.g); err != nil || p.Moves[0].Seq <= v.seq+1 {
+				v.apply(now, p)
+				v.release(now)
+				return nil
+			}
+		}
+		if len(v.held) < cap(v.held) {
+			v.held = v.held[:len(v.held)+1] // reuse the buffer left there
+		} else {
+			v.held = append(v.held, held{})
+		}
+		h := &v.held[len(v.held)-1]
+		h.at, h.b = now, append(h.b[:0], b...)
+		v.stats.Held++
+		if !v.pending {
+			v.ackDue = true // tell the client where the moves stop: it resends from there
+		}
+		return nil
+	}
+	v.apply(now, p)
+	v.release(now)
+	return nil
+}
+
+// maxHeld bounds the packets held back waiting for missing moves: GapWait of
+// them at 60 a second, with room.
+const maxHeld = 24
+
+type held struct {
+	at time.Duration
+	b  []byte
+}
+
+// release applies the held packets that can go: one whose moves follow those
+// applied, or, once GapWait has passed since the oldest arrived, the one with
+// the lowest moves, over the gap.
+func (v *Server[S, I]) release(now time.Duration) {
+	for len(v.held) > 0 {
+		best := v.lowest()
+		oldest := v.held[0].at
+		for i := range v.held {
+			oldest = min(oldest, v.held[i].at)
+		}
+		_ = DecodePacket(&v.pkt, v.held[best].b, v.g)
+		if v.pkt.Moves[0].Seq > v.seq+1 && now-oldest < v.cfg.GapWait {
+			return
+		}
+		v.releaseAt(now, best)
+	}
+}
+
+// lowest returns the index of the held packet with the lowest moves.
+func (v *Server[S, I]) lowest() int {
+	best, bestSeq := 0, uint32(0)
+	for i := range v.held {
+		if err := DecodePacket(&v.pkt, v.held[i].b, v.g); err != nil {
+			continue // decoded before; cannot happen
+		}
+		if first := v.pkt.Moves[0].Seq; i == 0 || first < bestSeq {
+			best, bestSeq = i, first
+		}
+	}
+	return best
+}
+
+// releaseAt applies held packet i.
+func (v *Server[S, I]) releaseAt(now time.Duration, i int) {
+	h := v.held[i]
+	last := len(v.held) - 1
+	v.held[i], v.held[last] = v.held[last], h // keep the buffer for reuse
+	v.held = v.held[:last]
+	if DecodePacket(&v.pkt, h.b, v.g) == nil {
+		v.apply(now, &v.pkt)
+	}
+}
+
+// apply applies the moves of a decoded packet received at server time now.
+func (v *Server[S, I]) apply(now time.Duration, p *Packet[I]) {
 	last := false
 	for i := range p.Moves {
 		m := p.Moves[i]
@@ -242,7 +344,9 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 	if v.pending && v.fix >= v.adj.ID {
 		v.pending = false
 	}
-	if last && p.HasPos && !v.pending {
+	switch {
+	case v.pending:
+	case last && p.HasPos:
 		v.stats.Compared++
 		d := p.Pos.Dist(v.g.Pos(v.state))
 		if !(d <= v.stats.MaxError) {
@@ -253,8 +357,11 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 		} else {
 			v.queue(Adjust)
 		}
+	default:
+		// Nothing new to judge (copies of moves applied): acknowledge
+		// them again, so a client resending after an outage moves on.
+		v.ackDue = true
 	}
-	return nil
 }
 
 // queue makes an adjustment or a reset of the current state the reply owed.
@@ -277,6 +384,7 @@ func (v *Server[S, I]) Teleport(s S) {
 // applied, at most one per AckInterval. It returns dst unchanged when nothing
 // is owed.
 func (v *Server[S, I]) AppendReply(dst []byte, now time.Duration) []byte {
+	v.release(now)
 	if v.pending {
 		if v.adjSent && now-v.adjAt < v.cfg.ResendInterval {
 			return dst

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -95,7 +96,7 @@ func TestServerValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &walker{raw: true}
-			s, err := NewServer(ServerConfig{}, Game[wstate, winput](g), wstate{}, nil)
+			s, err := NewServer(ServerConfig{GapWait: -1}, Game[wstate, winput](g), wstate{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,11 +307,50 @@ func TestForgedMoves(t *testing.T) {
 			t.Fatalf("state %+v", st)
 		}
 	}
-	if st := s.Stats(); st.Moves < 10000 {
+	if st := s.Stats(); st.Moves < 5000 {
 		t.Fatalf("only %d forged moves applied: %+v", st.Moves, st)
 	}
 	if d, bound := s.State().Pos.Len(), walkSpeed*(now.Seconds()+0.25); d > bound {
 		t.Fatalf("forger %.1f m from the start after %v, bound %.1f", d, now, bound)
 	}
 	t.Logf("after %v: %+v", now, s.Stats())
+}
+
+// TestReorder: a packet overtaken by a later one is not lost: the later one
+// waits for it (up to GapWait), and the moves go in order; a gap that is not
+// filled is crossed once GapWait has passed.
+func TestReorder(t *testing.T) {
+	g := Game[wstate, winput](&walker{})
+	s, _ := NewServer(ServerConfig{}, g, wstate{}, nil)
+	east := geom.V(1, 0, 0)
+	pk := func(moves ...Move[winput]) []byte {
+		return AppendPacket(nil, g, &Packet[winput]{Fix: 1, Moves: moves, HasPos: true, Pos: geom.V(float64(len(moves)), 0, 0)})
+	}
+	var order []uint32
+	s.onMove = func(m *Move[winput], _ wstate) { order = append(order, m.Seq) }
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Receive(100*ms, pk(mv(1, 20*ms, 20*ms, east))))
+	must(s.Receive(110*ms, pk(mv(4, 80*ms, 20*ms, east), mv(5, 100*ms, 20*ms, east))))
+	must(s.Receive(120*ms, pk(mv(6, 120*ms, 20*ms, east))))
+	if len(order) != 1 {
+		t.Fatalf("applied %v before the gap was filled", order)
+	}
+	must(s.Receive(130*ms, pk(mv(2, 40*ms, 20*ms, east), mv(3, 60*ms, 20*ms, east))))
+	if !slices.Equal(order, []uint32{1, 2, 3, 4, 5, 6}) || s.Stats().Lost != 0 || math.Abs(s.State().Pos.X-0.6) > 1e-9 {
+		t.Fatalf("applied %v, %+v", order, s.Stats())
+	}
+	must(s.Receive(140*ms, pk(mv(9, 180*ms, 20*ms, east))))
+	s.AppendReply(nil, 350*ms)
+	if len(order) != 6 {
+		t.Fatalf("crossed the gap early: %v", order)
+	}
+	s.AppendReply(nil, 400*ms)
+	if len(order) != 7 || s.Stats().Lost != 2 || s.Stats().Held != 3 {
+		t.Fatalf("applied %v, %+v", order, s.Stats())
+	}
 }

@@ -22,7 +22,10 @@
 // The server knows nothing about the game it runs. A Game joins and removes
 // players, takes inputs, steps its world once per tick (emitting events), and
 // encodes snapshots; package game/soccer is one, and a user's own game plugs in
-// the same way.
+// the same way. A Game that predicts its players' characters on their clients
+// (package movement) also implements Replier: its answers to each client's
+// inputs (acknowledgements, adjustments) go to that client alone, unreliably,
+// with its next packets.
 //
 // # Time and ticks
 //

@@ -55,6 +55,20 @@ type Input struct {
 	Sent time.Duration // the client's estimate of server time when it sent it
 	View time.Duration // server time of what the client was showing then
 	Data []byte        // the game's bytes; only valid during Game.Input
+	// Arrival is the server time the input arrived (Receive's now), which
+	// may be later than the last tick's time.
+	Arrival time.Duration
+}
+
+// Replier is implemented by a Game that answers a client's inputs itself: a
+// predicted character's acknowledgements and adjustments (package movement).
+// The server asks for the reply after every Input of that client and after
+// every tick, and sends what is appended as a Reply message on the
+// unreliable channel, with the client's next packets.
+type Replier interface {
+	// AppendReply appends to dst the game's reply owed to client at server
+	// time now, or returns dst unchanged if none is.
+	AppendReply(dst []byte, client int, now time.Duration) []byte
 }
 
 // Config configures a Server. The zero value gives the defaults noted.
@@ -110,6 +124,7 @@ type Stats struct {
 	Events         uint64 // events emitted
 	Pongs          uint64 // pings answered
 	Inputs         uint64 // inputs handed to the game
+	Replies        uint64 // game replies queued (a Replier's), all clients
 	StaleInputs    uint64 // inputs dropped as older than one already handed over
 	Malformed      uint64 // packets or messages dropped as malformed or unexpected
 	QueueFull      uint64 // reliable messages refused by a full send queue
@@ -344,7 +359,8 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 			c.anyInput = true
 			c.stats.LastInput = m.Input.Seq
 			s.stats.Inputs++
-			s.game.Input(client, Input{Seq: m.Input.Seq, Sent: m.Input.Sent, View: m.Input.View, Data: m.Body})
+			s.game.Input(client, Input{Seq: m.Input.Seq, Sent: m.Input.Sent, View: m.Input.View, Data: m.Body, Arrival: now})
+			s.reply(c, client, now)
 		default:
 			s.stats.Malformed++
 		}
@@ -378,6 +394,11 @@ func (s *Server) Tick(now time.Duration) int {
 	if due > run {
 		s.stats.Skipped += due - run
 		s.tick += due - run
+	}
+	if _, ok := s.game.(Replier); ok {
+		for _, client := range s.order {
+			s.reply(s.clients[client], client, now)
+		}
 	}
 	for _, client := range s.order {
 		if c := s.clients[client]; c.flush || c.ep.Pending() > 0 {
@@ -417,6 +438,25 @@ func (s *Server) step() {
 	}
 	if s.cfg.OnTick != nil {
 		s.cfg.OnTick(t)
+	}
+}
+
+// reply queues the game's reply to client, if it is a Replier and owes one;
+// it goes out with the client's next packets (at the next tick at the latest).
+func (s *Server) reply(c *conn, client int, now time.Duration) {
+	r, ok := s.game.(Replier)
+	if !ok {
+		return
+	}
+	s.msg = protocol.AppendReply(s.msg[:0])
+	n := len(s.msg)
+	s.msg = r.AppendReply(s.msg, client, now)
+	if len(s.msg) == n || len(s.msg) > reliable.MaxUnreliableSize {
+		return
+	}
+	if c.ep.SendUnreliable(s.msg) == nil {
+		s.stats.Replies++
+		c.flush = true
 	}
 }
 

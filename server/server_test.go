@@ -302,3 +302,61 @@ func TestLateJoiner(t *testing.T) {
 		t.Fatal("the first snapshot is not a full one")
 	}
 }
+
+// replyGame is a fakeGame that answers each input with a reply naming it,
+// and after each tick with one naming the tick.
+type replyGame struct {
+	*fakeGame
+	owed []byte
+}
+
+func (g *replyGame) Input(client int, in Input) {
+	g.fakeGame.Input(client, in)
+	if in.Arrival <= 0 {
+		panic("no arrival time")
+	}
+	g.owed = append(g.owed, 'i', in.Data[0])
+}
+
+func (g *replyGame) Step(t Tick, ev Emitter) bool {
+	g.owed = append(g.owed, 't')
+	return g.fakeGame.Step(t, ev)
+}
+
+func (g *replyGame) AppendReply(dst []byte, client int, now time.Duration) []byte {
+	dst = append(dst, g.owed...)
+	g.owed = g.owed[:0]
+	return dst
+}
+
+// TestReplies: a Replier's answers reach the client that sent the input, as
+// Reply messages, with the packets of the next tick.
+func TestReplies(t *testing.T) {
+	g := &replyGame{fakeGame: newFake()}
+	s, _ := New(Config{}, g)
+	p := newPeer(t)
+	peers := map[int]*peer{0: p}
+	if err := s.Connect(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, 0, peers)
+	now := 10 * time.Millisecond
+	if err := p.send(t, s, now, 0, append(protocol.AppendInput(nil, protocol.Input{Seq: 1}), 'x')); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, now, peers)
+	if p.count(protocol.TagReply) != 0 {
+		t.Fatal("reply sent before the tick")
+	}
+	s.Tick(time.Second / 60)
+	drain(t, s, time.Second/60, peers)
+	var bodies []string
+	for _, m := range p.msgs {
+		if m.Tag == protocol.TagReply {
+			bodies = append(bodies, string(m.Body))
+		}
+	}
+	if len(bodies) != 2 || bodies[0] != "ix" || bodies[1] != "t" || s.Stats().Replies != 2 {
+		t.Fatalf("replies %q, %+v", bodies, s.Stats())
+	}
+}

@@ -8,8 +8,10 @@ import (
 
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/server"
+	"github.com/tether-net/tether/timeline"
 )
 
 // Entity ids: the ball is BallID, the player in slot i is FirstPlayerID + i.
@@ -64,6 +66,13 @@ type player struct {
 	anyInput     bool
 	noTouchUntil time.Duration
 	tackleReady  time.Duration
+
+	// A predicted player's moves (nil for one driven by plain inputs).
+	mv      *movement.Server[PlayerState, MoveInput]
+	show    *timeline.Timeline // its applied moves, replayed in the world
+	moved   PlayerState        // the state after its newest move
+	movedAt time.Duration      // that move's end
+	next    PlayerState        // where it stands after the tick being stepped
 }
 
 // Game is the authoritative soccer match: a physics world with the pitch, the
@@ -102,6 +111,13 @@ type Game struct {
 	sentTick      uint64
 	prevTime      time.Duration
 	stats         GameStats
+
+	moveCfg movement.ServerConfig
+	onMove  func(client int, m *movement.Move[MoveInput], s PlayerState)
+	arrival time.Duration // the server time the packet of moves being applied arrived
+	envRing []envTick
+	envHead int
+	envN    int
 }
 
 // GameStats counts what happened in a match.
@@ -111,7 +127,7 @@ type GameStats struct {
 	Possessions             uint64 // times a player won a free ball
 	Goals                   uint64
 	Kickoffs, Restarts      uint64
-	BadInputs               uint64 // inputs that did not decode
+	BadInputs               uint64 // inputs (or packets of moves) that did not decode
 	Rewinds, RewindsClamped uint64 // tackles judged in the past; of which asked further back than MaxRewind
 }
 
@@ -216,10 +232,19 @@ func (g *Game) Leave(client int) {
 }
 
 // Input implements server.Game: the newest input of each client drives its
-// player from the next tick on.
+// player from the next tick on; a packet of moves (package movement) from a
+// predicting client is applied at once, and its player is a predicted one
+// from then on (plain inputs are then ignored).
 func (g *Game) Input(client int, in server.Input) {
 	slot, ok := g.byClient[client]
 	if !ok {
+		return
+	}
+	if movement.IsPacket(in.Data) {
+		g.moveInput(slot, in.Arrival, in.Data)
+		return
+	}
+	if g.players[slot].mv != nil {
 		return
 	}
 	var d Input
@@ -281,6 +306,13 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		if !p.active {
 			continue
 		}
+		if p.mv != nil {
+			// Moved by its moves: along its replayed path, unpushed.
+			p.next = g.present(p, t.Time)
+			p.turn = angleDiff(p.next.Yaw, p.st.Yaw) / t.Dt.Seconds()
+			g.world.SetVelocity(p.body, p.next.Pos.Sub(p.st.Pos).Scale(1/t.Dt.Seconds()))
+			continue
+		}
 		st := r.Move(p.st, p.in, g.possessor == i, t.Dt)
 		p.turn = angleDiff(st.Yaw, p.st.Yaw) / t.Dt.Seconds()
 		p.st.Vel, p.st.Yaw = st.Vel, st.Yaw
@@ -292,8 +324,14 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		if !p.active {
 			continue
 		}
-		b := g.world.Body(p.body)
 		from := p.st.Pos
+		if p.mv != nil {
+			g.world.SetBody(p.body, physics.BodyState{Pos: p.next.Pos})
+			p.st = p.next
+			p.vel = p.st.Pos.Sub(from).Scale(1 / t.Dt.Seconds())
+			continue
+		}
+		b := g.world.Body(p.body)
 		st := r.clampPlayer(PlayerState{Pos: geom.V(b.Pos.X, 0, b.Pos.Z), Vel: p.st.Vel, Yaw: p.st.Yaw})
 		if st.Pos != b.Pos {
 			g.world.SetBody(p.body, physics.BodyState{Pos: st.Pos})
@@ -448,6 +486,7 @@ func (g *Game) resetKickoff(events server.Emitter) {
 		}
 		p.st, p.vel, p.turn = g.kickoffState(i), geom.Vec3{}, 0
 		p.gen++
+		g.teleportMoved(p)
 		g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
 		g.world.SetVelocity(p.body, geom.Vec3{})
 		p.noTouchUntil = 0
@@ -553,8 +592,10 @@ func (g *Game) tackle(i int, events server.Emitter) {
 		HasState: true, State: ballState(g.now, g.world.Body(g.ball))})
 }
 
-// record adds this tick's poses to the rewind history.
+// record adds this tick's poses to the rewind history and to the record moves
+// meet.
 func (g *Game) record() {
+	g.recordEnv()
 	g.history.Begin(g.now)
 	b := g.world.Body(g.ball)
 	g.history.Add(BallID, event.Pose{Pos: b.Pos, Vel: b.Vel, Rot: b.Rot})

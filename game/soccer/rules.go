@@ -54,6 +54,17 @@ type Rules struct {
 	MaxRewind time.Duration
 
 	GoalPause time.Duration // from a goal to the kickoff reset
+
+	// ContactTolerance is how far, metres, a predicted player's move may
+	// claim another player stood from where the server's record of what it
+	// sent puts it, at the move's view time, plus the distance that player
+	// runs in ContactLead: within it the claim is taken (a client draws the
+	// others from the snapshots it received, a few millimetres off the
+	// record, more when it extrapolates past a late or lost one, and must
+	// simulate the contact as the server does), beyond it the record is.
+	// Zero for both takes the record always.
+	ContactTolerance float64
+	ContactLead      time.Duration
 }
 
 // DefaultRules returns the rules of the showcase match on DefaultPitch with
@@ -69,8 +80,9 @@ func DefaultRules() Rules {
 		ShotElevation: [2]float64{14 * math.Pi / 180, 5 * math.Pi / 180},
 		KickNoTouch:   300 * time.Millisecond,
 		TackleReach:   1.3, TackleCooldown: 1200 * time.Millisecond, TackledNoTouch: 600 * time.Millisecond, TacklePoke: 4,
-		MaxRewind: 250 * time.Millisecond,
-		GoalPause: 1500 * time.Millisecond,
+		MaxRewind:        250 * time.Millisecond,
+		GoalPause:        1500 * time.Millisecond,
+		ContactTolerance: 0.1, ContactLead: 150 * time.Millisecond,
 	}
 }
 
@@ -118,6 +130,12 @@ func (r Rules) Validate() error {
 	}
 	if r.TouchMargin < 0 || r.TacklePoke < 0 {
 		return bad("TouchMargin, TacklePoke", "negative", "≥ 0")
+	}
+	if !(r.ContactTolerance >= 0 && r.ContactTolerance <= 10) {
+		return bad("ContactTolerance", r.ContactTolerance, "0 to 10 m")
+	}
+	if r.ContactLead < 0 || r.ContactLead > time.Second {
+		return bad("ContactLead", r.ContactLead, "0 to 1s")
 	}
 	return nil
 }

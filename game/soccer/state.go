@@ -16,7 +16,18 @@ type PlayerTruth struct {
 	ID     uint32 // entity id
 	Client int    // the client slot controlling it
 	Team   uint8
+	Gen    uint8 // teleport generation: changes when the game moves the player (a kickoff)
+	// PlayerState is where the player stands in the world now: what the
+	// ball meets and snapshots carry.
 	PlayerState
+	// Predicted is set for a player its client predicts. Moved is then its
+	// state after the newest of its moves applied, and MovedAt that move's
+	// end (server time as the client stamped it, as accepted): the
+	// authoritative path its client's prediction is measured against,
+	// ahead of PlayerState, which replays it a little behind.
+	Predicted bool
+	Moved     PlayerState
+	MovedAt   time.Duration
 }
 
 // Truth is the match as the server has it after a tick: what clients are
@@ -44,7 +55,11 @@ func (g *Game) Truth(dst *Truth) {
 	for i := range g.players {
 		p := &g.players[i]
 		if p.active {
-			dst.Players = append(dst.Players, PlayerTruth{ID: FirstPlayerID + uint32(i), Client: p.client, Team: p.team, PlayerState: p.st})
+			pt := PlayerTruth{ID: FirstPlayerID + uint32(i), Client: p.client, Team: p.team, Gen: p.gen, PlayerState: p.st}
+			if p.mv != nil {
+				pt.Predicted, pt.Moved, pt.MovedAt = true, p.moved, p.movedAt
+			}
+			dst.Players = append(dst.Players, pt)
 		}
 	}
 	dst.Score, dst.Paused = g.score, g.paused

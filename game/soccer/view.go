@@ -6,17 +6,29 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/timeline"
 	"github.com/tether-net/tether/wire"
 )
 
-// ClientGame is the soccer game's side of a client: it implements client.Game.
+// ClientGame is the soccer game's side of a client: it implements client.Game,
+// and client.Predictor for the own player.
 type ClientGame struct {
 	Rules Rules
 	// Ball and Player are the timeline configurations of the ball and of the
 	// players; the zero value of Ball gets the ball's ballistic extrapolation
 	// on the pitch.
 	Ball, Player timeline.Config
+	// Prediction turns on the prediction of the own player (package
+	// movement): each frame's input moves it in that frame, and the server
+	// acknowledges or adjusts its moves. Set it before the first frame.
+	Prediction bool
+	// Movement configures the prediction.
+	Movement movement.ClientConfig
+
+	own      *movement.Client[PlayerState, MoveInput]
+	shown    client.Entity
+	hasShown bool
 }
 
 // NewClientGame returns the client side of a match under rules, with default

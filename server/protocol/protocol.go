@@ -9,6 +9,11 @@
 //	Pong      server → client   unreliable  a clock.Pong
 //	Ping      client → server   unreliable  a clock.Ping
 //	Input     client → server   unreliable  sequence, client times, then the game's bytes
+//	Reply     server → client   unreliable  the game's bytes: its answer to the client's inputs
+//
+// A Reply carries what the game tells one client about its inputs: for a
+// predicted character, acknowledgements of its moves and adjustments (see
+// package movement).
 //
 // Times are server time in whole wire.TimeUnits (zig-zag varints). Append
 // functions append to a caller's buffer and do not allocate when it has room;
@@ -38,6 +43,7 @@ const (
 	TagPong     Tag = 4
 	TagPing     Tag = 5
 	TagInput    Tag = 6
+	TagReply    Tag = 7
 )
 
 // Decoding errors, the wire package's; test with errors.Is.
@@ -74,7 +80,8 @@ type Input struct {
 }
 
 // Message is a decoded message. Only the fields of its Tag are set; Body is the
-// game's bytes of a Snapshot or an Input, a sub-slice of the decoded buffer.
+// game's bytes of a Snapshot, an Input or a Reply, a sub-slice of the decoded
+// buffer.
 type Message struct {
 	Tag      Tag
 	Welcome  Welcome
@@ -132,8 +139,12 @@ func AppendInput(b []byte, in Input) []byte {
 	return wire.AppendTime(b, in.View)
 }
 
+// AppendReply appends a Reply header (its tag); the caller appends the game's
+// bytes.
+func AppendReply(b []byte) []byte { return append(b, byte(TagReply)) }
+
 // Decode decodes one message. Trailing bytes are an error except for the
-// game's bytes of a Snapshot or an Input, returned in Body.
+// game's bytes of a Snapshot, an Input or a Reply, returned in Body.
 func Decode(b []byte) (Message, error) {
 	var m Message
 	if len(b) == 0 {
@@ -160,6 +171,8 @@ func Decode(b []byte) (Message, error) {
 		m.Input.Seq = uint32(r.Uvarint(math.MaxUint32))
 		m.Input.Sent = r.Time()
 		m.Input.View = r.Time()
+		m.Body = r.Rest()
+	case TagReply:
 		m.Body = r.Rest()
 	case TagEvent:
 		e, n, err := event.Decode(r.Remaining())

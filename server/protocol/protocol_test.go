@@ -21,11 +21,12 @@ func samples() [][]byte {
 		AppendPing(nil, clock.Ping{ID: 4}),
 		append(AppendInput(nil, Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}), game...),
 		AppendInput(nil, Input{Seq: 1}),
+		append(AppendReply(nil), game...),
 	}
 }
 
 func TestRoundTrip(t *testing.T) {
-	want := []Tag{TagWelcome, TagSnapshot, TagSnapshot, TagEvent, TagPong, TagPing, TagInput, TagInput}
+	want := []Tag{TagWelcome, TagSnapshot, TagSnapshot, TagEvent, TagPong, TagPing, TagInput, TagInput, TagReply}
 	for i, b := range samples() {
 		m, err := Decode(b)
 		if err != nil || m.Tag != want[i] {
@@ -51,6 +52,10 @@ func TestRoundTrip(t *testing.T) {
 		case 6:
 			if m.Input != (Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}) || len(m.Body) != 3 {
 				t.Fatalf("%+v", m.Input)
+			}
+		case 8:
+			if !bytes.Equal(m.Body, []byte{1, 2, 3}) {
+				t.Fatalf("reply body %v", m.Body)
 			}
 		}
 		// Every strict prefix of a message without game bytes is truncated.
@@ -103,6 +108,8 @@ func FuzzDecode(f *testing.F) {
 			again = append(AppendInput(nil, m.Input), m.Body...)
 		case TagPing:
 			again = AppendPing(nil, m.Ping)
+		case TagReply:
+			again = append(AppendReply(nil), m.Body...)
 		default:
 			return
 		}

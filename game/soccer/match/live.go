@@ -10,6 +10,7 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/server"
@@ -63,6 +64,16 @@ func StartLive(cfg Config) (*Live, error) {
 	}
 	if l.game, err = soccer.NewGame(cfg.Rules, tickHz); err != nil {
 		return nil, err
+	}
+	if cfg.OnMove != nil {
+		l.game.SetOnMove(func(client int, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+			for _, b := range l.Bots() {
+				if b.live != nil && b.live.udp.Transport().ClientIndex() == client {
+					cfg.OnMove(b, m, s)
+					return
+				}
+			}
+		})
 	}
 	sc := cfg.Server
 	onTick := sc.OnTick
@@ -154,7 +165,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	l.router.route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
 	conn := netsim.NewPacketConn(raw, link.Up, seed)
 	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15)}
-	core, err := client.New(l.cfg.clientConfig(b), soccer.NewClientGame(l.cfg.Rules))
+	core, err := client.New(l.cfg.clientConfig(b), l.cfg.clientGame(b))
 	if err != nil {
 		conn.Close()
 		return nil, err

@@ -7,6 +7,8 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/server"
 )
@@ -38,6 +40,44 @@ type Config struct {
 	// OnSnapshot is called with every snapshot a bot's client decodes, at
 	// the bot's local time of arrival (see client.Config.OnSnapshot).
 	OnSnapshot func(c *Bot, local time.Duration, s *client.Snapshot)
+
+	// NoPrediction turns off the prediction of each bot's own player. By
+	// default every bot's client predicts it (soccer.ClientGame.Prediction,
+	// package movement): its input moves it in the same frame, and the
+	// server acknowledges or adjusts its moves.
+	NoPrediction bool
+	// Predicts, if set, says which bots (by index) predict, when
+	// NoPrediction is not set; nil means every bot.
+	Predicts func(i int) bool
+	// Movement configures the bots' prediction.
+	Movement movement.ClientConfig
+	// OnCorrection is called with every adjustment and reset a bot's
+	// prediction applies (in Live, on the bot's goroutines).
+	OnCorrection func(c *Bot, corr movement.Correction)
+	// OnMove is called with every move of a bot's predicted player the
+	// server applies, as applied, and the player's state after it: the
+	// authoritative path of the player by the time of its moves (in Live,
+	// on the server's goroutine).
+	OnMove func(c *Bot, m *movement.Move[soccer.MoveInput], s soccer.PlayerState)
+}
+
+// clientGame returns the client side of the game for bot b.
+func (c *Config) clientGame(b *Bot) *soccer.ClientGame {
+	g := soccer.NewClientGame(c.Rules)
+	g.Prediction = !c.NoPrediction && (c.Predicts == nil || c.Predicts(b.Index))
+	g.Movement = c.Movement
+	if on, user := c.OnCorrection, c.Movement.OnCorrection; on != nil || user != nil {
+		g.Movement.OnCorrection = func(corr movement.Correction) {
+			if user != nil {
+				user(corr)
+			}
+			if on != nil {
+				on(b, corr)
+			}
+		}
+	}
+	b.game = g
+	return g
 }
 
 // clientConfig returns the client configuration of bot b.
@@ -106,7 +146,9 @@ type Bot struct {
 	Link  netsim.LinkConfig
 
 	bot     *soccer.Bot
+	game    *soccer.ClientGame
 	view    soccer.View
+	bview   soccer.View // the bot's own view (see botView)
 	control atomic.Pointer[soccer.Input]
 	keys    atomic.Pointer[soccer.Keys]
 	human   soccer.Human
@@ -129,7 +171,7 @@ type Bot struct {
 // decide returns the bot's input for frame f (or the caller's, if it took over).
 func (b *Bot) decide(f *client.Frame) soccer.Input {
 	b.view.FromFrame(f)
-	in := b.bot.Decide(&b.view)
+	in := b.bot.Decide(b.botView())
 	if k := b.keys.Load(); k != nil {
 		in = b.human.Input(*k, &b.view)
 	} else if c := b.control.Load(); c != nil {
@@ -138,6 +180,28 @@ func (b *Bot) decide(f *client.Frame) soccer.Input {
 	b.lastIn = in
 	return in
 }
+
+// botView returns the view the bot decides from: its client's, but for its
+// own player, which it sees as the server's picture of it (delayed like the
+// others) even when its client draws it predicted, so that bots play alike
+// with prediction and without (a bot steering its present self by a ball and
+// players of the past turns harder than any person would).
+func (b *Bot) botView() *soccer.View {
+	e, ok := b.game.Shown()
+	me := b.view.Player(b.view.Self)
+	if !ok || me == nil {
+		return &b.view
+	}
+	b.bview = b.view
+	b.bview.Players = append(b.bview.Players[:0], b.view.Players...)
+	me = b.bview.Player(b.view.Self)
+	me.Pos, me.Vel, me.Forward = e.Pos, e.Vel, e.Rot.Rotate(geom.V(1, 0, 0))
+	return &b.bview
+}
+
+// Game returns the bot's client side of the game: its prediction (Own) and
+// settings. In Live, read it only within Driver().Do.
+func (b *Bot) Game() *soccer.ClientGame { return b.game }
 
 // View returns the bot's view of its last frame (Virtual; in Live read it in
 // OnFrame).
@@ -192,6 +256,13 @@ func NewVirtual(cfg Config) (*Virtual, error) {
 	}
 	if v.game, err = soccer.NewGame(cfg.Rules, tickHz); err != nil {
 		return nil, err
+	}
+	if cfg.OnMove != nil {
+		v.game.SetOnMove(func(client int, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+			if b := v.slots[client]; b != nil {
+				cfg.OnMove(b, m, s)
+			}
+		})
 	}
 	if v.srv, err = server.New(sc, v.game); err != nil {
 		return nil, err
@@ -265,7 +336,7 @@ func (v *Virtual) Join(at time.Duration, link netsim.LinkConfig) (*Bot, error) {
 	seed := v.cfg.botSeed(i)
 	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15),
 		v: v, link: netsim.NewLink(link, seed), start: max(at, v.Sched.Now())}
-	core, err := client.New(v.cfg.clientConfig(b), soccer.NewClientGame(v.cfg.Rules))
+	core, err := client.New(v.cfg.clientConfig(b), v.cfg.clientGame(b))
 	if err != nil {
 		return nil, err
 	}
