@@ -72,7 +72,10 @@ func writeSoccerTable(w io.Writer, r *Report) error {
 			opt(b.KickVisibleFrames, func(s Stat) float64 { return s.Max }, "%.0f"), opt(b.KickCorrectionM, p99, "%.3f"),
 			opt(b.KickLagMs, func(s Stat) float64 { return s.Mean }, "%.1f"), opt(b.KickOriginM, p99, "%.3f"), res.Net.UpKbps)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeOwnTable(w, r)
 }
 
 // TraceWriter writes one CSV row per client frame.

@@ -27,6 +27,8 @@ type Result struct {
 	Net         NetMetrics   `json:"net"`
 	// Others, in the soccer game, measures the other players' characters.
 	Others *OthersMetrics `json:"others,omitempty"`
+	// Own, in the soccer game, measures the client's own character.
+	Own *OwnMetrics `json:"own,omitempty"`
 }
 
 // OthersMetrics measure how a client of the soccer game draws the other

@@ -32,6 +32,7 @@ type soccerClient struct {
 	clock  *soccerClock
 	ball   soccerBallView
 	others othersRecord
+	own    ownRecord
 
 	self       int // own player slot, -1 until the welcome
 	kickInputs []kickInput
@@ -80,6 +81,12 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		Server:  tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz},
 		FrameHz: s.FrameHz,
 		OnTick:  sm.onTick, OnFrame: sm.onFrame, OnSnapshot: sm.onSnapshot,
+		// Every client predicts its own player (package movement) but those
+		// whose ball method is resim: that method predicts the own kicks
+		// in a world whose own player the server moves tick by tick.
+		Predicts:     func(i int) bool { return s.Clients[i].Ball != BallResim },
+		OnMove:       sm.ownMove,
+		OnCorrection: sm.ownCorrection,
 	}
 	for _, spec := range s.Clients {
 		cfg.Links = append(cfg.Links, spec.Link)
@@ -105,6 +112,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		sc.c.clock = sc.clock
 		sc.ball = newSoccerBallView(sc.c.spec.Ball, sc)
 		sc.others = newOthersRecord(sc, len(s.Clients))
+		sc.own = ownRecord{sc: sc, predicted: cfg.Predicts(i)}
 	}
 	step := m.end / 100
 	for t := step; t <= m.end; t += step {
@@ -131,6 +139,7 @@ func (sm *soccerMatch) onTick(t *soccer.Truth) {
 	sm.truth.onTick(t, sm.v.Game().Stats())
 	for _, sc := range sm.clients {
 		sc.others.process(t.Time)
+		sc.own.tick(t)
 	}
 }
 
@@ -155,6 +164,7 @@ func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 		fr.ball = sc.ball.render(f)
 		sc.others.frame(len(sc.c.frames), now, f)
 	}
+	sc.own.frame(now, f)
 	sc.clock.observe(now)
 	sc.c.frames = append(sc.c.frames, fr)
 	sc.input(b.Input(), f)
@@ -209,6 +219,8 @@ func (sm *soccerMatch) report() *Report {
 		sc.kickMetrics(&res.Ball)
 		om := sc.others.metrics()
 		res.Others = &om
+		own := sc.own.metrics(m.end)
+		res.Own = &own
 		r.Results = append(r.Results, res)
 	}
 	return r

@@ -1,0 +1,254 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	tclient "github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/movement"
+)
+
+// OwnMetrics measure, in the soccer game, how a client shows its own player
+// when it predicts it (package movement): drawn at the present from its own
+// inputs, corrected by the server when the server's simulation of its moves
+// differs by more than 2 cm. X is here the server's path of the player by the
+// time of its moves: the state after each move the server applied, at the
+// move's end (the client's clock), joined linearly; frames after the warm-up
+// are measured. The span from a teleport (a kickoff) to the frame that shows
+// it is left out, and so are the frames in a blackout and the second after it
+// (the client played a world it could not see; what the server made of it
+// shows as corrections).
+type OwnMetrics struct {
+	// Corrections counts the server's adjustments the client applied after
+	// the warm-up (resets, which a teleport or the first contact causes, are
+	// not corrections); CorrectionsPerMin is that over the run after the
+	// warm-up, per minute.
+	Corrections       int     `json:"corrections"`
+	CorrectionsPerMin float64 `json:"corrections_per_min"`
+	// CorrectionM is the size of each: how far the client's prediction after
+	// the corrected move was from the server's state after it, metres.
+	CorrectionM Stat `json:"correction_m"`
+	// PresentM is |R(L) - X(T(L) + a)|, a being the link's unobservable
+	// asymmetry (up - down base latency)/2 as in clock.err_ms: how far the
+	// drawn player is from where the server has it for the moment the
+	// client can know as now, metres.
+	PresentM Stat `json:"present_m"`
+	// Pops counts frames where |ΔR - ΔX| > 5 cm, ΔX being the server's path
+	// over the frame's advance of render time (the client's estimate of
+	// server time: the predicted player is drawn at it).
+	Pops int `json:"pops"`
+	// InputDelayFrames is, per frame, how many frames after the one an input
+	// was decided at the drawn player first shows it: 0 when the next frame
+	// does (the frame's move is made with it and drawn at once); without
+	// prediction, the frames until the player's render time reaches the
+	// input's time plus the link's base latency up.
+	InputDelayFrames Stat `json:"input_delay_frames"`
+	// InputsLost counts the client's moves the server never applied, made
+	// after the warm-up, outside blackouts and more than a second before
+	// the end.
+	InputsLost int `json:"inputs_lost"`
+	// Frames is how many frames were measured; Predicted says whether the
+	// client predicts its player (ball method resim does not: see the
+	// soccer game's documentation).
+	Frames    int  `json:"frames"`
+	Predicted bool `json:"predicted"`
+}
+
+// ownRecord is what the lab records of a client's own player.
+type ownRecord struct {
+	sc        *soccerClient
+	predicted bool
+	path      []ownPoint      // the server's moves of the player
+	teleports []time.Duration // the ends of the moves teleports followed
+	gen       uint8
+	hasGen    bool
+	frames    []ownFrame
+	corr      []ownCorrection
+	applied   []bool // by move number
+	madeAt    []time.Duration
+}
+
+type ownPoint struct {
+	t   time.Duration
+	pos geom.Vec3
+}
+
+type ownFrame struct {
+	t    time.Duration // true time of the frame
+	rt   time.Duration // render time of the own player
+	est  time.Duration // the frame's estimate of server time
+	pos  geom.Vec3
+	ok   bool // the own player was drawn
+	pred bool
+	cut  bool
+}
+
+type ownCorrection struct {
+	t time.Duration
+	c movement.Correction
+}
+
+// ownMoves is the hook the soccer match calls with every move of a
+// predicted player the server applies.
+func (sm *soccerMatch) ownMove(b *match.Bot, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+	o := &sm.clients[b.Index].own
+	if n := len(o.path); n == 0 || o.path[n-1].t < m.Time {
+		o.path = append(o.path, ownPoint{m.Time, s.Pos})
+	}
+	for int(m.Seq) >= len(o.applied) {
+		o.applied = append(o.applied, false)
+	}
+	o.applied[m.Seq] = true
+}
+
+// ownCorrection is the hook the soccer match calls with every adjustment or
+// reset a client applies.
+func (sm *soccerMatch) ownCorrection(b *match.Bot, c movement.Correction) {
+	o := &sm.clients[b.Index].own
+	o.corr = append(o.corr, ownCorrection{sm.now(), c})
+}
+
+// ownTick notes the teleports of the client's player in the server's truth.
+func (o *ownRecord) tick(tr *soccer.Truth) {
+	for _, p := range tr.Players {
+		if p.Client != o.sc.bot.Slot || !p.Predicted {
+			continue
+		}
+		if o.hasGen && p.Gen != o.gen && len(o.path) > 0 {
+			last := o.path[len(o.path)-1].t
+			o.teleports = append(o.teleports, last)
+			o.path = append(o.path, ownPoint{last + time.Microsecond, p.Moved.Pos})
+		}
+		o.gen, o.hasGen = p.Gen, true
+	}
+}
+
+// frame records the own player as frame f at true time now drew it.
+func (o *ownRecord) frame(now time.Duration, f *tclient.Frame) {
+	fr := ownFrame{t: now, est: f.Server}
+	if f.Ready && f.HasSelf {
+		if e := f.Find(f.Self); e != nil {
+			fr.ok, fr.pos, fr.rt, fr.pred, fr.cut = true, e.Pos, e.RenderTime, e.Predicted, e.Cut
+		}
+	}
+	o.frames = append(o.frames, fr)
+	if g := o.sc.bot.Game(); g != nil && g.Own() != nil {
+		seq := int(g.Own().Seq())
+		for len(o.madeAt) <= seq {
+			o.madeAt = append(o.madeAt, now) // the moves made by this frame
+		}
+	}
+}
+
+// at returns the server's path at time t.
+func (o *ownRecord) at(t time.Duration) (geom.Vec3, bool) {
+	i := sort.Search(len(o.path), func(i int) bool { return o.path[i].t >= t })
+	if i == 0 || i == len(o.path) {
+		return geom.Vec3{}, false
+	}
+	a, b := o.path[i-1], o.path[i]
+	return a.pos.Lerp(b.pos, float64(t-a.t)/float64(b.t-a.t)), true
+}
+
+// metrics computes the own figures of a run that ended at end.
+func (o *ownRecord) metrics(end time.Duration) OwnMetrics {
+	c := o.sc.c
+	om := OwnMetrics{Predicted: o.predicted}
+	var sizes []float64
+	for _, k := range o.corr {
+		if k.t >= warmUp && k.c.Kind == movement.Adjust {
+			sizes = append(sizes, k.c.Error)
+		}
+	}
+	om.Corrections = len(sizes)
+	if span := end - warmUp; span > 0 {
+		om.CorrectionsPerMin = round(float64(len(sizes)) / span.Minutes())
+	}
+	om.CorrectionM = summarise(sizes)
+
+	after := func(t time.Duration) bool { // in a blackout or the second after it
+		return c.inBlackout(t) || c.inBlackout(t-time.Second)
+	}
+	var present, delays []float64
+	var prev *ownFrame
+	var prevX geom.Vec3
+	tp := o.teleports
+	up := time.Duration(c.spec.Link.Up.LatencyMs * float64(time.Millisecond))
+	for i := range o.frames {
+		f := &o.frames[i]
+		if !f.ok || f.t < warmUp {
+			prev = nil
+			continue
+		}
+		// The input decided at frame i-1 is first shown by frame i when
+		// the player is predicted; otherwise when its render time reaches
+		// the input's time plus the latency up.
+		if i > 0 && o.frames[i-1].ok {
+			if f.pred && f.rt == f.est {
+				delays = append(delays, 0)
+			} else {
+				want := o.frames[i-1].est + up
+				for j := i; j < len(o.frames); j++ {
+					if o.frames[j].ok && o.frames[j].rt >= want {
+						delays = append(delays, float64(j-i))
+						break
+					}
+				}
+			}
+		}
+		if !f.pred {
+			prev = nil
+			continue
+		}
+		for len(tp) > 0 && f.est >= tp[0] && f.cut {
+			tp = tp[1:]
+		}
+		x, ok := o.at(f.t + c.asym)
+		xr, okR := o.at(f.rt)
+		if !ok || !okR || after(f.t) || (len(tp) > 0 && (f.t+c.asym >= tp[0] || f.rt >= tp[0])) {
+			prev = nil
+			continue
+		}
+		om.Frames++
+		present = append(present, f.pos.Dist(x))
+		if prev != nil && !f.cut && f.pos.Sub(prev.pos).Sub(xr.Sub(prevX)).Len() > popThreshold {
+			om.Pops++
+		}
+		prev, prevX = f, xr
+	}
+	om.PresentM = summarise(present)
+	om.InputDelayFrames = summarise(delays)
+	for seq := 1; seq < len(o.madeAt); seq++ {
+		t := o.madeAt[seq]
+		if t < warmUp || t > end-time.Second || after(t) {
+			continue
+		}
+		if seq >= len(o.applied) || !o.applied[seq] {
+			om.InputsLost++
+		}
+	}
+	return om
+}
+
+// writeOwnTable prints the own player's figures of a soccer run.
+func writeOwnTable(w io.Writer, r *Report) error {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "client\tpredicted\town corrections/min\tcorrection p99 m\town present rms m\town pops\tinput-to-visible max frames\tinputs lost\t")
+	for _, res := range r.Results {
+		o := res.Own
+		if o == nil {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%.1f\t%.3f\t%.4f\t%d\t%.0f\t%d\t\n", res.Client, o.Predicted, o.CorrectionsPerMin, o.CorrectionM.P99,
+			o.PresentM.RMS, o.Pops, math.Max(0, o.InputDelayFrames.Max), o.InputsLost)
+	}
+	return tw.Flush()
+}
