@@ -221,9 +221,13 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 		cur, prev := p.in[k%2][:0], p.in[(k+1)%2]
 		if flags&moveWhole != 0 {
 			var in I
-			m, err := g.DecodeInput(&in, r.Remaining())
+			rem := r.Remaining()
+			m, err := g.DecodeInput(&in, rem)
+			if err == nil && (m <= 0 || m > len(rem)) {
+				err = ErrMalformed
+			}
 			if err == nil {
-				cur = append(cur, r.Remaining()[:m]...)
+				cur = append(cur, rem[:m]...)
 			}
 			r.Sub(m, err, ErrTruncated)
 		} else {

@@ -35,22 +35,28 @@
 // allow it, up to MaxMoveDelta, and the extended move is simulated again from
 // its start, as the server will. A move once sent is never extended. Each
 // packet carries every move not yet acknowledged, oldest first, up to
-// PacketMoves, and at least the moves of the previous Redundancy packets: so
-// up to Redundancy (3) consecutive lost packets lose no input, and while the
-// unacknowledged moves fit in a packet, longer runs of loss lose none either.
-// When nothing has been acknowledged for twice the usual time to an
-// acknowledgement (an outage), the client sends the oldest moves until the
-// server answers and the rest after them, in order, so the moves of the
-// outage are applied rather than skipped. The packet ends with the
-// predicted position after its last move.
+// PacketMoves (8), and at least the moves of the previous Redundancy packets:
+// so up to Redundancy (3) consecutive lost packets lose no input, and while
+// the unacknowledged moves fit in a packet, longer runs of loss lose none
+// either. When nothing has been acknowledged for twice the usual time to an
+// acknowledgement (an outage), or the server acknowledges the moves before
+// one the client sent well over a round trip ago (it was lost), the client
+// sends again from the oldest move not acknowledged, in order, so the moves
+// of an outage are applied rather than skipped. The packet ends with the
+// predicted position after its last move. A move after the first of a packet
+// travels as its change from the one before (its length, its lag, the bytes
+// of its input that differ), a few bytes when the input changed little.
 //
 // # Server
 //
 // Server applies one client's moves in order, each exactly once: a move is
 // known by its number (Move.Seq), copies of moves already applied are
-// ignored, and moves that never arrived (numbers skipped) are counted in
-// ServerStats.Lost, their time simulated with the next move's input, up to
-// MaxMoveDelta. Each move is checked:
+// ignored. A packet whose moves do not follow those applied (one before it
+// is late, or lost) is held back, up to ServerConfig.GapWait (250 ms), while
+// the server acknowledges what it has so that the client sends the missing
+// moves again; moves that never arrive are counted in ServerStats.Lost, their
+// time simulated with the next move's input, up to MaxMoveDelta. Each move is
+// checked:
 //
 //   - its end must be later than the previous move's: otherwise it is skipped
 //     (ServerStats.BadTimes);

@@ -32,9 +32,33 @@
 // client. An action (pass, shot, tackle) happens once each time the input's
 // ActionSeq changes, so repeated and lost inputs neither repeat nor lose it.
 //
+// # Prediction
+//
+// A client may predict its own player (ClientGame.Prediction, package
+// movement): each frame's input moves it at once, with Rules.Step, in the
+// world the frame shows (MoveInput's Env: whether it had the ball, where the
+// players it might touch were drawn), and its moves go to the server
+// several times over, delta-coded. The server applies them on arrival with
+// the same Rules.Step and answers with acknowledgements, adjustments (the
+// client's position was more than 2 cm off: it restores the server's state
+// and replays its later moves, smoothing the difference out) and resets (a
+// kickoff). Contacts between players are predicted, not corrected: a move
+// meets the other players where its client drew them, which the server takes
+// from the move when that is within Rules.ContactTolerance (plus
+// Rules.ContactLead of running) of its record of what it sent at the move's
+// view time, and from the record otherwise; a player's move is never pushed
+// by the server afterwards. Possession is taken from the move likewise if the
+// record agrees within 100 ms. In the world (what the ball meets, what
+// snapshots carry, what tackles are judged on) a predicted player is its
+// applied moves replayed through a timeline a little behind the newest, so
+// that bursts of moves do not jerk it; Truth has both, PlayerState and
+// Moved.
+//
 // # What travels
 //
-// Inputs are a few bytes (AppendInput, DecodeInput). A regular snapshot holds
+// Inputs are a few bytes (AppendInput, DecodeInput); a predicting client
+// sends packets of moves instead (movement.AppendPacket, whose first byte has
+// bit 7 set, which an Input's never has), each move an Input and its Env. A regular snapshot holds
 // the score, the possessor, the ball (a wire.Body) and every player (position,
 // velocity, facing, team, teleport generation); an extra one, sent at a kick,
 // a contact or a possession change, holds the ball's state there as a knot,

@@ -183,8 +183,11 @@ func (moveCodec) DecodeInput(in *MoveInput, b []byte) (int, error) {
 	}
 	r := wire.NewReader(b[n:])
 	h := r.Byte()
+	if err := r.Err(); err != nil {
+		return 0, err
+	}
 	if h&^(envCarrying|envCount) != 0 || int(h&envCount) > MaxNear {
-		r.Fail(ErrMalformed)
+		return 0, ErrMalformed
 	}
 	env := Env{Carrying: h&envCarrying != 0, N: int(h & envCount)}
 	for i := range env.N {
@@ -244,12 +247,12 @@ func (g *ClientGame) Predict(now time.Duration, input []byte, f *client.Frame) (
 	if !g.Prediction {
 		return client.Entity{}, false
 	}
+	g.hasShown = false
 	self := f.Find(f.Self)
 	if self == nil {
-		g.hasShown = false
 		return client.Entity{}, false
 	}
-	g.shown, g.hasShown = *self, true
+	g.shown = *self
 	if g.own == nil {
 		init := PlayerState{Pos: geom.V(self.Pos.X, 0, self.Pos.Z), Vel: geom.V(self.Vel.X, 0, self.Vel.Z), Yaw: yawOf(self.Rot.Rotate(geom.V(1, 0, 0)))}
 		own, err := movement.NewClient(g.Movement, movement.Game[PlayerState, MoveInput](ownSim{rules: &g.Rules}), init)
@@ -270,6 +273,7 @@ func (g *ClientGame) Predict(now time.Duration, input []byte, f *client.Frame) (
 	if !g.own.Synced() {
 		return client.Entity{}, false
 	}
+	g.hasShown = true
 	st, pos, cut := g.own.Draw(now)
 	return client.Entity{Pos: pos, Vel: st.Vel, Rot: st.Rot(), Cut: cut}, true
 }
@@ -320,9 +324,10 @@ func (g *ClientGame) Reply(b []byte, now time.Duration) error {
 // predicted (the server's picture of it, delayed like the other players,
 // before the prediction took its place), and whether the prediction draws
 // it.
-func (g *ClientGame) Shown() (client.Entity, bool) {
-	return g.shown, g.hasShown && g.own != nil && g.own.Synced()
-}
+//
+// It reads only what the last Predict wrote, so a driver may call it after
+// the frame without holding the lock that serialises replies.
+func (g *ClientGame) Shown() (client.Entity, bool) { return g.shown, g.hasShown }
 
 // Own returns the prediction of the own player, or nil before the first
 // predicted frame: its statistics, its state.

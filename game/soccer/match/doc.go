@@ -15,5 +15,8 @@
 // Both expose the server's true state after every tick (soccer.Truth) and
 // every client's frames (client.Frame and the soccer.View built from it), and
 // let a caller take over any client's input (a person playing through the
-// emulated link).
+// emulated link). Every bot's client predicts its own player unless
+// Config.NoPrediction (or Config.Predicts) says otherwise; the moves the
+// server applies, and the corrections clients apply, are reported through
+// Config.OnMove and Config.OnCorrection.
 package match
