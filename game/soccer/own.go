@@ -47,37 +47,59 @@ func (r Rules) reach() float64 {
 }
 
 // Step is the shared move function of a predicted player: Move, with the ball
-// or not as env says, then the player is kept out of the other players in env
-// (the players' capsules may not overlap), sliding along them: what it would
-// have run into stops it, a player walking into it shoves it aside. Its
-// client and the server compute it from the same state, input and Env, with
-// the same result.
+// or not as env says, then the player is kept off the other players in env,
+// softly, so that its path has no kink another client would see as a jump:
+// near one (closer than contactCushion between the capsules) it may close the
+// gap by at most the share 1 - exp(-dt/contactEase) of it in a move, so it
+// slows into the contact over a few frames and slides along; overlapping one
+// (the other ran into where it stood), it moves out at contactPush at most,
+// instead of being shoved aside at once. Its client and the server compute
+// it from the same state, input and Env, with the same result.
 func (r Rules) Step(s PlayerState, in Input, env *Env, dt time.Duration) PlayerState {
+	from := s.Pos
 	s = r.Move(s, in, env.Carrying, dt)
 	if env.N == 0 {
 		return s
 	}
+	h := dt.Seconds()
+	if h <= 0 {
+		return s
+	}
 	minD := 2 * r.Player.Radius
-	for range 2 {
-		for i := range min(env.N, MaxNear) {
-			o := env.Near[i]
-			dx, dz := s.Pos.X-o.X, s.Pos.Z-o.Z
-			d2 := dx*dx + dz*dz
-			if !(d2 < minD*minD) {
-				continue
-			}
-			nx, nz := -math.Cos(s.Yaw), math.Sin(s.Yaw) // coincident: back off
-			if d := math.Sqrt(d2); d > 1e-9 {
-				nx, nz = dx/d, dz/d
-			}
-			s.Pos.X, s.Pos.Z = o.X+nx*minD, o.Z+nz*minD
-			if vn := s.Vel.X*nx + s.Vel.Z*nz; vn < 0 {
-				s.Vel.X, s.Vel.Z = s.Vel.X-vn*nx, s.Vel.Z-vn*nz
-			}
+	share := 1 - math.Exp(-h/contactEase.Seconds())
+	for i := range min(env.N, MaxNear) {
+		o := env.Near[i]
+		dx, dz := from.X-o.X, from.Z-o.Z
+		d := math.Hypot(dx, dz)
+		gap := d - minD
+		if !(gap < contactCushion) {
+			continue
+		}
+		nx, nz := -math.Cos(s.Yaw), math.Sin(s.Yaw) // coincident: back off
+		if d > 1e-9 {
+			nx, nz = dx/d, dz/d
+		}
+		// How far the move may go toward the other player (negative: away).
+		limit := gap * share
+		if gap < 0 {
+			limit = -math.Min(-gap, contactPush*h)
+		}
+		if closing := -((s.Pos.X-from.X)*nx + (s.Pos.Z-from.Z)*nz); closing > limit {
+			s.Pos.X, s.Pos.Z = s.Pos.X+nx*(closing-limit), s.Pos.Z+nz*(closing-limit)
+		}
+		if vn, most := s.Vel.X*nx+s.Vel.Z*nz, -math.Max(limit, 0)/h; vn < most {
+			s.Vel.X, s.Vel.Z = s.Vel.X+(most-vn)*nx, s.Vel.Z+(most-vn)*nz
 		}
 	}
 	return r.clampPlayer(s)
 }
+
+// The contacts between players (see Step).
+const (
+	contactCushion = 0.6                   // metres between capsules within which an approach is eased
+	contactEase    = 50 * time.Millisecond // time constant of the approach
+	contactPush    = 1.0                   // m/s, the most an overlap is undone
+)
 
 // near collects the players an Env holds: those within reach of from, the
 // nearest MaxNear if more, in the order they were added (of their ids).

@@ -75,9 +75,9 @@ func FuzzMoveInput(f *testing.F) {
 	})
 }
 
-// TestStepContacts: a player running into another stops at its side and
-// slides along it; one the other stands on is pushed out; with nobody near,
-// Step is Move.
+// TestStepContacts: a player running into another slows into the contact,
+// never overlaps it and slides along it; one the other stands on moves out
+// gently (contactPush); with nobody near, Step is Move.
 func TestStepContacts(t *testing.T) {
 	r := DefaultRules()
 	minD := 2 * r.Player.Radius
@@ -94,9 +94,16 @@ func TestStepContacts(t *testing.T) {
 	if s.Pos.X < 1 {
 		t.Fatalf("did not slide past: %+v", s)
 	}
-	s = r.Step(PlayerState{Pos: geom.V(0.1, 0, 0)}, Input{}, &env, dt)
+	s = PlayerState{Pos: geom.V(0.1, 0, 0)}
+	for i := range 60 {
+		next := r.Step(s, Input{}, &env, dt)
+		if step := next.Pos.Dist(s.Pos); step > contactPush*dt.Seconds()+1e-9 {
+			t.Fatalf("frame %d: pushed %.3f m at once", i, step)
+		}
+		s = next
+	}
 	if d := s.Pos.Len(); math.Abs(d-minD) > 1e-9 {
-		t.Fatalf("pushed to %.3f m", d)
+		t.Fatalf("moved out to %.3f m in a second", d)
 	}
 	free := Env{}
 	a, b := r.Step(PlayerState{}, in, &free, dt), r.Move(PlayerState{}, in, false, dt)
