@@ -143,8 +143,8 @@ func TestSmallestThree(t *testing.T) {
 		q := genRot(t, "q")
 		bits := uint(rapid.IntRange(9, 20).Draw(t, "bits"))
 		got := UnpackSmallestThree(PackSmallestThree(q, bits), bits)
-		// Each component is quantised to a step of √2/(2^bits-1).
-		tol := 4 * math.Sqrt2 / float64(uint64(1)<<bits-1)
+		// Each component is quantised to a step of 1/(√2·(2^(bits-1)-1)).
+		tol := 4 / (math.Sqrt2 * float64(uint64(1)<<(bits-1)-1))
 		if a := got.Angle(q); a > tol {
 			t.Fatalf("bits=%d: %v came back as %v, %v rad off (tol %v)", bits, q, got, a, tol)
 		}
@@ -158,6 +158,14 @@ func TestIsFinite(t *testing.T) {
 	for _, v := range []Vec3{V(math.NaN(), 0, 0), V(0, math.Inf(1), 0), V(0, 0, math.Inf(-1))} {
 		if v.IsFinite() {
 			t.Errorf("%v reported finite", v)
+		}
+	}
+}
+
+func TestSmallestThreeIdentityExact(t *testing.T) {
+	for _, bits := range []uint{9, 14, 20} {
+		if got := UnpackSmallestThree(PackSmallestThree(Identity, bits), bits); got != Identity {
+			t.Errorf("bits=%d: Identity came back as %v", bits, got)
 		}
 	}
 }

@@ -20,71 +20,24 @@ type packed struct {
 	rot         [2]uint32
 }
 
-const (
-	rotBits = 20
-	rotMax  = 1<<(rotBits-1) - 1 // components map to [-rotMax, rotMax]
-)
+// rotBits is the bits per smallest-three component of a rotation.
+const rotBits = 20
 
 func pack3(v geom.Vec3) [3]float32 { return [3]float32{float32(v.X), float32(v.Y), float32(v.Z)} }
 
 func unpack3(p [3]float32) geom.Vec3 { return geom.V(float64(p[0]), float64(p[1]), float64(p[2])) }
 
-// identityRot is packRot(geom.Identity), which unpackRot returns exactly.
-var identityRot = packRot(geom.Identity)
-
-// packRot quantises the unit quaternion q. The grid is symmetric about zero,
-// so the identity is stored exactly.
 func packRot(q geom.Quat) [2]uint32 {
-	c := [4]float64{q.W, q.X, q.Y, q.Z}
-	big := 0
-	for i := 1; i < 4; i++ {
-		if math.Abs(c[i]) > math.Abs(c[big]) {
-			big = i
-		}
-	}
-	sign := 1.0
-	if c[big] < 0 {
-		sign = -1
-	}
-	v := uint64(big)
-	for i := range 4 {
-		if i == big {
-			continue
-		}
-		x := math.Round(c[i] * sign * math.Sqrt2 * rotMax)
-		x = min(max(x, -rotMax), rotMax)
-		v = v<<rotBits | uint64(int64(x)+rotMax)
-	}
+	v := geom.PackSmallestThree(q, rotBits)
 	return [2]uint32{uint32(v >> 32), uint32(v)}
 }
 
 func unpackRot(p [2]uint32) geom.Quat {
-	if p == identityRot {
-		return geom.Identity
-	}
-	v := uint64(p[0])<<32 | uint64(p[1])
-	big := int(v >> (3 * rotBits) & 3)
-	var c [4]float64
-	sum := 0.0
-	shift := uint(0)
-	for i := 3; i >= 0; i-- {
-		if i == big {
-			continue
-		}
-		x := float64(int64(v>>shift&(1<<rotBits-1)) - rotMax)
-		c[i] = x / (math.Sqrt2 * rotMax)
-		sum += c[i] * c[i]
-		shift += rotBits
-	}
-	c[big] = math.Sqrt(max(0, 1-sum))
-	return geom.Quat{W: c[0], X: c[1], Y: c[2], Z: c[3]}
+	return geom.UnpackSmallestThree(uint64(p[0])<<32|uint64(p[1]), rotBits)
 }
 
 func packBody(b Body) packed {
 	r := b.Rot
-	if r == geom.Identity {
-		return packed{pos: b.Pos, vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: identityRot}
-	}
 	if d := r.Dot(r); d < 1-1e-9 || d > 1+1e-9 {
 		r = r.Norm()
 	}
