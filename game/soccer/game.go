@@ -62,7 +62,6 @@ type player struct {
 
 	in           Input
 	view         time.Duration // the server time the client was showing with its newest input
-	actionAt     time.Duration // the send time of the first input with the newest action sequence (0: unknown)
 	actionSeq    uint8
 	anyInput     bool
 	noTouchUntil time.Duration
@@ -83,11 +82,6 @@ type Game struct {
 	rules Rules
 	world *physics.World
 	ball  physics.BodyID
-	// A world of the pitch and the ball alone, where a kick applied in the
-	// past is fast-forwarded to now.
-	ffWorld *physics.World
-	ffBall  physics.BodyID
-	ffCaps  []physics.BodyID
 
 	players  []player
 	byClient map[int]int // client slot → player index
@@ -135,9 +129,6 @@ type GameStats struct {
 	Kickoffs, Restarts      uint64
 	BadInputs               uint64 // inputs (or packets of moves) that did not decode
 	Rewinds, RewindsClamped uint64 // tackles judged in the past; of which asked further back than MaxRewind
-	// Kicks applied in the past (at their send time); of which sent
-	// further back than MaxKickRewind.
-	KickRewinds, KickRewindsClamped uint64
 }
 
 // NewGame returns a match under rules with no players, its world stepping at
@@ -159,18 +150,7 @@ func NewGame(rules Rules, tickHz int) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	ff, err := physics.NewWorld(physics.Config{StepHz: tickHz})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := rules.Pitch.AddTo(ff); err != nil {
-		return nil, err
-	}
-	ffBall, err := ff.AddSphere(b)
-	if err != nil {
-		return nil, err
-	}
-	g := &Game{rules: rules, world: w, ball: ball, ffWorld: ff, ffBall: ffBall, possessor: -1, lastToucher: -1,
+	g := &Game{rules: rules, world: w, ball: ball, possessor: -1, lastToucher: -1,
 		byClient: map[int]int{}, dt: time.Second / time.Duration(tickHz)}
 	for i := range rules.MaxPlayers {
 		c := rules.Player
@@ -180,12 +160,8 @@ func NewGame(rules Rules, tickHz int) (*Game, error) {
 			return nil, err
 		}
 		g.players = append(g.players, player{body: id, client: -1})
-		if id, err = ff.AddCapsule(c); err != nil {
-			return nil, err
-		}
-		g.ffCaps = append(g.ffCaps, id)
 	}
-	depth := int(max(rules.MaxRewind, rules.MaxKickRewind)/g.dt) + 3
+	depth := int(rules.MaxRewind/g.dt) + 3
 	if g.history, err = event.NewHistory(depth, rules.MaxPlayers+1); err != nil {
 		return nil, err
 	}
@@ -282,10 +258,6 @@ func (g *Game) Input(client int, in server.Input) {
 		// triggers nothing.
 		p.actionSeq = d.ActionSeq
 		p.anyInput = true
-	}
-	if d.ActionSeq != p.in.ActionSeq || p.actionAt == 0 {
-		// The first input carrying this action: when the client acted.
-		p.actionAt = in.Sent
 	}
 	p.in, p.view = d, in.View
 }
@@ -557,9 +529,6 @@ func (g *Game) kick(i int, events server.Emitter) {
 	v, w := g.rules.Kick(p.in.Action, aim.Norm(), p.in.Power)
 	b := g.world.Body(g.ball)
 	b.Vel, b.AngVel = v, w
-	if p.mv == nil {
-		b = g.kickedSince(p.actionAt, b)
-	}
 	g.world.SetBody(g.ball, b)
 	g.possessor = -1
 	p.noTouchUntil = g.now + g.rules.KickNoTouch
@@ -572,90 +541,6 @@ func (g *Game) kick(i int, events server.Emitter) {
 	}
 	events.Emit(event.Event{Kind: EventKick, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: uint32(p.in.Action),
 		HasState: true, State: ballState(g.now, g.world.Body(g.ball))})
-}
-
-// kickedSince returns the ball kicked with now's velocity and spin (in b) at
-// server time sent, when the kicking client sent it, and moved by the physics
-// from there to now: the ball leaves from where it was carried at that tick,
-// as the client kicked it on its screen, not from where the server had it
-// when the input arrived a trip later. sent is rounded to a tick and clamped
-// to MaxKickRewind and to the moment the possessor won the ball; a zero sent
-// (a client whose clock was not ready) kicks now. The fast-forward runs in a
-// world of the pitch, the ball and the players' capsules, the players where
-// the rewind history has them; a ball one of them would
-// win on the way is kicked now instead (the client could not have shown it).
-func (g *Game) kickedSince(sent time.Duration, b physics.BodyState) physics.BodyState {
-	if sent <= 0 || g.rules.MaxKickRewind <= 0 || g.dt <= 0 {
-		return b
-	}
-	at := (sent + g.dt/2) / g.dt * g.dt
-	if at < g.now-g.rules.MaxKickRewind {
-		at = g.now - g.rules.MaxKickRewind
-		g.stats.KickRewindsClamped++
-	}
-	if at < g.carrySince {
-		at = g.carrySince
-	}
-	if at >= g.now {
-		return b
-	}
-	pose, ok := g.history.At(BallID, at)
-	if !ok {
-		return b
-	}
-	g.ffWorld.SetBody(g.ffBall, physics.BodyState{Pos: pose.Pos, Rot: unit(pose.Rot), Vel: b.Vel, AngVel: b.AngVel})
-	for t := at; t < g.now; t += g.dt {
-		for i := range g.players {
-			pos, vel := g.playerAt(i, t)
-			g.ffWorld.SetBody(g.ffCaps[i], physics.BodyState{Pos: pos, Vel: vel})
-		}
-		g.ffWorld.Step()
-		if g.touchedAt(t+g.dt) >= 0 {
-			// Met by a player on the way, where the kicking client could
-			// not have shown it (it had the others where they were a trip
-			// ago): kicked now instead.
-			return b
-		}
-	}
-	g.stats.KickRewinds++
-	return g.ffWorld.Body(g.ffBall)
-}
-
-// playerAt returns where player i stood at server time t ≤ now, and its
-// velocity, from the rewind history (parked if it was not playing).
-func (g *Game) playerAt(i int, t time.Duration) (pos, vel geom.Vec3) {
-	p := &g.players[i]
-	if !p.active {
-		return parked(i), geom.Vec3{}
-	}
-	if t >= g.now {
-		return p.st.Pos, p.vel
-	}
-	if pose, ok := g.history.At(FirstPlayerID+uint32(i), t); ok {
-		return pose.Pos, pose.Vel
-	}
-	return p.st.Pos, p.vel
-}
-
-// touchedAt returns the nearest player within reach of the fast-forwarded
-// ball that may win it at server time t, as touch judges, or -1.
-func (g *Game) touchedAt(t time.Duration) int {
-	b := g.ffWorld.Body(g.ffBall)
-	if b.Pos.Y > g.rules.Player.Height+g.rules.Ball.Radius {
-		return -1
-	}
-	best, bestD := -1, g.rules.Player.Radius+g.rules.Ball.Radius+g.rules.TouchMargin
-	for i := range g.players {
-		p := &g.players[i]
-		if !p.active || i == g.possessor || t < p.noTouchUntil {
-			continue
-		}
-		c, _ := g.playerAt(i, t)
-		if d := math.Hypot(b.Pos.X-c.X, b.Pos.Z-c.Z); d <= bestD {
-			best, bestD = i, d
-		}
-	}
-	return best
 }
 
 // tackle judges a tackle by player i on the ball's possessor where the

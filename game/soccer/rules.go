@@ -52,14 +52,6 @@ type Rules struct {
 	// the moment the tackling client was showing when it acted, clamped to
 	// this.
 	MaxRewind time.Duration
-	// MaxKickRewind is the furthest back in server time a kick is applied
-	// at. A kick is applied at the moment its client sent it (the input's
-	// send time, when the client kicked the ball on its screen), from where
-	// the ball was then, and the ball is fast-forwarded to now by the
-	// physics; a kick sent longer ago than this is applied this far back.
-	// It bounds both the re-simulation and how far a client can reach into
-	// the past (an anti-cheat boundary). Zero applies kicks on arrival.
-	MaxKickRewind time.Duration
 
 	GoalPause time.Duration // from a goal to the kickoff reset
 
@@ -89,7 +81,6 @@ func DefaultRules() Rules {
 		KickNoTouch:   300 * time.Millisecond,
 		TackleReach:   1.3, TackleCooldown: 1200 * time.Millisecond, TackledNoTouch: 600 * time.Millisecond, TacklePoke: 4,
 		MaxRewind:        250 * time.Millisecond,
-		MaxKickRewind:    250 * time.Millisecond,
 		GoalPause:        1500 * time.Millisecond,
 		ContactTolerance: 0.1, ContactLead: 150 * time.Millisecond,
 	}
@@ -125,8 +116,6 @@ func (r Rules) Validate() error {
 		return bad("KickNoTouch, TackleCooldown, TackledNoTouch, GoalPause", "negative", "≥ 0")
 	case r.MaxRewind < 0 || r.MaxRewind > 2*time.Second:
 		return bad("MaxRewind", r.MaxRewind, "0 to 2s")
-	case r.MaxKickRewind < 0 || r.MaxKickRewind > 2*time.Second:
-		return bad("MaxKickRewind", r.MaxKickRewind, "0 to 2s")
 	case r.Edge < 0 || r.Edge >= r.Pitch.Margin+r.Pitch.Width/2:
 		return bad("Edge", r.Edge, "0 to inside the pitch")
 	}
