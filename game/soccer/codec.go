@@ -119,7 +119,7 @@ type Score struct {
 // ball only, plus every player at a kickoff. When the ball's motion jumped and
 // the previous tick was not sent, the ball's state of the previous tick comes
 // first, so a client's curve has the state before the jump as well as the one
-// after.
+// after, unless the ball was teleported.
 func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	g.sentTick = g.tick
 	flags := byte(0)
@@ -133,7 +133,9 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	dst = binary.AppendUvarint(dst, uint64(g.score[0]))
 	dst = binary.AppendUvarint(dst, uint64(g.score[1]))
 	dst = append(dst, g.ballGen)
-	if g.knot && !g.prevSent && g.tick > 1 && !g.kickoff {
+	// Not before a teleport: that state would go with the new generation,
+	// and a client would cut at it, a tick early and where the ball was.
+	if g.knot && !g.prevSent && g.tick > 1 && !g.kickoff && !g.restart {
 		dst = append(dst, 2)
 		dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff)
 		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false))

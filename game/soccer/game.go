@@ -104,6 +104,7 @@ type Game struct {
 
 	knot          bool // the ball's velocity jumped this tick
 	kickoff       bool // everything teleported this tick
+	restart       bool // the ball was put back on the pitch this tick
 	prevBall      physics.BodyState
 	prevPossessor int
 	prevCarryOff  geom.Vec3
@@ -298,7 +299,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.prevBall, g.prevTime = g.world.Body(g.ball), g.now
 	g.prevPossessor, g.prevCarryOff = g.possessor, g.carryOff
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
-	g.knot, g.kickoff = false, false
+	g.knot, g.kickoff, g.restart = false, false, false
 	r := &g.rules
 
 	for i := range g.players {
@@ -470,7 +471,7 @@ func (g *Game) checkOut(events server.Emitter) {
 	g.world.SetBody(g.ball, physics.BodyState{Pos: in})
 	g.possessor = -1
 	g.ballGen++
-	g.knot = true
+	g.knot, g.restart = true, true
 	g.stats.Restarts++
 	events.Emit(event.Event{Kind: EventRestart, Time: g.now, Entity: BallID, Actor: NoPlayer, HasState: true,
 		State: ballState(g.now, g.world.Body(g.ball))})

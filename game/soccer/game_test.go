@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
@@ -273,6 +274,16 @@ func TestOutOfPlay(t *testing.T) {
 	}
 	if e := m.rec.events[len(m.rec.events)-1]; e.Kind != EventRestart || !e.HasState {
 		t.Fatalf("event %+v", e)
+	}
+	// The snapshot of the restart holds the ball where it was put only: the
+	// state of the tick before would go with the new generation, and a
+	// client would cut there, a tick early and off the pitch.
+	s := client.Snapshot{Time: tr.Time}
+	if err := decodeSnapshot(&s, m.g.AppendSnapshot(nil, false), m.g.rules); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Entities) != 1 || s.Entities[0].State.Pos.Dist(tr.Ball.Pos) > 0.01 {
+		t.Fatalf("restart snapshot: %+v, want the ball at %v only", s.Entities, tr.Ball.Pos)
 	}
 }
 
