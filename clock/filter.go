@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/tether-net/tether/internal/order"
 )
 
 // The filter's model. A sample is a ping sent at local time t1, received at
@@ -135,7 +137,7 @@ func (f *filter) refit(e *Estimator) (spike bool) {
 	for i := range e.n {
 		f.scratch = append(f.scratch, sec(e.at(i).delay()-d1))
 	}
-	f.spikeAbove = max(spikeFactor*median(f.scratch), spikeFloor)
+	f.spikeAbove = max(spikeFactor*order.Select(f.scratch, len(f.scratch)/2), spikeFloor)
 	f.fwd, f.bwd = f.fwd[:0], f.bwd[:0]
 	f.sxf, f.syf, f.sxb, f.syb = 0, 0, 0, 0
 	f.xMax = math.Inf(-1)
@@ -317,40 +319,6 @@ func (f *filter) jitter(b, sign float64) float64 {
 	}
 	sum, _ := f.gaps(b, sign)
 	return max(sum/float64(n-1), quantum)
-}
-
-// median returns the upper median of v, reordering it.
-func median(v []float64) float64 {
-	k := len(v) / 2
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		// Partition around the median of three (Hoare).
-		a, b, c := v[lo], v[(lo+hi)/2], v[hi]
-		pivot := max(min(a, b), min(max(a, b), c))
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < pivot {
-				i++
-			}
-			for v[j] > pivot {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }
 
 // spread returns the estimate's statistical error, in seconds: each

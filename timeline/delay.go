@@ -3,6 +3,8 @@ package timeline
 import (
 	"math"
 	"time"
+
+	"github.com/tether-net/tether/internal/order"
 )
 
 // estimator measures the link from arrivals and derives the target render
@@ -106,7 +108,7 @@ func (e *estimator) interval() time.Duration {
 	}
 	var s [len(estimator{}.gaps)]time.Duration
 	copy(s[:], e.gaps[:e.gapN])
-	return selectK(s[:e.gapN], e.gapN/2)
+	return order.Select(s[:e.gapN], e.gapN/2)
 }
 
 func (e *estimator) loss() float64 {
@@ -138,52 +140,10 @@ func (e *estimator) update() {
 		s := e.scratch[:e.lateN]
 		copy(s, e.late[:e.lateN])
 		k := int(math.Ceil(e.quant*float64(e.lateN))) - 1
-		e.q = selectK(s, min(max(k, 0), e.lateN-1))
-		e.median = selectK(s, (e.lateN-1)/2)
+		e.q = order.Select(s, min(max(k, 0), e.lateN-1))
+		e.median = order.Select(s, (e.lateN-1)/2)
 	}
 	iv := float64(e.interval())
 	d := max(float64(e.q), float64(e.median)+e.share*iv) + e.lossShare*e.loss()*iv
 	e.cached = min(max(time.Duration(d), e.minD), e.maxD)
-}
-
-// selectK returns the k-th smallest element of s (0-based), reordering s.
-func selectK(s []time.Duration, k int) time.Duration {
-	lo, hi := 0, len(s)-1
-	for lo < hi {
-		// Median of three as the pivot.
-		mid := lo + (hi-lo)/2
-		if s[mid] < s[lo] {
-			s[mid], s[lo] = s[lo], s[mid]
-		}
-		if s[hi] < s[lo] {
-			s[hi], s[lo] = s[lo], s[hi]
-		}
-		if s[hi] < s[mid] {
-			s[hi], s[mid] = s[mid], s[hi]
-		}
-		p := s[mid]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < p {
-				i++
-			}
-			for s[j] > p {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return s[k]
-		}
-	}
-	return s[k]
 }
