@@ -64,11 +64,8 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "its clock bound, render delay, traffic and ball smoothness.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *duration < 0 {
 		return fmt.Errorf("-duration %v: want 0 (until interrupted) or more", *duration)

@@ -79,11 +79,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *bots < 1 || *bots > demoMaxBots {
 		return fmt.Errorf("-bots %d: want 1 to %d", *bots, demoMaxBots)

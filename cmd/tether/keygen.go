@@ -24,11 +24,8 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "Writes a new private key shared by the token backend and the servers.")
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	if err := parseFlags(fset, args); err != nil {
 		return err
-	}
-	if fset.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fset.Args())
 	}
 	key, err := netcode.GenerateKey(rand.Reader)
 	if err != nil {

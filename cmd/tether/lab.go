@@ -25,11 +25,8 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "usage: tether lab (-scenario NAME | -scenario-file FILE) [-seed N] [-json] [-out DIR] [-trace FILE]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	s, err := loadScenario(*scenario, *file)
 	if err != nil {

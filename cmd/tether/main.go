@@ -66,3 +66,15 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nRun \"tether <command> -h\" for a command's flags.")
 }
+
+// parseFlags parses a command's flags from args; commands take no other
+// arguments, so any left over are an error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return nil
+}

@@ -45,11 +45,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "minted with the same key and protocol id, until interrupted.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	stdout = &lockedWriter{w: stdout} // the transport's callbacks print too
 	listen, err := netip.ParseAddrPort(*addr)

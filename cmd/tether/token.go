@@ -44,11 +44,8 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "Mints a netcode 1.02 connect token; without -o it prints the token as standard base64.")
 		fset.PrintDefaults()
 	}
-	if err := fset.Parse(args); err != nil {
+	if err := parseFlags(fset, args); err != nil {
 		return err
-	}
-	if fset.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fset.Args())
 	}
 	if *protocol == "" {
 		return errors.New("-protocol-id is required")
