@@ -57,7 +57,16 @@ type Game interface {
 	// snapshot.
 	DecodeSnapshot(s *Snapshot, b []byte) error
 	// Timeline returns the timeline configuration for entities of a kind.
+	// Its render delay fields are ignored: every entity is drawn at the
+	// client's one render clock.
 	Timeline(kind uint8) timeline.Config
+	// RenderClock returns the configuration of the render clock every
+	// entity is drawn at, by the render delay fields of a timeline.Config
+	// (SendInterval, MinDelay, MaxDelay, Quantile, Window, IntervalShare,
+	// QuantileInterval, LossShare). It is fed by the regular snapshots
+	// only, so that the extra ones a server sends at contacts do not read
+	// as a faster send rate.
+	RenderClock() timeline.Config
 }
 
 // Predictor is implemented by a Game that predicts the client's own entity
@@ -141,7 +150,11 @@ type entity struct {
 }
 
 // parentAt returns the parent and offset in force at server time t; the
-// offset is interpolated between two states with the same parent.
+// offset is interpolated between two states with the same parent. Between a
+// state with a parent and a later one with another (or none: a kick) the
+// entity is on its own: its own curve joins the two states, where the parent
+// carried it and where it was let go, while the offset from the parent
+// between them is not known.
 func (e *entity) parentAt(t time.Duration) (uint32, geom.Vec3) {
 	for i := e.natt - 1; i >= 0; i-- {
 		a := e.att[i]
@@ -149,8 +162,12 @@ func (e *entity) parentAt(t time.Duration) (uint32, geom.Vec3) {
 			continue
 		}
 		if i+1 < e.natt {
-			if b := e.att[i+1]; b.parent == a.parent && b.t > a.t {
+			b := e.att[i+1]
+			if b.parent == a.parent && b.t > a.t {
 				return a.parent, a.offset.Lerp(b.offset, float64(t-a.t)/float64(b.t-a.t))
+			}
+			if t > a.t {
+				return NoParent, geom.Vec3{}
 			}
 		}
 		return a.parent, a.offset
@@ -186,6 +203,7 @@ type Client struct {
 	cfg   Config
 	game  Game
 	clk   *clock.Estimator
+	rc    *timeline.Clock // the render clock of every entity
 	ep    *reliable.Endpoint
 	epoch uint32
 
@@ -252,8 +270,12 @@ func New(cfg Config, game Game) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: Reliable: %v", ErrConfig, err)
 	}
+	rc, err := timeline.NewClock(game.RenderClock())
+	if err != nil {
+		return nil, fmt.Errorf("%w: the game's RenderClock: %v", ErrConfig, err)
+	}
 	c := &Client{
-		cfg: cfg, game: game, clk: clk, ep: ep,
+		cfg: cfg, game: game, clk: clk, rc: rc, ep: ep,
 		entities: map[uint32]*entity{},
 		events:   event.NewLog(cfg.EventLog),
 		early:    make([]byte, 0, reliable.MaxUnreliableSize),
@@ -374,6 +396,9 @@ func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) 
 	if h.Time > c.newest {
 		c.newest = h.Time
 	}
+	if h.Regular {
+		c.rc.Arrived(h.Time, arrival)
+	}
 	for i := range s.Entities {
 		es := &s.Entities[i]
 		e := c.entity(es.ID, es.Kind)
@@ -431,7 +456,9 @@ func (c *Client) entity(id uint32, kind uint8) *entity {
 	if e, ok := c.entities[id]; ok {
 		return e
 	}
-	tl, err := timeline.New(c.game.Timeline(kind))
+	cfg := c.game.Timeline(kind)
+	cfg.Clock = c.rc
+	tl, err := timeline.New(cfg)
 	if err != nil {
 		c.stats.Malformed++
 		return nil

@@ -55,7 +55,11 @@ func (testGame) DecodeSnapshot(s *Snapshot, b []byte) error {
 }
 
 func (testGame) Timeline(kind uint8) timeline.Config {
-	return timeline.Config{SendInterval: time.Second / 30, Extrapolate: timeline.Linear}
+	return timeline.Config{Extrapolate: timeline.Linear}
+}
+
+func (testGame) RenderClock() timeline.Config {
+	return timeline.Config{SendInterval: time.Second / 30}
 }
 
 // rig connects a Client to a scripted server over a perfect, instant link; the
@@ -310,5 +314,75 @@ func TestFrameAllocs(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Fatalf("%v allocations per input", n)
+	}
+}
+
+// TestOneRenderTime: every entity of a frame is drawn at the same render
+// time, though the ball also gets extra states between the regular
+// snapshots (as a server sends at contacts) and a player joins later.
+func TestOneRenderTime(t *testing.T) {
+	r := newRig(t)
+	frames := 0
+	r.run(4*time.Second, func(now time.Duration) ([]ent, bool) {
+		x := now.Seconds()
+		es := []ent{{id: 0, x: x, vx: 1}, {id: 1, kind: 1, x: -x, vx: -1}}
+		if now > 2*time.Second {
+			es = append(es, ent{id: 2, kind: 1, x: 2 * x, vx: 2})
+		}
+		if !every30Hz(now) {
+			extra := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Time: now}), 0, es[0])
+			if err := r.srv.SendUnreliable(extra); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return es, every30Hz(now)
+	}, func(f *Frame) {
+		if !f.Ready || len(f.Entities) < 2 {
+			return
+		}
+		frames++
+		for _, e := range f.Entities {
+			if e.RenderTime != f.RenderTime {
+				t.Fatalf("at %v: entity %d drawn at %v, entity 0 at %v", f.Server, e.ID, e.RenderTime, f.RenderTime)
+			}
+		}
+	})
+	if frames < 200 {
+		t.Fatalf("only %d frames drawn", frames)
+	}
+}
+
+// TestReleasedDrawnOnItsOwn: between its last state with a parent and the
+// next state without one (a kick), an entity is drawn on its own curve
+// through the two, not at an offset from its parent held since the last.
+func TestReleasedDrawnOnItsOwn(t *testing.T) {
+	r := newRig(t)
+	const release = 120 * (time.Second / 60) // a frame's time, and a regular snapshot's
+	var lastAttached time.Duration
+	between := 0
+	r.run(3*time.Second, func(now time.Duration) ([]ent, bool) {
+		x := 5 * now.Seconds()
+		if now < release {
+			if every30Hz(now) {
+				lastAttached = now
+			}
+			// The ball's own states are 0.3 m from where the player's
+			// offset puts it, so the frames tell which is drawn.
+			return []ent{{id: 0, parent: 2, x: x + 0.3, vx: 5}, {id: 1, kind: 1, x: x, vx: 5}}, every30Hz(now)
+		}
+		bx := 5*release.Seconds() + 0.3 + 20*(now-release).Seconds()
+		return []ent{{id: 0, x: bx, vx: 20}, {id: 1, kind: 1, x: x, vx: 5}}, now == release || every30Hz(now)
+	}, func(f *Frame) {
+		ball, player := f.Find(0), f.Find(1)
+		if !f.Ready || ball == nil || player == nil || f.RenderTime <= lastAttached || f.RenderTime >= release {
+			return
+		}
+		between++
+		if ball.Parent != NoParent || ball.Pos.Dist(player.Pos.Add(geom.V(0.6, 0, 0))) < 0.2 {
+			t.Fatalf("render time %v, between the last carried state and the kick: ball %+v drawn with the player at %v", f.RenderTime, ball, player.Pos)
+		}
+	})
+	if between == 0 {
+		t.Fatal("no frame drawn between the last carried state and the kick")
 	}
 }

@@ -79,6 +79,7 @@ func (c *Client) Frame(local time.Duration) *Frame {
 	}
 	if ep := c.clk.Epoch(); ep != c.epoch {
 		c.epoch = ep
+		c.rc.Reset()
 		for _, e := range c.order {
 			e.tl.Reset()
 			c.stats.Resets++

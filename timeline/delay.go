@@ -11,7 +11,8 @@ import (
 // delay from it.
 type estimator struct {
 	quant     float64
-	share     float64 // of the send interval
+	share     float64 // of the send interval, beyond the median lateness
+	qshare    float64 // of the send interval, beyond the lateness quantile
 	lossShare float64
 	fixed     time.Duration // configured send interval, or 0
 	minD      time.Duration
@@ -41,6 +42,7 @@ func (e *estimator) init(c Config) {
 	*e = estimator{
 		quant:     c.Quantile,
 		share:     c.IntervalShare,
+		qshare:    c.QuantileInterval,
 		lossShare: c.LossShare,
 		fixed:     c.SendInterval,
 		minD:      c.MinDelay,
@@ -54,7 +56,7 @@ func (e *estimator) init(c Config) {
 // reset returns e emptied, keeping its configuration and buffers.
 func (e *estimator) reset() estimator {
 	r := estimator{
-		quant: e.quant, share: e.share, lossShare: e.lossShare, fixed: e.fixed,
+		quant: e.quant, share: e.share, qshare: e.qshare, lossShare: e.lossShare, fixed: e.fixed,
 		minD: e.minD, maxD: e.maxD, late: e.late, scratch: e.scratch, dirty: true,
 	}
 	clear(r.late)
@@ -144,6 +146,6 @@ func (e *estimator) update() {
 		e.median = order.Select(s, (e.lateN-1)/2)
 	}
 	iv := float64(e.interval())
-	d := max(float64(e.q), float64(e.median)+e.share*iv) + e.lossShare*e.loss()*iv
+	d := max(float64(e.q)+e.qshare*iv, float64(e.median)+e.share*iv) + e.lossShare*e.loss()*iv
 	e.cached = min(max(time.Duration(d), e.minD), e.maxD)
 }

@@ -78,6 +78,14 @@ type Config struct {
 	// the next state is there before the render time reaches the last one.
 	// 0 means 0.75, negative means none. Range up to 4.
 	IntervalShare float64
+	// QuantileInterval is the share of the send interval the delay covers
+	// beyond the lateness quantile: the delay is at least the lateness
+	// quantile plus QuantileInterval × the send interval. 0 means none. Set
+	// it to 1 for entities whose motion past the newest state cannot be
+	// foreseen (players moved by their inputs): the state after the one the
+	// render time is leaving has then arrived in time, for Quantile of the
+	// arrivals, and they are interpolated, not extrapolated. Range [0, 4].
+	QuantileInterval float64
 	// LossShare scales the loss margin: the delay gets LossShare × loss rate ×
 	// send interval more; 0 means 1, negative means none. Range up to 100.
 	LossShare float64
@@ -102,6 +110,11 @@ type Config struct {
 	// SnapDistance is the correction, metres, beyond which the rendered
 	// position jumps instead of blending; 0 means 1. Range up to 1e6.
 	SnapDistance float64
+	// Clock is a render clock shared with other timelines, fed by its
+	// owner; nil means a clock of the timeline's own, fed by Insert. With a
+	// shared clock the render delay fields above are the clock's business
+	// and ignored here.
+	Clock *Clock
 }
 
 // ConfigError reports a Config field out of its allowed range.
@@ -132,6 +145,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{"Window", c.Window, "[8, 4096]"}
 	case math.IsNaN(c.IntervalShare) || c.IntervalShare > 4:
 		return c, &ConfigError{"IntervalShare", c.IntervalShare, "≤ 4"}
+	case !(c.QuantileInterval >= 0 && c.QuantileInterval <= 4):
+		return c, &ConfigError{"QuantileInterval", c.QuantileInterval, "[0, 4]"}
 	case math.IsNaN(c.LossShare) || c.LossShare > 100:
 		return c, &ConfigError{"LossShare", c.LossShare, "≤ 100"}
 	case c.MaxExtrapolation > maxT:
@@ -221,12 +236,12 @@ type Timeline struct {
 	head int
 	n    int
 
-	est estimator
+	clock  *Clock
+	shared bool // clock is fed by its owner, not by Insert
 
 	started bool
 	now     time.Duration // latest now given to Sample
 	rt      time.Duration // render time of the last frame
-	scale   float64
 
 	haveLast bool      // last is the raw curve at rt
 	last     geom.Vec3 // raw curve position at rt
@@ -251,19 +266,25 @@ func New(c Config) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Timeline{cfg: c, ring: make([]State, c.Capacity), scale: 1, offRot: geom.Identity}
-	t.est.init(c)
+	t := &Timeline{cfg: c, ring: make([]State, c.Capacity), offRot: geom.Identity, clock: c.Clock, shared: c.Clock != nil}
+	if !t.shared {
+		t.clock = &Clock{scale: 1}
+		t.clock.est.init(c)
+	}
 	return t, nil
 }
 
-// Reset empties the timeline and restarts its render clock, keeping its
-// configuration and counters; use it when the clock's epoch changes.
+// Reset empties the timeline and restarts its render clock (a shared one is
+// left to its owner), keeping its configuration and counters; use it when the
+// clock's epoch changes.
 func (t *Timeline) Reset() {
 	stats := t.stats
 	ring := t.ring
-	est := t.est.reset()
 	clear(ring)
-	*t = Timeline{cfg: t.cfg, ring: ring, scale: 1, offRot: geom.Identity, est: est}
+	if !t.shared {
+		t.clock.Reset()
+	}
+	*t = Timeline{cfg: t.cfg, ring: ring, offRot: geom.Identity, clock: t.clock, shared: t.shared}
 	t.stats = stats
 }
 
@@ -294,7 +315,10 @@ func (t *Timeline) Insert(s State, arrival time.Duration) {
 		t.stats.Duplicates++
 		return
 	}
-	t.est.lateness(arrival - s.Time)
+	est := &t.clock.est
+	if !t.shared {
+		est.lateness(arrival - s.Time)
+	}
 	if t.started && !s.Cut && s.Time <= t.rt && j+1 < t.n && t.at(j+1).Time <= t.rt {
 		// The render time has passed it and a newer state that it has passed
 		// too: nothing drawn from now on would use it.
@@ -325,12 +349,14 @@ func (t *Timeline) Insert(s State, arrival time.Duration) {
 	t.n++
 	t.stats.Inserted++
 	t.dirty = true
-	if pos == t.n-1 {
+	switch {
+	case t.shared:
+	case pos == t.n-1:
 		if pos > 0 {
-			t.est.appended(s.Time - t.at(pos-1).Time)
+			est.appended(s.Time - t.at(pos-1).Time)
 		}
-	} else {
-		t.est.filled()
+	default:
+		est.filled()
 	}
 }
 
@@ -341,22 +367,17 @@ func (t *Timeline) Sample(now time.Duration) Frame {
 	if t.n == 0 && !t.started {
 		return Frame{}
 	}
-	target := t.est.target()
 	var dnow time.Duration
 	prevRT := t.rt
+	rt := t.clock.Advance(now)
 	if !t.started {
 		t.started = true
 		t.now = now
-		t.rt = now - target
-	} else {
-		if now > t.now {
-			dnow = now - t.now
-			t.now = now
-		}
-		t.scale = controlScale(t.now-dnow-t.rt, target)
-		t.rt += time.Duration(float64(dnow) * t.scale)
+	} else if now > t.now {
+		dnow = now - t.now
+		t.now = now
 	}
-	rt := t.rt
+	t.rt = rt
 
 	var f Frame
 	f.Valid = true
@@ -405,7 +426,7 @@ func (t *Timeline) Sample(now time.Duration) Frame {
 		t.stats.Frozen++
 	}
 	t.stats.Delay = f.Delay
-	t.stats.Scale = t.scale
+	t.stats.Scale = t.clock.scale
 	t.prune(base)
 	return f
 }
@@ -463,10 +484,11 @@ func (t *Timeline) prune(base int) {
 // Stats returns the counters and current estimates.
 func (t *Timeline) Stats() Stats {
 	s := t.stats
-	s.Lateness = t.est.quantile()
-	s.SendInterval = t.est.interval()
-	s.Loss = t.est.loss()
-	s.Target = t.est.target()
+	est := &t.clock.est
+	s.Lateness = est.quantile()
+	s.SendInterval = est.interval()
+	s.Loss = est.loss()
+	s.Target = est.target()
 	s.Held = t.n
 	if !t.started {
 		s.Scale = 1

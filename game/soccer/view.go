@@ -184,3 +184,14 @@ func (v *View) Player(id uint32) *PlayerView {
 	}
 	return nil
 }
+
+// RenderClock implements client.Game: the render clock the match is drawn
+// at. The players move by their inputs, which no client can foresee, and the
+// carried ball with them: past the newest snapshot a player can only be
+// extrapolated in a straight line, and a turn then shows as a correction. So
+// the delay covers the 90th percentile of the snapshots' lateness plus the
+// whole send interval: the snapshot after the one the render time is leaving
+// has then almost always arrived, and the match is interpolated.
+func (g *ClientGame) RenderClock() timeline.Config {
+	return timeline.Config{Quantile: 0.9, IntervalShare: 1, QuantileInterval: 1}
+}
