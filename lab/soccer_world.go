@@ -186,7 +186,7 @@ func (sw *soccerWorld) touch(now time.Duration, before physics.BodyState) {
 			continue
 		}
 		c := sw.w.Body(sw.caps[i]).Pos
-		if d := math.Hypot(b.Pos.X-c.X, b.Pos.Z-c.Z); d <= bestD {
+		if d := sw.rules.TouchDistance(c, b.Pos); d <= bestD {
 			best, bestD = i, d
 		}
 	}

@@ -89,7 +89,7 @@ func DecodeInput(in *Input, b []byte) (int, error) {
 //	flags            byte: bit 0 players included, bit 1 paused after a goal
 //	score            two unsigned varints, Home then Away
 //	ball generation  byte
-//	ball states      count byte (1 or 2), then that many states, oldest first:
+//	ball states      count byte (1 to 3), then that many states, oldest first:
 //	                 possessor (unsigned varint: player entity id + 1, 0 for
 //	                 a free ball), with a possessor the ball's place in its
 //	                 frame (x, y, z in millimetres, signed varints), then the
@@ -119,7 +119,10 @@ type Score struct {
 // ball only, plus every player at a kickoff. When the ball's motion jumped and
 // the previous tick was not sent, the ball's state of the previous tick comes
 // first, so a client's curve has the state before the jump as well as the one
-// after, unless the ball was teleported.
+// after, unless the ball was teleported. For KnotRepeat after a jump that
+// left the ball free (a kick, a bounce), each regular snapshot repeats the
+// state at the jump first, so that a client that lost the snapshot of the
+// jump still has it, and its curve still turns where the ball did.
 func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	g.sentTick = g.tick
 	flags := byte(0)
@@ -135,12 +138,17 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	dst = append(dst, g.ballGen)
 	// Not before a teleport: that state would go with the new generation,
 	// and a client would cut at it, a tick early and where the ball was.
-	if g.knot && !g.prevSent && g.tick > 1 && !g.kickoff && !g.restart {
-		dst = append(dst, 2)
+	prev := g.knot && !g.prevSent && g.tick > 1 && !g.kickoff && !g.restart
+	repeat := regular && g.repeat.ok && g.repeat.gen == g.ballGen && g.repeat.t < g.now && g.now-g.repeat.t <= KnotRepeat &&
+		!(prev && g.repeat.t >= g.prevTime)
+	dst = append(dst, 1+b2i(prev)+b2i(repeat))
+	if repeat {
+		dst = appendCarry(dst, -1, geom.Vec3{})
+		dst = wire.AppendBody(dst, bodyOf(g.repeat.t, g.repeat.ball, true))
+	}
+	if prev {
 		dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff)
 		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false))
-	} else {
-		dst = append(dst, 1)
 	}
 	dst = appendCarry(dst, g.possessor, g.carryOff)
 	dst = wire.AppendBody(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff))
@@ -169,6 +177,25 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		dst = binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
 	}
 	return dst
+}
+
+// KnotRepeat is how long after a jump of the ball's motion regular snapshots
+// repeat its state at the jump: beyond a burst of a few lost snapshots.
+const KnotRepeat = 300 * time.Millisecond
+
+// knotState is the ball's state at its newest jump that left it free.
+type knotState struct {
+	ok   bool
+	t    time.Duration
+	gen  uint8
+	ball physics.BodyState
+}
+
+func b2i(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // appendCarry appends who has the ball (player index, -1 for none) and where

@@ -111,6 +111,7 @@ type Game struct {
 	prevSent      bool
 	sentTick      uint64
 	prevTime      time.Duration
+	repeat        knotState // repeated in regular snapshots for KnotRepeat
 	stats         GameStats
 
 	moveCfg movement.ServerConfig
@@ -366,6 +367,9 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	if !g.paused {
 		g.actions(events)
 	}
+	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
+		g.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball)}
+	}
 	g.record()
 	return g.knot || g.kickoff
 }
@@ -411,8 +415,7 @@ func (g *Game) touch() {
 		if !p.active || g.now < p.noTouchUntil {
 			continue
 		}
-		d := math.Hypot(b.Pos.X-p.st.Pos.X, b.Pos.Z-p.st.Pos.Z)
-		if d <= bestD {
+		if d := g.rules.TouchDistance(p.st.Pos, b.Pos); d <= bestD {
 			best, bestD = i, d
 		}
 	}

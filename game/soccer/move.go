@@ -98,6 +98,16 @@ func (r Rules) Move(s PlayerState, in Input, carrying bool, dt time.Duration) Pl
 	return r.clampPlayer(s)
 }
 
+// TouchDistance returns the horizontal distance, metres, from a player at
+// player to a ball at ball, as touching goes: a ball nearer the boards than a
+// player may stand (Edge) is measured from the nearest spot a player may
+// stand, so that a ball at rest against the boards can be won.
+func (r Rules) TouchDistance(player, ball geom.Vec3) float64 {
+	lx, lz := r.Pitch.Length/2+r.Pitch.Margin-r.Edge, r.Pitch.Width/2+r.Pitch.Margin-r.Edge
+	x, z := math.Max(-lx, math.Min(lx, ball.X)), math.Max(-lz, math.Min(lz, ball.Z))
+	return math.Hypot(x-player.X, z-player.Z)
+}
+
 // clampPlayer keeps a player inside the boards, with room for the ball in front.
 func (r Rules) clampPlayer(s PlayerState) PlayerState {
 	lx, lz := r.Pitch.Length/2+r.Pitch.Margin-r.Edge, r.Pitch.Width/2+r.Pitch.Margin-r.Edge

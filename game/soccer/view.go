@@ -75,7 +75,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	metaEnd := r.Offset()
 	gen := r.Byte()
 	nb := r.Byte()
-	if flags&^snapMask != 0 || nb < 1 || nb > 2 {
+	if flags&^snapMask != 0 || nb < 1 || nb > 3 {
 		r.Fail(ErrMalformed)
 	}
 	for range nb {

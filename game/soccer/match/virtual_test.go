@@ -1,6 +1,7 @@
 package match
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -94,20 +95,34 @@ func quantile(x []float64, q float64) float64 {
 	return s[int(q*float64(len(s)-1))]
 }
 
-// TestMatch plays 45 s with 4 bots on the wan profile: the ball moves the whole
-// match, shots are taken and goals scored, each kickoff reset reaches every
-// client as a cut, clients draw the ball where it was at their render time.
+// TestMatch plays three matches of 30 s (seeds 1 to 3) with 4 bots on the
+// wan profile: the ball moves the whole match, passes and shots are taken in
+// each, goals scored (at least two over the three: over seeds 1 to 12, 11
+// matches of 30 s had one), each kickoff reset reaches every client as a
+// cut, clients draw the ball where it was at their render time.
 func TestMatch(t *testing.T) {
 	link, err := netsim.Preset("wan")
 	if err != nil {
 		t.Fatal(err)
 	}
+	goals := uint64(0)
+	for seed := uint64(1); seed <= 3; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { goals += playMatch(t, seed, link) })
+	}
+	if goals < 2 {
+		t.Errorf("%d goals in three matches", goals)
+	}
+}
+
+// playMatch plays the match of TestMatch with seed and returns its goals.
+func playMatch(t *testing.T, seed uint64, link netsim.LinkConfig) uint64 {
+	const dur = 30 * time.Second
 	rec := newRecord()
-	v, err := NewVirtual(Config{Seed: 9, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
+	v, err := NewVirtual(Config{Seed: seed, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v.RunUntil(45 * time.Second)
+	v.RunUntil(dur)
 	st := v.Game().Stats()
 	t.Logf("game %+v, goals at %v", st, rec.goals)
 
@@ -124,13 +139,13 @@ func TestMatch(t *testing.T) {
 	if lim := 3 * 60; longest > lim {
 		t.Errorf("the ball stood still for %v", time.Duration(longest)*rec.tick)
 	}
-	if st.Shots == 0 || st.Goals == 0 || st.Passes == 0 || st.Possessions < 10 {
+	if st.Shots == 0 || st.Passes == 0 || st.Possessions < 10 {
 		t.Errorf("not much of a match: %+v", st)
 	}
 	for i, c := range rec.clients {
 		p50, p99 := quantile(c.errs, 0.5), quantile(c.errs, 0.99)
 		t.Logf("client %d: %d frames, ball error p50 %.3f m p99 %.3f m, %d pops, %d cuts", i, c.frames, p50, p99, c.pops, c.cuts)
-		if c.frames < 60*43 {
+		if c.frames < int(dur.Seconds()-2)*60 {
 			t.Errorf("client %d drew only %d frames", i, c.frames)
 		}
 		if p50 > 0.05 || p99 > 1 {
@@ -149,12 +164,13 @@ func TestMatch(t *testing.T) {
 	}
 	for _, b := range v.Bots() {
 		cs := b.Client().Stats()
-		kbps := float64(cs.BytesIn+cs.PacketsIn*(25+netsim.HeaderBytes)) * 8 / 45 / 1000
+		kbps := float64(cs.BytesIn+cs.PacketsIn*(25+netsim.HeaderBytes)) * 8 / dur.Seconds() / 1000
 		t.Logf("bot %d down %.1f kbit/s (with netcode and IP/UDP headers), %+v", b.Index, kbps, cs)
 		if kbps > 64 {
 			t.Errorf("bot %d receives %.1f kbit/s", b.Index, kbps)
 		}
 	}
+	return st.Goals
 }
 
 // TestSmoothOnLAN: on a link with little jitter and no loss, the ball (free or
