@@ -103,14 +103,20 @@ func (r Rules) Move(s PlayerState, in Input, carrying bool, dt time.Duration) Pl
 // player may stand (Edge) is measured from the nearest spot a player may
 // stand, so that a ball at rest against the boards can be won.
 func (r Rules) TouchDistance(player, ball geom.Vec3) float64 {
-	lx, lz := r.Pitch.Length/2+r.Pitch.Margin-r.Edge, r.Pitch.Width/2+r.Pitch.Margin-r.Edge
+	lx, lz := r.standLimits()
 	x, z := math.Max(-lx, math.Min(lx, ball.X)), math.Max(-lz, math.Min(lz, ball.Z))
 	return math.Hypot(x-player.X, z-player.Z)
 }
 
+// standLimits returns how far from the centre spot, along X and Z, metres, a
+// player may stand: Edge inside the boards.
+func (r Rules) standLimits() (lx, lz float64) {
+	return r.Pitch.Length/2 + r.Pitch.Margin - r.Edge, r.Pitch.Width/2 + r.Pitch.Margin - r.Edge
+}
+
 // clampPlayer keeps a player inside the boards, with room for the ball in front.
 func (r Rules) clampPlayer(s PlayerState) PlayerState {
-	lx, lz := r.Pitch.Length/2+r.Pitch.Margin-r.Edge, r.Pitch.Width/2+r.Pitch.Margin-r.Edge
+	lx, lz := r.standLimits()
 	if s.Pos.X > lx || s.Pos.X < -lx {
 		s.Pos.X = math.Max(-lx, math.Min(lx, s.Pos.X))
 		s.Vel.X = 0
