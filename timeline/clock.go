@@ -26,17 +26,22 @@ type Clock struct {
 
 // NewClock returns a render clock configured by the render delay fields of c
 // (SendInterval, MinDelay, MaxDelay, Quantile, Window, IntervalShare,
-// QuantileInterval, LossShare; the others are ignored), or a *ConfigError naming the field of c
-// that is out of range.
+// QuantileInterval, LossShare; the others are ignored), or a *ConfigError
+// naming the field of c that is out of range.
 func NewClock(c Config) (*Clock, error) {
 	c.Clock = nil
 	c, err := c.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	return newClock(c), nil
+}
+
+// newClock returns a render clock for c, which has its defaults filled in.
+func newClock(c Config) *Clock {
 	k := &Clock{scale: 1}
 	k.est.init(c)
-	return k, nil
+	return k
 }
 
 // Arrived records that the stream's state for server time t arrived at
@@ -86,9 +91,6 @@ func (k *Clock) Advance(now time.Duration) time.Duration {
 func (k *Clock) Reset() {
 	*k = Clock{est: k.est.reset(), scale: 1}
 }
-
-// Delay returns the render delay of the latest Advance (0 before the first).
-func (k *Clock) Delay() time.Duration { return k.now - k.rt }
 
 // Target returns the render delay aimed for.
 func (k *Clock) Target() time.Duration { return k.est.target() }

@@ -236,8 +236,7 @@ type Timeline struct {
 	head int
 	n    int
 
-	clock  *Clock
-	shared bool // clock is fed by its owner, not by Insert
+	clock *Clock // cfg.Clock if shared, else the timeline's own
 
 	started bool
 	now     time.Duration // latest now given to Sample
@@ -266,13 +265,16 @@ func New(c Config) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Timeline{cfg: c, ring: make([]State, c.Capacity), offRot: geom.Identity, clock: c.Clock, shared: c.Clock != nil}
-	if !t.shared {
-		t.clock = &Clock{scale: 1}
-		t.clock.est.init(c)
+	t := &Timeline{cfg: c, ring: make([]State, c.Capacity), offRot: geom.Identity, clock: c.Clock}
+	if !t.shared() {
+		t.clock = newClock(c)
 	}
 	return t, nil
 }
+
+// shared reports whether the timeline's clock is shared, fed by its owner
+// rather than by Insert.
+func (t *Timeline) shared() bool { return t.cfg.Clock != nil }
 
 // Reset empties the timeline and restarts its render clock (a shared one is
 // left to its owner), keeping its configuration and counters; use it when the
@@ -281,10 +283,10 @@ func (t *Timeline) Reset() {
 	stats := t.stats
 	ring := t.ring
 	clear(ring)
-	if !t.shared {
+	if !t.shared() {
 		t.clock.Reset()
 	}
-	*t = Timeline{cfg: t.cfg, ring: ring, offRot: geom.Identity, clock: t.clock, shared: t.shared}
+	*t = Timeline{cfg: t.cfg, ring: ring, offRot: geom.Identity, clock: t.clock}
 	t.stats = stats
 }
 
@@ -316,7 +318,7 @@ func (t *Timeline) Insert(s State, arrival time.Duration) {
 		return
 	}
 	est := &t.clock.est
-	if !t.shared {
+	if !t.shared() {
 		est.lateness(arrival - s.Time)
 	}
 	if t.started && !s.Cut && s.Time <= t.rt && j+1 < t.n && t.at(j+1).Time <= t.rt {
@@ -350,7 +352,7 @@ func (t *Timeline) Insert(s State, arrival time.Duration) {
 	t.stats.Inserted++
 	t.dirty = true
 	switch {
-	case t.shared:
+	case t.shared():
 	case pos == t.n-1:
 		if pos > 0 {
 			est.appended(s.Time - t.at(pos-1).Time)
