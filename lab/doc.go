@@ -95,11 +95,11 @@
 // players' present error and pops) and the own kicks: ball.kicks,
 // ball.kick_visible_frames (frames from a kick input to the drawn ball
 // showing it) and, for resim, how far its ball moved when the server's states
-// showed the kick (kick_correction_m), how much later the server kicked
-// (kick_lag_ms) and how far from the server's ball it kicked
-// (kick_origin_m). The server applies an input when it arrives, about half a
-// round trip after the client showed the kick, so the correction is about the
-// kick's change of velocity times that lag.
+// showed the kick (kick_correction_m),
+// how much later the server applied it (kick_lag_ms) and how far from the
+// server's ball it kicked (kick_origin_m). The server kicks as of the moment
+// the client sent the input, so the lag moves nothing: what remains is where
+// the client had its own player and the other players.
 //
 // # Metrics
 //

@@ -103,11 +103,13 @@ type BallMetrics struct {
 	// the kicks it predicted after the warm-up; over those the server
 	// applied, KickCorrectionM is how far the ball in the present (the
 	// world's newest tick) moved when the first server state showing the kick
-	// was applied, metres, and KickLagMs how much later the server kicked
-	// than the prediction, milliseconds.
-	// KickOriginM is how far from the server's ball at the same tick the
-	// world kicked it, metres: what the correction would be if the server
-	// kicked when the client did.
+	// was applied, metres, and KickLagMs how much later the server applied
+	// the kick than the prediction, milliseconds (it kicks as of the input's
+	// send time, so the lag itself moves nothing). KickOriginM is how far
+	// from the server's ball at the same tick the world kicked it, metres.
+	// What moves the ball then is where the world had the players: its own
+	// (dead-reckoned from the snapshots, not predicted) and those that
+	// touch the ball or that it bounces off soon after the kick.
 	KicksPredicted  *int  `json:"kicks_predicted,omitempty"`
 	KickCorrectionM *Stat `json:"kick_correction_m,omitempty"`
 	KickLagMs       *Stat `json:"kick_lag_ms,omitempty"`

@@ -71,10 +71,11 @@ type playerSeen struct {
 
 // predictedKick is an own kick the client predicted.
 type predictedKick struct {
-	at         time.Duration // server time of the tick it was applied at
-	from       geom.Vec3     // where the world had the ball then
-	confirmed  bool          // the server's states showed it
-	correction float64       // metres: how far the ball in the present moved when they did
+	at          time.Duration // server time of the tick it was applied at
+	from        geom.Vec3     // where the world had the ball then
+	confirmed   bool          // the server's states showed it
+	touchMissed bool          // that state and the world disagreed on who had the ball
+	correction  float64       // metres: how far the ball in the present moved when they did
 }
 
 // tickRecord is the match state at one tick of the history beside the
@@ -84,6 +85,7 @@ type tickRecord struct {
 	filled bool         // ex holds the state the world ran from
 	ex     soccerExtras // the state the world ran from at this tick
 	ball   physics.BodyState
+	self   geom.Vec3 // the own player's capsule then
 
 	fixBall    bool // the server's (or the own kick's) possession at this tick
 	possessor  int
@@ -288,7 +290,9 @@ func (b *soccerResimBall) input(in soccer.Input, f *tclient.Frame) {
 		return // not at our feet in the world: nothing to predict
 	}
 	at := time.Duration(k) * b.tick
-	kb := b.world.kicked(rec.ball, rec.ex.players[b.self].yaw, in)
+	kb := rec.ball
+	kicker := soccer.PlayerState{Pos: rec.self, Yaw: rec.ex.players[b.self].yaw}
+	kb.Vel, kb.AngVel = b.rules.Kick(in.Action, b.rules.KickAim(in.Aim, kicker, kb.Pos), in.Power)
 	b.r.Receive(replicate.Body{Time: at, Pos: kb.Pos, Vel: kb.Vel, Rot: kb.Rot, AngVel: kb.AngVel}, f.Server)
 	rec.fixBall, rec.possessor, rec.released, rec.releasedTo = true, -1, b.self, at+b.rules.KickNoTouch
 	b.fixed(rec)
@@ -347,6 +351,9 @@ func (b *soccerResimBall) perform(reqs []replicate.Request[replicate.NoInput]) {
 			rec := b.rec(q.Tick)
 			w.ex.copyFrom(&rec.ex)
 			rec.ball = w.w.Body(w.ball)
+			if b.self >= 0 && b.self < len(w.caps) {
+				rec.self = w.w.Body(w.caps[b.self]).Pos
+			}
 		case replicate.AdvanceTick:
 			w.step(time.Duration(q.Tick+1) * b.tick)
 		}

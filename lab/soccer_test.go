@@ -119,14 +119,13 @@ func TestSoccerDeterministic(t *testing.T) {
 // tick, within 15 cm (its own player is dead-reckoned from the snapshots).
 //
 // The server applies the kick when the input arrives, 33 to 50 ms after the
-// client showed it on this link, so when the server's states show the kick
-// the ball moves by about the kick's change of velocity times that lag plus
-// where it was kicked from: the median correction is within 5 cm of the
-// median of that. (Kick by kick it is not: the carried ball curves with its
-// player over the lag, and a weak pass can be corrected by 10–20 cm more
-// than its small change of velocity explains.) The issue's bound of 10 cm
-// p99 for that correction needs the server to kick at the moment the client
-// did (the input's send time), not on arrival.
+// client showed it on this link, but as of the tick the client sent it
+// (soccer Game.kick), so when the server's states show the kick the ball in
+// the present hardly moves: the median correction is under 5 cm, where a kick
+// made on arrival moves it by the kick's change of velocity times the lag
+// (a median of 0.14 m on this match before the server kicked as of the send
+// time). What still moves it is where the client's world had the players: its
+// own, and those that touch the ball or that it meets soon after the kick.
 func TestSoccerOwnKickPredicted(t *testing.T) {
 	s := soccerScenario(t, "broadband", 60, BallResim, BallResim, BallResim, BallResim)
 	sm, err := playSoccer(s, Options{})
@@ -135,7 +134,7 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 	}
 	rep := sm.report()
 	tr := sm.truth
-	var corr, origin, expect []float64
+	var corr, origin, lag []float64
 	for i, sc := range sm.clients {
 		r := rep.Results[i].Ball
 		if r.KickVisibleFrames != nil && r.KickVisibleFrames.Max != 0 {
@@ -157,22 +156,23 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 			if sk == nil {
 				continue
 			}
-			lag := (sk.at - k.at).Seconds()
 			from := k.from.Dist(tr.ball.pts[int(k.at/tr.tick)].state.Pos)
-			corr, origin = append(corr, k.correction), append(origin, from)
-			t.Logf("%s: kick at %.3f s, server %.0f ms later, Δv %.1f m/s: correction %.3f m (Δv × lag %.3f m), kicked %.3f m from the server's ball",
-				sc.c.spec.Name, k.at.Seconds(), lag*1000, sk.dv, k.correction, sk.dv*lag, from)
-			expect = append(expect, from+sk.dv*lag)
+			corr, origin, lag = append(corr, k.correction), append(origin, from), append(lag, (sk.at-k.at).Seconds()*1000)
+			t.Logf("%s: kick at %.3f s, applied %.0f ms later, Δv %.1f m/s: correction %.3f m, kicked %.3f m from the server's ball",
+				sc.c.spec.Name, k.at.Seconds(), (sk.at-k.at).Seconds()*1000, sk.dv, k.correction, from)
 		}
 	}
 	if len(corr) < 10 {
 		t.Fatalf("%d own kicks predicted and confirmed, want at least 10", len(corr))
 	}
-	c, o, e := summarise(corr), summarise(origin), summarise(expect)
-	if c.P50 > e.P50+0.05 {
-		t.Errorf("median correction %.3f m, beyond the median of the lag's and the origin's %.3f m", c.P50, e.P50)
+	c, o, l := summarise(corr), summarise(origin), summarise(lag)
+	t.Logf("%d kicks applied %.0f ms later (median): correction median %.3f m, p99 %.3f m (issue 7 asks ≤ 0.10 m), kicked from the server's ball p99 %.3f m", len(corr), l.P50, c.P50, c.P99, o.P99)
+	if l.P50 < 30 {
+		t.Errorf("kicks applied a median %.0f ms after the prediction: the link should delay them a round trip's half at least", l.P50)
 	}
-	t.Logf("%d kicks: correction median %.3f m (lag's and origin's %.3f m), p99 %.3f m (issue 7 asks ≤ 0.10 m), kicked from the server's ball p99 %.3f m", len(corr), c.P50, e.P50, c.P99, o.P99)
+	if c.P50 > 0.05 {
+		t.Errorf("median correction %.3f m, want ≤ 0.05 m", c.P50)
+	}
 	if o.P99 > 0.15 {
 		t.Errorf("kicked %.3f m p99 from the server's ball, want ≤ 0.15 m", o.P99)
 	}

@@ -199,15 +199,3 @@ func (sw *soccerWorld) touch(now time.Duration, before physics.BodyState) {
 	sw.ex.carrySince = now
 	sw.carry(now, before)
 }
-
-// kicked returns the ball state b kicked by player slot under input in, as
-// Game.kick does: toward the input's aim (the way the player faces when it
-// has none) at the input's power.
-func (sw *soccerWorld) kicked(b physics.BodyState, yaw float64, in soccer.Input) physics.BodyState {
-	aim := geom.V(in.Aim.X, 0, in.Aim.Z)
-	if aim.Len2() < 1e-6 || !aim.IsFinite() {
-		aim = yawRot(yaw).Rotate(geom.V(1, 0, 0))
-	}
-	b.Vel, b.AngVel = sw.rules.Kick(in.Action, aim.Norm(), in.Power)
-	return b
-}

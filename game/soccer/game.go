@@ -62,6 +62,7 @@ type player struct {
 
 	in           Input
 	view         time.Duration // the server time the client was showing with its newest input
+	acted        time.Duration // when its client sent the input that changed the action sequence (server time; 0: unknown)
 	actionSeq    uint8
 	anyInput     bool
 	noTouchUntil time.Duration
@@ -82,6 +83,11 @@ type Game struct {
 	rules Rules
 	world *physics.World
 	ball  physics.BodyID
+	// rewind is a second world like world, in which a kick made in the
+	// past is brought to the present (see kick).
+	rewind     *physics.World
+	rewindBall physics.BodyID
+	rewindCaps []physics.BodyID
 
 	players  []player
 	byClient map[int]int // client slot → player index
@@ -130,6 +136,7 @@ type GameStats struct {
 	Goals                   uint64
 	Kickoffs, Restarts      uint64
 	BadInputs               uint64 // inputs (or packets of moves) that did not decode
+	KicksBackdated          uint64 // kicks made as of a past tick, when their client sent them
 	Rewinds, RewindsClamped uint64 // tackles judged in the past; of which asked further back than MaxRewind
 }
 
@@ -139,35 +146,50 @@ func NewGame(rules Rules, tickHz int) (*Game, error) {
 	if err := rules.Validate(); err != nil {
 		return nil, err
 	}
-	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := rules.Pitch.AddTo(w); err != nil {
-		return nil, err
-	}
-	b := rules.Ball
-	b.Pos = geom.V(0, b.Radius, 0)
-	ball, err := w.AddSphere(b)
+	w, ball, caps, err := newWorld(rules, tickHz)
 	if err != nil {
 		return nil, err
 	}
 	g := &Game{rules: rules, world: w, ball: ball, possessor: -1, lastToucher: -1,
 		byClient: map[int]int{}, dt: time.Second / time.Duration(tickHz)}
-	for i := range rules.MaxPlayers {
-		c := rules.Player
-		c.Pos = parked(i)
-		id, err := w.AddCapsule(c)
-		if err != nil {
-			return nil, err
-		}
+	for _, id := range caps {
 		g.players = append(g.players, player{body: id, client: -1})
+	}
+	if g.rewind, g.rewindBall, g.rewindCaps, err = newWorld(rules, tickHz); err != nil {
+		return nil, err
 	}
 	depth := int(rules.MaxRewind/g.dt) + 3
 	if g.history, err = event.NewHistory(depth, rules.MaxPlayers+1); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// newWorld builds the match's physics world: the pitch, the ball on the centre
+// spot and a parked capsule for each player.
+func newWorld(rules Rules, tickHz int) (*physics.World, physics.BodyID, []physics.BodyID, error) {
+	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if _, err := rules.Pitch.AddTo(w); err != nil {
+		return nil, 0, nil, err
+	}
+	b := rules.Ball
+	b.Pos = geom.V(0, b.Radius, 0)
+	ball, err := w.AddSphere(b)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	caps := make([]physics.BodyID, rules.MaxPlayers)
+	for i := range caps {
+		c := rules.Player
+		c.Pos = parked(i)
+		if caps[i], err = w.AddCapsule(c); err != nil {
+			return nil, 0, nil, err
+		}
+	}
+	return w, ball, caps, nil
 }
 
 // parked is where an unused player capsule waits, far outside the pitch.
@@ -260,6 +282,9 @@ func (g *Game) Input(client int, in server.Input) {
 		// triggers nothing.
 		p.actionSeq = d.ActionSeq
 		p.anyInput = true
+	}
+	if d.ActionSeq != p.in.ActionSeq {
+		p.acted = in.Sent
 	}
 	p.in, p.view = d, in.View
 }
@@ -405,30 +430,86 @@ func unit(q geom.Quat) geom.Quat {
 // touch gives a free ball to the nearest eligible player touching it.
 func (g *Game) touch() {
 	b := g.world.Body(g.ball)
-	if b.Pos.Y > g.rules.Player.Height+g.rules.Ball.Radius {
-		return
-	}
-	reach := g.rules.Player.Radius + g.rules.Ball.Radius + g.rules.TouchMargin
-	best, bestD := -1, reach
-	for i := range g.players {
-		p := &g.players[i]
-		if !p.active || g.now < p.noTouchUntil {
-			continue
-		}
-		if d := g.rules.TouchDistance(p.st.Pos, b.Pos); d <= bestD {
-			best, bestD = i, d
-		}
-	}
+	best := g.toucher(b.Pos, g.now, func(i int) (PlayerState, bool) { return g.players[i].st, true })
 	if best < 0 {
 		return
 	}
-	g.possessor, g.lastToucher = best, best
+	p := &g.players[best]
+	g.win(best, p.st.Rot().Conj().Rotate(b.Pos.Sub(p.st.Pos)), g.now)
+	g.carry()
+}
+
+// toucher returns the eligible player nearest a ball at pos at time t, within
+// reach of touching it, or -1 for none; at(i) says where active player i
+// stood then, and false if unknown.
+func (g *Game) toucher(pos geom.Vec3, t time.Duration, at func(i int) (PlayerState, bool)) int {
+	if pos.Y > g.rules.Player.Height+g.rules.Ball.Radius {
+		return -1
+	}
+	best, bestD := -1, g.rules.Player.Radius+g.rules.Ball.Radius+g.rules.TouchMargin
+	for i := range g.players {
+		p := &g.players[i]
+		if !p.active || t < p.noTouchUntil {
+			continue
+		}
+		st, ok := at(i)
+		if !ok {
+			continue
+		}
+		if d := g.rules.TouchDistance(st.Pos, pos); d <= bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+// win gives the ball to player i at time since, from offset from in its
+// frame, where the carry starts.
+func (g *Game) win(i int, from geom.Vec3, since time.Duration) {
+	g.possessor, g.lastToucher = i, i
 	g.stats.Possessions++
 	g.knot = true
-	p := &g.players[best]
-	g.carryFrom = p.st.Rot().Conj().Rotate(b.Pos.Sub(p.st.Pos))
-	g.carrySince = g.now
-	g.carry()
+	g.carryFrom, g.carrySince = from, since
+}
+
+// catchUp brings a ball kicked back ticks ago, in state b then, to the
+// present, in the rewind world: the pitch, the ball and every player's
+// capsule run along its recorded path (History), so that the ball meets the
+// players it would have. A player touching it on the way wins it then, as
+// touch would have had it, and carries it now.
+func (g *Game) catchUp(b physics.BodyState, back int) {
+	at := func(i int, t time.Duration) (PlayerState, bool) {
+		p := &g.players[i]
+		if t >= g.now {
+			return p.st, true
+		}
+		pose, ok := g.history.At(FirstPlayerID+uint32(i), t)
+		return PlayerState{Pos: pose.Pos, Yaw: yawOfRot(pose.Rot)}, ok
+	}
+	g.rewind.SetBody(g.rewindBall, b)
+	for k := back; k > 0; k-- {
+		from, to := g.now-time.Duration(k)*g.dt, g.now-time.Duration(k-1)*g.dt
+		for i, id := range g.rewindCaps {
+			a, ok1 := at(i, from)
+			c, ok2 := at(i, to)
+			if !g.players[i].active || !ok1 || !ok2 {
+				g.rewind.SetBody(id, physics.BodyState{Pos: parked(i)})
+				g.rewind.SetVelocity(id, geom.Vec3{})
+				continue
+			}
+			g.rewind.SetBody(id, physics.BodyState{Pos: a.Pos})
+			g.rewind.SetVelocity(id, c.Pos.Sub(a.Pos).Scale(1/g.dt.Seconds()))
+		}
+		g.rewind.Step()
+		ball := g.rewind.Body(g.rewindBall)
+		if q := g.toucher(ball.Pos, to, func(i int) (PlayerState, bool) { return at(i, to) }); q >= 0 {
+			st, _ := at(q, to)
+			g.win(q, st.Rot().Conj().Rotate(ball.Pos.Sub(st.Pos)), to)
+			g.carry()
+			return
+		}
+	}
+	g.world.SetBody(g.ball, g.rewind.Body(g.rewindBall))
 }
 
 // checkGoal scores a ball wholly over a goal line between the posts and under
@@ -524,18 +605,43 @@ func (g *Game) actions(events server.Emitter) {
 	}
 }
 
+// kick kicks the ball at player i's feet as of the moment its client sent
+// the input: at the tick nearest the input's Sent time, but not before the
+// player won the ball, nor more than MaxRewind ago. The ball leaves from where
+// it was at that tick and is brought to the present (catchUp). A client that
+// predicts its own kick in its estimate of the present (package replicate's
+// Resim) then needs no correction for the time its input took to arrive;
+// everyone else sees the ball leave that much further along. A predicted
+// player (moves) kicks when its moves arrive: the world has it replayed
+// behind its client, and the ball with it.
 func (g *Game) kick(i int, events server.Emitter) {
 	p := &g.players[i]
-	aim := geom.V(p.in.Aim.X, 0, p.in.Aim.Z)
-	if aim.Len2() < 1e-6 || !aim.IsFinite() {
-		aim = p.st.Forward()
+	b, kicker := g.world.Body(g.ball), p.st
+	back := 0
+	if p.mv == nil && p.acted > 0 {
+		from := max(min(p.acted, g.now), g.now-g.rules.MaxRewind, g.carrySince)
+		back = int((g.now - from + g.dt/2) / g.dt)
 	}
-	v, w := g.rules.Kick(p.in.Action, aim.Norm(), p.in.Power)
-	b := g.world.Body(g.ball)
-	b.Vel, b.AngVel = v, w
+	if back > 0 {
+		t := g.now - time.Duration(back)*g.dt
+		ball, ok1 := g.history.At(BallID, t)
+		pl, ok2 := g.history.At(FirstPlayerID+uint32(i), t)
+		if ok1 && ok2 {
+			b.Pos, b.Rot = ball.Pos, ball.Rot
+			kicker = PlayerState{Pos: pl.Pos, Yaw: yawOfRot(pl.Rot)}
+		} else {
+			back = 0
+		}
+	}
+	aim := g.rules.KickAim(p.in.Aim, kicker, b.Pos)
+	b.Vel, b.AngVel = g.rules.Kick(p.in.Action, aim, p.in.Power)
 	g.world.SetBody(g.ball, b)
 	g.possessor = -1
-	p.noTouchUntil = g.now + g.rules.KickNoTouch
+	p.noTouchUntil = g.now - time.Duration(back)*g.dt + g.rules.KickNoTouch
+	if back > 0 {
+		g.catchUp(b, back)
+		g.stats.KicksBackdated++
+	}
 	g.knot = true
 	g.stats.Kicks++
 	if p.in.Action == ActionShot {

@@ -345,3 +345,96 @@ func TestPassPower(t *testing.T) {
 		}
 	}
 }
+
+// TestKickAsOfSent: a kick is made as of the tick its client sent the input,
+// the ball brought from there to the present by the physics, so it is where a
+// kick at that tick would have put it; without a send time it is made now.
+func TestKickAsOfSent(t *testing.T) {
+	run := func(back int, sendTime bool) (Truth, geom.Vec3, GameStats) {
+		m := newRig(t, 2)
+		m.place(0, geom.V(-5, 0, 0), 0)
+		m.place(1, geom.V(30, 0, 20), math.Pi)
+		m.ball(geom.V(-4.4, 0.11, 0), geom.Vec3{})
+		m.input(0, Input{Dir: geom.V(1, 0, 0)}, 0)
+		m.step(30)
+		if m.truth().Possessor != FirstPlayerID {
+			t.Fatal("no possession")
+		}
+		sent := m.now()
+		from := m.truth().Ball.Pos
+		m.step(back)
+		m.seq[0]++
+		in := Input{Dir: geom.V(1, 0, 0), ActionSeq: m.seq[0], Action: ActionPass, Aim: geom.V(0, 0, 1), Power: 1}
+		si := server.Input{View: sent, Data: AppendInput(nil, in)}
+		if sendTime {
+			si.Sent = sent
+		}
+		m.g.Input(0, si)
+		m.step(1)
+		return m.truth(), from, m.g.Stats()
+	}
+	tr, from, st := run(3, true)
+	// The reference: the same kick at the send tick, stepped alone for the
+	// four ticks from there to the one that applied it.
+	w, ball, _, err := newWorld(DefaultRules(), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, spin := DefaultRules().Kick(ActionPass, geom.V(0, 0, 1), 1)
+	w.SetBody(ball, physics.BodyState{Pos: from, Vel: v, AngVel: spin, Rot: geom.Identity})
+	for range 4 {
+		w.Step()
+	}
+	want := w.Body(ball)
+	if tr.Possessor != NoPlayer || st.KicksBackdated != 1 || tr.Ball.Pos.Dist(want.Pos) > 1e-6 || tr.Ball.Vel.Dist(want.Vel) > 1e-6 {
+		t.Fatalf("kicked as of 4 ticks back: ball at %v moving %v (stats %+v), want %v moving %v", tr.Ball.Pos, tr.Ball.Vel, st, want.Pos, want.Vel)
+	}
+	// Without a send time, from where the ball is now: further along +X.
+	tr2, _, st2 := run(3, false)
+	if st2.KicksBackdated != 0 || tr2.Ball.Pos.X-tr.Ball.Pos.X < 0.05 || tr2.Ball.Pos.Z > tr.Ball.Pos.Z-0.2 {
+		t.Fatalf("kicked now: ball at %v (stats %+v), as of the send time at %v", tr2.Ball.Pos, st2, tr.Ball.Pos)
+	}
+}
+
+// TestKickCaughtUpIsWon: a kick made in the past meets the players on the
+// way to the present: one standing in its path wins it then.
+func TestKickCaughtUpIsWon(t *testing.T) {
+	m := newRig(t, 2)
+	m.place(0, geom.V(0, 0, 0), -math.Pi/2) // facing +Z
+	m.place(1, geom.V(0, 0, 2.4), math.Pi)
+	m.ball(geom.V(0, 0.11, 0.6), geom.Vec3{})
+	m.input(0, Input{}, 0)
+	m.step(20)
+	if m.truth().Possessor != FirstPlayerID {
+		t.Fatalf("possessor %d", m.truth().Possessor)
+	}
+	sent := m.now()
+	m.step(8)
+	m.seq[0]++
+	in := Input{ActionSeq: m.seq[0], Action: ActionPass, Aim: geom.V(0, 0, 1), Power: 1}
+	m.g.Input(0, server.Input{Sent: sent, View: sent, Data: AppendInput(nil, in)})
+	m.step(1)
+	tr := m.truth()
+	if tr.Possessor != FirstPlayerID+1 || m.g.Stats().Possessions != 2 {
+		t.Fatalf("after a pass through player 1 made 150 ms ago: possessor %d, stats %+v", tr.Possessor, m.g.Stats())
+	}
+}
+
+// TestKickAim: a kick is never aimed back into the kicker.
+func TestKickAim(t *testing.T) {
+	r := DefaultRules()
+	kicker := PlayerState{Pos: geom.V(0, 0, 0), Yaw: 0} // facing +X
+	ball := geom.V(0.6, 0.11, 0)
+	for _, c := range []struct{ aim, want geom.Vec3 }{
+		{geom.V(0, 0, 2), geom.V(0, 0, 1)},          // sideways: as asked
+		{geom.V(1, 0, 1), geom.V(1, 0, 1).Norm()},   // forward: as asked
+		{geom.V(-1, 0, 1), geom.V(0, 0, 1)},         // back and to the side: turned square
+		{geom.V(-1, 0, 0), geom.V(1, 0, 0)},         // straight back: straight out
+		{geom.Vec3{}, geom.V(1, 0, 0)},              // none: the way the player faces
+		{geom.V(math.NaN(), 0, 0), geom.V(1, 0, 0)}, // not finite: likewise
+	} {
+		if got := r.KickAim(c.aim, kicker, ball); got.Dist(c.want) > 1e-9 {
+			t.Errorf("KickAim(%v) = %v, want %v", c.aim, got, c.want)
+		}
+	}
+}

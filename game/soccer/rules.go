@@ -48,9 +48,9 @@ type Rules struct {
 	TackleCooldown time.Duration
 	TackledNoTouch time.Duration // how long a tackled player cannot win the ball back
 	TacklePoke     float64       // speed the tackle gives the ball, m/s
-	// MaxRewind is the furthest back in server time a tackle is judged at:
-	// the moment the tackling client was showing when it acted, clamped to
-	// this.
+	// MaxRewind is the furthest back in server time a tackle is judged at
+	// (the moment the tackling client was showing when it acted) and a kick
+	// is made at (the moment its client sent it), clamped to this.
 	MaxRewind time.Duration
 
 	GoalPause time.Duration // from a goal to the kickoff reset
@@ -163,6 +163,32 @@ func (r Rules) Kick(kind Action, aim geom.Vec3, power float64) (vel, spin geom.V
 		spin = side.Scale(speed / r.Ball.Radius)
 	}
 	return vel, spin
+}
+
+// KickAim returns the direction (horizontal, unit) in which a player in
+// state kicker sends a ball at ball when it aims at aim: aim itself (the way
+// the player faces if aim is zero), turned if need be to within a right
+// angle of the line from the player to the ball, so that a kicked ball never
+// runs back into its kicker.
+func (r Rules) KickAim(aim geom.Vec3, kicker PlayerState, ball geom.Vec3) geom.Vec3 {
+	a := geom.V(aim.X, 0, aim.Z)
+	if a.Len2() < 1e-6 || !a.IsFinite() {
+		a = kicker.Forward()
+	}
+	a = a.Norm()
+	out := geom.V(ball.X-kicker.Pos.X, 0, ball.Z-kicker.Pos.Z)
+	if out.Len2() < 1e-12 {
+		return a
+	}
+	out = out.Norm()
+	if d := a.Dot(out); d < 0 {
+		a = a.Sub(out.Scale(d))
+		if a.Len2() < 1e-12 {
+			return out
+		}
+		a = a.Norm()
+	}
+	return a
 }
 
 func lerp(r [2]float64, u float64) float64 { return r[0] + (r[1]-r[0])*u }
