@@ -22,8 +22,10 @@ import (
 // Where a player got in the way, the ball follows the earlier tick's flight
 // up to where the two ticks' flights pass closest and the later tick's after
 // it. A carried ball moves on the cubic through both ticks' positions and
-// motions. A ball that moved more than teleportM in a tick was put there (a
+// motions. A ball whose generation changed in a tick was put there (a
 // kickoff or a restart): it stays on the earlier tick's motion until then.
+// So is a player whose generation changed. (A kick made as of an earlier
+// tick can move the ball metres in one tick: distance tells nothing.)
 type soccerTruth struct {
 	rules soccer.Rules
 	tick  time.Duration
@@ -38,9 +40,10 @@ type soccerTruth struct {
 	// not win it back for a while (Rules.KickNoTouch, TackledNoTouch).
 	releases []release
 
-	world *physics.World // the pitch and the ball alone
-	wball physics.BodyID
-	stats soccer.GameStats // the server's counters after the previous tick
+	world   *physics.World // the pitch and the ball alone
+	wball   physics.BodyID
+	stats   soccer.GameStats // the server's counters after the previous tick
+	ballGen uint8            // the ball's teleport generation after it
 }
 
 // soccerTick is the match at one tick beside the ball's and players' states.
@@ -52,8 +55,9 @@ type soccerTick struct {
 }
 
 type playerTruth struct {
-	st soccer.PlayerState
-	ok bool // the slot is in play
+	st  soccer.PlayerState
+	gen uint8 // its teleport generation
+	ok  bool  // the slot is in play
 }
 
 // truthKick is a kick the server applied.
@@ -77,6 +81,7 @@ func newSoccerTruth(rules soccer.Rules, tickHz, players int, start *soccer.Truth
 	st := &soccerTruth{rules: rules, tick: tick, np: players, world: w, wball: ball,
 		ball: truth{tick: tick, g: geom.V(0, -gravity, 0)}, pcuts: make([][]time.Duration, players)}
 	st.ball.pts = append(st.ball.pts, truthPoint{state: start.Ball, velIn: start.Ball.Vel})
+	st.ballGen = start.BallGen
 	st.record(start)
 	return st
 }
@@ -89,7 +94,7 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	pt := truthPoint{state: t.Ball, velIn: t.Ball.Vel}
 	h := st.tick.Seconds()
 	switch {
-	case t.Ball.Pos.Dist(a.state.Pos) > teleportM:
+	case t.BallGen != st.ballGen:
 		pt.cut = true
 	case prev.possessor >= 0:
 		// Carried over the step (and perhaps kicked or poked at its end).
@@ -131,7 +136,7 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	} else if stats.TacklesWon > st.stats.TacklesWon && prev.possessor >= 0 && cur.possessor != prev.possessor {
 		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.TackledNoTouch, slot: prev.possessor})
 	}
-	st.stats = stats
+	st.stats, st.ballGen = stats, t.BallGen
 }
 
 // record appends the possession and the players of t.
@@ -144,9 +149,9 @@ func (st *soccerTruth) record(t *soccer.Truth) {
 	st.players = append(st.players, make([]playerTruth, st.np)...)
 	for _, p := range t.Players {
 		if slot := int(p.ID - soccer.FirstPlayerID); slot >= 0 && slot < st.np {
-			st.players[base+slot] = playerTruth{st: p.PlayerState, ok: true}
+			st.players[base+slot] = playerTruth{st: p.PlayerState, gen: p.Gen, ok: true}
 			if base > 0 {
-				if was := st.players[base-st.np+slot]; was.ok && was.st.Pos.Dist(p.Pos) > teleportM {
+				if was := st.players[base-st.np+slot]; was.ok && was.gen != p.Gen {
 					st.pcuts[slot] = append(st.pcuts[slot], t.Time)
 				}
 			}
@@ -184,7 +189,7 @@ func (st *soccerTruth) player(slot int, t time.Duration) (geom.Vec3, bool) {
 	switch {
 	case !a.ok || t == time.Duration(k)*st.tick:
 		return b.st.Pos, b.ok
-	case !b.ok || b.st.Pos.Dist(a.st.Pos) > teleportM:
+	case !b.ok || b.gen != a.gen:
 		return a.st.Pos, true
 	}
 	u := float64(t-time.Duration(k-1)*st.tick) / float64(st.tick)

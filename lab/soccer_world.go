@@ -51,11 +51,6 @@ func (e *soccerExtras) copyFrom(o *soccerExtras) {
 	e.players = players
 }
 
-// teleportM is the distance, metres, beyond which a body's move in one tick
-// is a teleport (a kickoff or a restart), not motion: the fastest kick moves
-// the ball about half a metre a tick at 60 Hz.
-const teleportM = 1.0
-
 // newSoccerWorld returns the world of a match under rules stepping at
 // tickHz, with players capsules parked off the pitch and the ball on the
 // centre spot.

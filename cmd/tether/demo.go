@@ -50,8 +50,9 @@ const (
 //     on its velocity across a teleport; the lab knows the exact contacts.
 //   - clock.converge_s counts from the client's first estimate, which comes
 //     a few hundred milliseconds after its first clock reply.
-//   - ball.pops skips frames that draw a teleport (a kickoff), which the
-//     ball drill never has.
+//   - As in the lab's soccer game, the half second after a teleport of the
+//     ball (a kickoff, a restart) is left out of its error statistics and
+//     pops, and counted in ball.teleport_frames.
 //   - net.* are measured after the warm-up, over whole datagrams (netcode
 //     header and tag included) plus 28 bytes each; down counts datagrams
 //     received, after the link's loss and duplicates, up those sent.
@@ -75,7 +76,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "emulated link, shown live on a web page where your keys can drive one player.")
 		fmt.Fprintln(stderr, "Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;")
 		fmt.Fprintln(stderr, "live, the true ball between ticks is interpolated (contacts approximated), converge_s counts")
-		fmt.Fprintln(stderr, "from the first estimate, pops skip kickoff teleports, net.* count whole datagrams after the")
+		fmt.Fprintln(stderr, "from the first estimate, the 0.5 s after a teleport is left out, net.* count whole datagrams after the")
 		fmt.Fprintln(stderr, "warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.")
 		fs.PrintDefaults()
 	}

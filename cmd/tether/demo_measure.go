@@ -24,9 +24,10 @@ import (
 const (
 	demoWarmUp = 2 * time.Second
 	demoPopM   = 0.05
-	// teleportM: a ball that moved further than this in one tick was put
-	// back (a kickoff or a restart), not carried there.
-	teleportM = 1.0
+	// demoTeleportSpan: the frames this long after a teleport of the ball
+	// (a kickoff, a restart) are left out of its error statistics and pops,
+	// as the lab leaves them out.
+	demoTeleportSpan = 500 * time.Millisecond
 	// contactDV: a change of velocity in one tick that departs from gravity
 	// by more than this (m/s) is a contact or a kick inside the step.
 	contactDV = 1.0
@@ -39,6 +40,7 @@ const (
 type truthPoint struct {
 	t        time.Duration // server time of the tick
 	pos, vel geom.Vec3
+	gen      uint8 // the ball's teleport generation
 }
 
 // trajectory is the server's ball, one point per tick, in order of time.
@@ -54,6 +56,19 @@ type trajectory struct {
 // tick) and across a contact or kick inside the step (the earlier tick's
 // flight up to the moment the two ticks' flights are closest, the later
 // tick's flight after it). Past the newest tick the ball flies on from it.
+// teleportedWithin reports whether the ball was teleported at most span
+// before server time t (and not after it).
+func (tr *trajectory) teleportedWithin(t, span time.Duration) bool {
+	pts := tr.pts
+	i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t })
+	for j := i - 1; j > 0 && t-pts[j].t < span; j-- {
+		if pts[j].gen != pts[j-1].gen {
+			return true
+		}
+	}
+	return false
+}
+
 func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
 	pts := tr.pts
 	if len(pts) == 0 || t < pts[0].t {
@@ -68,7 +83,7 @@ func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
 	b := pts[i]
 	step := (b.t - a.t).Seconds()
 	switch {
-	case b.pos.Dist(a.pos) > teleportM:
+	case b.gen != a.gen:
 		return flight(a.pos, a.vel, tr.g, h), true
 	case b.vel.Sub(a.vel.AddScaled(tr.g, step)).Len() > contactDV:
 		// The two flights differ by a(τ) = (a.pos - b.pos) + a.vel·τ -
@@ -190,7 +205,7 @@ func newRecorder(names []string, links []netsim.LinkConfig, keep bool) *recorder
 func (r *recorder) onTick(t *soccer.Truth) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.traj.pts = append(r.traj.pts, truthPoint{t: t.Time, pos: t.Ball.Pos, vel: t.Ball.Vel})
+	r.traj.pts = append(r.traj.pts, truthPoint{t: t.Time, pos: t.Ball.Pos, vel: t.Ball.Vel, gen: t.BallGen})
 	if !r.keep && len(r.traj.pts) > 1 && t.Time-r.traj.pts[0].t > 2*keepTruth {
 		cut := sort.Search(len(r.traj.pts), func(i int) bool { return t.Time-r.traj.pts[i].t <= keepTruth })
 		r.traj.pts = slices.Delete(r.traj.pts, 0, cut)
@@ -427,13 +442,18 @@ func (c *clientRec) ballMetrics(tr *trajectory) lab.BallMetrics {
 		}
 		if t >= demoWarmUp {
 			bm.Frames++
-			now, _ := tr.at(t)
-			pres = append(pres, f.pos.Dist(now))
 			delay = append(delay, durMs(t-f.rt))
-			fid = append(fid, f.pos.Dist(shown))
 			if f.extrap {
 				bm.ExtrapFrames++
 			}
+			if tr.teleportedWithin(t, demoTeleportSpan) {
+				bm.TeleportFrames++
+				prev, prevShown = f, shown
+				continue
+			}
+			now, _ := tr.at(t)
+			pres = append(pres, f.pos.Dist(now))
+			fid = append(fid, f.pos.Dist(shown))
 			if f.frozen {
 				bm.FrozenFrames++
 			}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -304,7 +305,11 @@ func TestTrajectory(t *testing.T) {
 	for n := 0; n <= 80; n++ {
 		s := (time.Duration(n) * dt).Seconds()
 		p, v := state(s)
-		tr.pts = append(tr.pts, truthPoint{t: time.Duration(n) * dt, pos: p, vel: v})
+		pt := truthPoint{t: time.Duration(n) * dt, pos: p, vel: v}
+		if s >= 1 {
+			pt.gen = 1
+		}
+		tr.pts = append(tr.pts, pt)
 	}
 	if _, ok := tr.at(-time.Millisecond); ok {
 		t.Error("known before the first tick")
@@ -327,5 +332,16 @@ func TestTrajectory(t *testing.T) {
 	}
 	if x, _ := tr.at(time.Second + 20*time.Millisecond); x.X < 40 {
 		t.Errorf("after the teleport: %v", x)
+	}
+	// The frames of the half second after it are told apart.
+	k := slices.IndexFunc(tr.pts, func(p truthPoint) bool { return p.gen == 1 })
+	at := tr.pts[k].t
+	for _, c := range []struct {
+		t    time.Duration
+		want bool
+	}{{at - time.Millisecond, false}, {at, true}, {at + 300*time.Millisecond, true}, {at + 600*time.Millisecond, false}} {
+		if got := tr.teleportedWithin(c.t, demoTeleportSpan); got != c.want {
+			t.Errorf("teleported within %v before %v: %v, want %v", demoTeleportSpan, c.t, got, c.want)
+		}
 	}
 }

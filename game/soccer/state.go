@@ -36,6 +36,7 @@ type Truth struct {
 	Tick      uint64
 	Time      time.Duration // server time
 	Ball      physics.BodyState
+	BallGen   uint8  // the ball's teleport generation, as snapshots carry it: a change is a cut
 	Possessor uint32 // entity id of the player with the ball, or NoPlayer
 	Players   []PlayerTruth
 	Score     [2]int
@@ -45,7 +46,7 @@ type Truth struct {
 // Truth copies the match's current state into dst, reusing dst.Players.
 func (g *Game) Truth(dst *Truth) {
 	dst.Tick, dst.Time = g.tick, g.now
-	dst.Ball = g.world.Body(g.ball)
+	dst.Ball, dst.BallGen = g.world.Body(g.ball), g.ballGen
 	dst.Ball.Rot = unit(dst.Ball.Rot)
 	dst.Possessor = NoPlayer
 	if g.possessor >= 0 {
