@@ -71,11 +71,10 @@ type playerSeen struct {
 
 // predictedKick is an own kick the client predicted.
 type predictedKick struct {
-	at          time.Duration // server time of the tick it was applied at
-	from        geom.Vec3     // where the world had the ball then
-	confirmed   bool          // the server's states showed it
-	touchMissed bool          // that state and the world disagreed on who had the ball
-	correction  float64       // metres: how far the ball in the present moved when they did
+	at         time.Duration // server time of the tick it was applied at
+	from       geom.Vec3     // where the world had the ball then
+	confirmed  bool          // the server's states showed it
+	correction float64       // metres: how far the ball in the present moved when they did
 }
 
 // tickRecord is the match state at one tick of the history beside the
