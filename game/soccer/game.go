@@ -622,22 +622,22 @@ func (g *Game) kick(i int, events server.Emitter) {
 		from := max(min(p.acted, g.now), g.now-g.rules.MaxRewind, g.carrySince)
 		back = int((g.now - from + g.dt/2) / g.dt)
 	}
+	at := g.now - time.Duration(back)*g.dt
 	if back > 0 {
-		t := g.now - time.Duration(back)*g.dt
-		ball, ok1 := g.history.At(BallID, t)
-		pl, ok2 := g.history.At(FirstPlayerID+uint32(i), t)
+		ball, ok1 := g.history.At(BallID, at)
+		pl, ok2 := g.history.At(FirstPlayerID+uint32(i), at)
 		if ok1 && ok2 {
 			b.Pos, b.Rot = ball.Pos, ball.Rot
 			kicker = PlayerState{Pos: pl.Pos, Yaw: yawOfRot(pl.Rot)}
 		} else {
-			back = 0
+			back, at = 0, g.now
 		}
 	}
 	aim := g.rules.KickAim(p.in.Aim, kicker, b.Pos)
 	b.Vel, b.AngVel = g.rules.Kick(p.in.Action, aim, p.in.Power)
 	g.world.SetBody(g.ball, b)
 	g.possessor = -1
-	p.noTouchUntil = g.now - time.Duration(back)*g.dt + g.rules.KickNoTouch
+	p.noTouchUntil = at + g.rules.KickNoTouch
 	if back > 0 {
 		g.catchUp(b, back)
 		g.stats.KicksBackdated++
