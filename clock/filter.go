@@ -390,31 +390,28 @@ func (f *filter) driftRange() float64 {
 	lower, upper := -f.maxDrift, f.maxDrift
 	if f.separation(b) >= 0 {
 		if f.separation(lower) < 0 {
-			lo, hi := lower, b
-			for range rangeSteps {
-				mid := (lo + hi) / 2
-				if f.separation(mid) >= 0 {
-					hi = mid
-				} else {
-					lo = mid
-				}
-			}
-			lower = lo
+			lower = f.edge(b, lower)
 		}
 		if f.separation(upper) < 0 {
-			lo, hi := b, upper
-			for range rangeSteps {
-				mid := (lo + hi) / 2
-				if f.separation(mid) >= 0 {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			upper = hi
+			upper = f.edge(b, upper)
 		}
 	}
 	return max(b-lower, upper-b)
+}
+
+// edge bisects, in rangeSteps halvings, between a slope in where the
+// separation is not negative and a slope out where it is, and returns the
+// end on out's side.
+func (f *filter) edge(in, out float64) float64 {
+	for range rangeSteps {
+		mid := (in + out) / 2
+		if f.separation(mid) >= 0 {
+			in = mid
+		} else {
+			out = mid
+		}
+	}
+	return out
 }
 
 // separation returns the least vertical distance, in seconds, from the

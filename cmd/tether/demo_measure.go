@@ -56,19 +56,6 @@ type trajectory struct {
 // tick) and across a contact or kick inside the step (the earlier tick's
 // flight up to the moment the two ticks' flights are closest, the later
 // tick's flight after it). Past the newest tick the ball flies on from it.
-// teleportedWithin reports whether the ball was teleported at most span
-// before server time t (and not after it).
-func (tr *trajectory) teleportedWithin(t, span time.Duration) bool {
-	pts := tr.pts
-	i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t })
-	for j := i - 1; j > 0 && t-pts[j].t < span; j-- {
-		if pts[j].gen != pts[j-1].gen {
-			return true
-		}
-	}
-	return false
-}
-
 func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
 	pts := tr.pts
 	if len(pts) == 0 || t < pts[0].t {
@@ -101,6 +88,19 @@ func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
 		return flight(b.pos, b.vel, tr.g, h-step), true
 	}
 	return a.pos.Lerp(b.pos, h/step), true
+}
+
+// teleportedWithin reports whether the ball was teleported at most span
+// before server time t (and not after it).
+func (tr *trajectory) teleportedWithin(t, span time.Duration) bool {
+	pts := tr.pts
+	i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t })
+	for j := i - 1; j > 0 && t-pts[j].t < span; j-- {
+		if pts[j].gen != pts[j-1].gen {
+			return true
+		}
+	}
+	return false
 }
 
 // flight is the position dt seconds along a free flight from p at velocity v
