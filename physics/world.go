@@ -275,6 +275,36 @@ func (w *World) SetBody(id BodyID, s BodyState) {
 	w.state[id] = s
 }
 
+// Separate moves sphere id out of every capsule it overlaps, where the
+// capsules stand now, and out of every static shape, as the next Step would
+// start by doing, but until it overlaps nothing (a push out of a player's
+// rounded foot can go into the ground, and the ground's back into the foot);
+// its velocity is kept. A game that places a sphere (SetBody) where players
+// may stand, as a kick from a dribble does, calls it so that the state it
+// reads back, and sends, is where the world steps it from. It panics if id is
+// not a sphere of w.
+func (w *World) Separate(id BodyID) {
+	if w.bodies[id].kind != kindSphere {
+		panic("physics: Separate on a capsule")
+	}
+	for i, c := range w.capsules {
+		w.capFrom[i] = w.state[c].Pos
+	}
+	p := w.state[id].Pos
+	for range separateRounds {
+		q := w.depenetrate(p, w.bodies[id].r)
+		if q == p {
+			break
+		}
+		p = q
+	}
+	w.state[id].Pos = p
+}
+
+// separateRounds bounds Separate's rounds; each takes the sphere out of the
+// overlaps the last one left, which shrink geometrically in a corner.
+const separateRounds = 16
+
 // SetVelocity sets the velocity of body id (m/s): a capsule's for the coming steps,
 // a sphere's as a kick. It panics if id is not a body of w.
 func (w *World) SetVelocity(id BodyID, v geom.Vec3) { w.state[id].Vel = v }

@@ -401,3 +401,30 @@ func TestBallPinnedAgainstWall(t *testing.T) {
 		}
 	}
 }
+
+// A ball placed inside a player (a kick from a dribble pressed by a defender)
+// is moved out by Separate to where the next Step would start it from, so the
+// step then moves it by its own motion only; without Separate the step moves
+// it out first.
+func TestSeparate(t *testing.T) {
+	for _, separate := range []bool{false, true} {
+		w := newWorld(t, Config{})
+		addGround(t, w)
+		must(w.AddCapsule(Capsule{Radius: 0.35, Height: 1.8, Material: neutral}))
+		ball := must(w.AddSphere(testBall(geom.V(0.3, ballR, 0), geom.V(0, 0, 5))))
+		if separate {
+			w.Separate(ball)
+		}
+		placed := w.Body(ball).Pos
+		w.Step()
+		moved := w.Body(ball).Pos.X - placed.X
+		// The ball sits below the centre of the capsule's rounded foot.
+		gap := placed.Dist(geom.V(0, 0.35, 0)) - 0.35 - ballR
+		if separate && (math.Abs(moved) > 1e-9 || gap < -1e-9) {
+			t.Errorf("separated %.4f m clear, then the step moved it %.4f m across", gap, moved)
+		}
+		if !separate && moved < 0.03 {
+			t.Errorf("without Separate the step moved it %.4f m across, want the push out of the capsule", moved)
+		}
+	}
+}

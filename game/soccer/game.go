@@ -642,6 +642,12 @@ func (g *Game) kick(i int, events server.Emitter) {
 		g.catchUp(b, back)
 		g.stats.KicksBackdated++
 	}
+	if g.possessor < 0 {
+		// Out of any player it was pressed into (a defender at the
+		// dribble), here and not by the next step: the state sent is the
+		// one the ball flies from.
+		g.world.Separate(g.ball)
+	}
 	g.knot = true
 	g.stats.Kicks++
 	if p.in.Action == ActionShot {
@@ -695,6 +701,7 @@ func (g *Game) tackle(i int, events server.Emitter) {
 	b.Vel = dir.Scale(g.rules.TacklePoke).Add(geom.V(victim.st.Vel.X, 0, victim.st.Vel.Z).Scale(0.5))
 	b.AngVel = geom.V(b.Vel.Z/g.rules.Ball.Radius, 0, -b.Vel.X/g.rules.Ball.Radius)
 	g.world.SetBody(g.ball, b)
+	g.world.Separate(g.ball)
 	g.possessor = -1
 	g.lastToucher = i
 	g.knot = true
