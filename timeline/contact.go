@@ -6,13 +6,13 @@ import (
 	"github.com/tether-net/tether/geom"
 )
 
-// A segment between two states whose velocities do not fit one smooth curve
-// contains a contact whose knot state was lost. Its curve is a's motion
-// predicted forward and b's motion run backward, switching where they come
-// closest: for a kick or a wall bounce they cross exactly at the contact, so
-// the rendered motion changes at the right instant. The two rarely meet
-// exactly; the residual is spread over the longer of the two parts so the
-// curve stays continuous.
+// A segment ending at a knot, or between two states whose velocities do not
+// fit one smooth curve (a contact whose knot state was lost), contains a
+// contact. Its curve is a's motion predicted forward and b's motion run
+// backward, switching where they come closest: for a kick or a wall bounce
+// they cross exactly at the contact, so the rendered motion changes at the
+// right instant. The two rarely meet exactly; the residual is spread over the
+// longer of the two parts so the curve stays continuous.
 
 // crossing is a solved contact segment.
 type crossing struct {

@@ -67,14 +67,8 @@ func (t *Timeline) eval(rt time.Duration, out *State) (int, kind) {
 	end := t.cfg.Extrapolate(*a, b.Time-a.Time)
 	rp, rv := b.Pos.Sub(end.Pos), b.Vel.Sub(end.Vel)
 	switch {
-	case b.Knot:
-		// The path up to the contact, without the velocity after it: the
-		// residual grows quadratically from a, with no velocity at b.
-		p := t.cfg.Extrapolate(*a, rt-a.Time)
-		out.Pos = p.Pos.AddScaled(rp, u*u)
-		out.Vel = p.Vel.AddScaled(rp, 2*u/dt)
-	case rv.Len() > t.cfg.ContactAccel*dt || rp.Scale(2/dt).Sub(rv).Len() > knotMismatch:
-		// Not one smooth motion: a contact whose knot is missing.
+	case b.Knot || rv.Len() > t.cfg.ContactAccel*dt || rp.Scale(2/dt).Sub(rv).Len() > knotMismatch:
+		// A contact: flagged, or not one smooth motion (its knot is lost).
 		t.contact(a, b, rt, out)
 	default:
 		p := t.cfg.Extrapolate(*a, rt-a.Time)

@@ -45,16 +45,16 @@
 // integrator as the server's) the curve follows what the server simulated
 // between its states, bounces included. Where the velocity is discontinuous
 // in a way the extrapolator cannot know, at a kick, the server should send a
-// state at the contact with Knot set and the velocity leaving it; the curve
-// arriving at a knot is the prediction plus a residual growing quadratically,
-// so it does not use the velocity after the contact.
+// state with Knot set and the velocity leaving the contact, at the contact or
+// at the end of the step that had it.
 //
-// When the residual velocity is larger than Config.ContactAccel allows over
-// the segment, or the residual is far from a smooth motion (the knot was lost,
-// or never flagged), the segment is taken to contain a contact: its curve is
-// the first state's motion extrapolated forward and the second's run
-// backward, switching where the two come closest, which for a kick or a
-// bounce is the contact itself.
+// A segment ending at a knot contains a contact, and so does one whose
+// residual velocity is larger than Config.ContactAccel allows over it, or
+// whose residual is far from a smooth motion (the knot was lost, or never
+// flagged). Its curve is the first state's motion extrapolated forward and
+// the second's run backward, switching where the two come closest: for a
+// kick or a bounce, with an extrapolator exact between contacts, they meet
+// at the contact itself, wherever in the step it fell.
 //
 // Rotation is slerped along the shortest arc, unless the angular velocities
 // say the body turned more than half a turn between the states, in which case

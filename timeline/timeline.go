@@ -15,8 +15,10 @@ type State struct {
 	Vel    geom.Vec3     // velocity, metres per second; at a knot, the velocity leaving it
 	Rot    geom.Quat     // orientation; the zero value is read as geom.Identity
 	AngVel geom.Vec3     // angular velocity, radians per second, world frame
-	// Knot marks a velocity discontinuity at this instant (a contact: kick,
-	// bounce): the curve arriving here does not use Vel.
+	// Knot marks a velocity discontinuity (a contact: kick, bounce) at this
+	// instant or since the state before it, as a server stepping at a fixed
+	// rate marks the end of the step that had the contact: the curve
+	// arriving here does not use Vel before the contact.
 	Knot bool
 	// Cut marks a discontinuity in position (a teleport, a reset): the timeline
 	// never interpolates into this state from earlier ones.

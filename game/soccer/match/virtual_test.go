@@ -97,25 +97,32 @@ func quantile(x []float64, q float64) float64 {
 
 // TestMatch plays three matches of 30 s (seeds 1 to 3) with 4 bots on the
 // wan profile: the ball moves the whole match, passes and shots are taken in
-// each, goals scored (at least two over the three: over seeds 1 to 12, 11
-// matches of 30 s had one), each kickoff reset reaches every client as a
-// cut, clients draw the ball where it was at their render time.
+// each, the ball changes feet often (at least 30 possessions over the three:
+// over seeds 13 to 48 a match had 7 to 19, a mean of 13.5, so a floor per
+// match would fail on one long pass too many), goals are scored (at least two
+// over the three: over seeds 1 to 12, 11 matches of 30 s had one), each
+// kickoff reset reaches every client as a cut, clients draw the ball where it
+// was at their render time.
 func TestMatch(t *testing.T) {
 	link, err := netsim.Preset("wan")
 	if err != nil {
 		t.Fatal(err)
 	}
-	goals := uint64(0)
+	var total soccer.GameStats
 	for seed := uint64(1); seed <= 3; seed++ {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { goals += playMatch(t, seed, link) })
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			st := playMatch(t, seed, link)
+			total.Goals += st.Goals
+			total.Possessions += st.Possessions
+		})
 	}
-	if goals < 2 {
-		t.Errorf("%d goals in three matches", goals)
+	if total.Goals < 2 || total.Possessions < 30 {
+		t.Errorf("%d goals and %d possessions in three matches", total.Goals, total.Possessions)
 	}
 }
 
-// playMatch plays the match of TestMatch with seed and returns its goals.
-func playMatch(t *testing.T, seed uint64, link netsim.LinkConfig) uint64 {
+// playMatch plays the match of TestMatch with seed and returns its counters.
+func playMatch(t *testing.T, seed uint64, link netsim.LinkConfig) soccer.GameStats {
 	const dur = 30 * time.Second
 	rec := newRecord()
 	v, err := NewVirtual(Config{Seed: seed, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
@@ -139,7 +146,7 @@ func playMatch(t *testing.T, seed uint64, link netsim.LinkConfig) uint64 {
 	if lim := 3 * 60; longest > lim {
 		t.Errorf("the ball stood still for %v", time.Duration(longest)*rec.tick)
 	}
-	if st.Shots == 0 || st.Passes == 0 || st.Possessions < 10 {
+	if st.Shots == 0 || st.Passes == 0 {
 		t.Errorf("not much of a match: %+v", st)
 	}
 	for i, c := range rec.clients {
@@ -170,7 +177,7 @@ func playMatch(t *testing.T, seed uint64, link netsim.LinkConfig) uint64 {
 			t.Errorf("bot %d receives %.1f kbit/s", b.Index, kbps)
 		}
 	}
-	return st.Goals
+	return st
 }
 
 // TestSmoothOnLAN: on a link with little jitter and no loss, the ball (free or
