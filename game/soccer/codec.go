@@ -100,12 +100,17 @@ func DecodeInput(in *Input, b []byte) (int, error) {
 //	                 varints), yaw in 65536 steps of a turn (2 bytes), and
 //	                 the rate of turning in milliradians per second (signed
 //	                 varint)
+//	carriers         (if bit 2) the previous tick's time, in microseconds
+//	                 before the snapshot's (unsigned varint), a count byte
+//	                 (1 or 2), then per player: id (unsigned varint) and its
+//	                 state at that tick as above, from x on
 //
 // The flags and score, the snapshot's Meta, come first.
 const (
-	snapPlayers = 1 << 0
-	snapPaused  = 1 << 1
-	snapMask    = snapPlayers | snapPaused
+	snapPlayers  = 1 << 0
+	snapPaused   = 1 << 1
+	snapCarriers = 1 << 2
+	snapMask     = snapPlayers | snapPaused | snapCarriers
 )
 
 // Score is the state of the match a frame shows.
@@ -119,10 +124,17 @@ type Score struct {
 // ball only, plus every player at a kickoff. When the ball's motion jumped and
 // the previous tick was not sent, the ball's state of the previous tick comes
 // first, so a client's curve has the state before the jump as well as the one
-// after, unless the ball was teleported. For KnotRepeat after a jump that
+// after, unless the ball was teleported; so it does in a regular snapshot
+// while a ball just won moves to its carrier's feet (Rules.CarryBlend). For KnotRepeat after a jump that
 // left the ball free (a kick, a bounce), each regular snapshot repeats the
 // state at the jump first, so that a client that lost the snapshot of the
 // jump still has it, and its curve still turns where the ball did.
+//
+// A regular snapshot also holds the state at the previous tick, when that was
+// not sent, of the player who had the ball then or has it now: a carried
+// ball is drawn at its carrier's drawn place, and the carrier, moved by its
+// inputs, turns between ticks in ways no curve through every other tick can
+// follow.
 func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	g.sentTick = g.tick
 	flags := byte(0)
@@ -132,13 +144,31 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	if g.paused {
 		flags |= snapPaused
 	}
+	// The previous tick is worth sending when it was not, and the ball was
+	// not teleported since (its state would go with the new generation, and
+	// a client would cut at it, a tick early and where the ball was).
+	between := !g.prevSent && g.tick > 1 && !g.kickoff && !g.restart
+	var carriers [2]int
+	nc := 0
+	if regular && between {
+		for _, i := range [...]int{g.possessor, g.prevPossessor} {
+			if i >= 0 && (nc == 0 || carriers[0] != i) && g.players[i].active && g.players[i].prev.gen == g.players[i].gen {
+				carriers[nc] = i
+				nc++
+			}
+		}
+	}
+	if nc > 0 {
+		flags |= snapCarriers
+	}
 	dst = append(dst, flags)
 	dst = binary.AppendUvarint(dst, uint64(g.score[0]))
 	dst = binary.AppendUvarint(dst, uint64(g.score[1]))
 	dst = append(dst, g.ballGen)
-	// Not before a teleport: that state would go with the new generation,
-	// and a client would cut at it, a tick early and where the ball was.
-	prev := g.knot && !g.prevSent && g.tick > 1 && !g.kickoff && !g.restart
+	// Before a jump, and while a ball just won moves to the dribble spot
+	// along a curve that its states a send interval apart do not follow.
+	blending := g.possessor >= 0 && g.prevPossessor == g.possessor && g.prevTime-g.carrySince < g.rules.CarryBlend
+	prev := between && (g.knot || regular && blending)
 	repeat := regular && g.repeat.ok && g.repeat.gen == g.ballGen && g.repeat.t < g.now && g.now-g.repeat.t <= KnotRepeat &&
 		!(prev && g.repeat.t >= g.prevTime)
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
@@ -169,14 +199,35 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		}
 		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
 		dst = append(dst, p.team, p.gen)
-		dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.X, 0.001))
-		dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.Z, 0.001))
-		dst = binary.AppendVarint(dst, wire.Quantise(p.vel.X, 0.01))
-		dst = binary.AppendVarint(dst, wire.Quantise(p.vel.Z, 0.01))
-		dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
-		dst = binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
+		dst = appendPose(dst, sentPose{st: p.st, vel: p.vel, turn: p.turn})
+	}
+	if nc == 0 {
+		return dst
+	}
+	dst = binary.AppendUvarint(dst, uint64((g.now-g.prevTime+time.Microsecond/2)/time.Microsecond))
+	dst = append(dst, byte(nc))
+	for _, i := range carriers[:nc] {
+		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
+		dst = appendPose(dst, g.players[i].prev)
 	}
 	return dst
+}
+
+// sentPose is a player's state as snapshots send it.
+type sentPose struct {
+	gen  uint8
+	st   PlayerState
+	vel  geom.Vec3 // the motion of the tick before
+	turn float64   // rad/s
+}
+
+func appendPose(dst []byte, p sentPose) []byte {
+	dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.X, 0.001))
+	dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.Z, 0.001))
+	dst = binary.AppendVarint(dst, wire.Quantise(p.vel.X, 0.01))
+	dst = binary.AppendVarint(dst, wire.Quantise(p.vel.Z, 0.01))
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
+	return binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
 }
 
 // KnotRepeat is how long after a jump of the ball's motion regular snapshots

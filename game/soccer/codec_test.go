@@ -178,3 +178,50 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		}
 	})
 }
+
+// A regular snapshot after a tick that was not sent holds the ball's carrier
+// as that tick left it, and, while a ball just won moves to the carrier's
+// feet, the ball then too.
+func TestSnapshotCarrier(t *testing.T) {
+	g, _ := NewGame(DefaultRules(), 60)
+	g.Join(0)
+	g.Join(1)
+	g.Step(tick(1), &recorder{})
+	g.win(0, geom.V(0.3, 0, 0.2), dt)
+	g.Input(0, serverInput(AppendInput(nil, Input{Dir: geom.V(0.6, 0, 0.8)}), dt))
+	g.Step(tick(2), &recorder{})
+	var then Truth
+	g.Truth(&then)
+	g.Step(tick(3), &recorder{})
+	var s snapshotForTest
+	s.decode(t, g.AppendSnapshot(nil, true), 3*dt)
+	var carrier, ball *client.EntityState
+	for i := range s.Entities {
+		// Times go in microseconds (players) and milliseconds (the ball).
+		if e := &s.Entities[i]; (e.State.Time - 2*dt).Abs() < time.Millisecond {
+			switch e.ID {
+			case FirstPlayerID:
+				carrier = e
+			case BallID:
+				ball = e
+			default:
+				t.Errorf("%+v at the previous tick", e)
+			}
+		}
+	}
+	p := then.Players[0]
+	if carrier == nil || carrier.State.Pos.Dist(p.Pos) > 1e-3 || carrier.State.Rot.Angle(p.Rot()) > 1e-4 || carrier.Tag != p.Team {
+		t.Fatalf("carrier at the previous tick %+v, want %+v", carrier, p)
+	}
+	if ball == nil || ball.Parent != FirstPlayerID || ball.State.Pos.Dist(then.Ball.Pos) > 1e-3 {
+		t.Fatalf("ball at the previous tick %+v, want carried by player 0 at %v", ball, then.Ball.Pos)
+	}
+	// Once at the feet, the ball's state of the previous tick is not sent.
+	for n := uint64(4); n < 4+uint64(g.rules.CarryBlend/dt)+2; n++ {
+		g.Step(tick(n), &recorder{})
+	}
+	s.decode(t, g.AppendSnapshot(nil, true), g.now)
+	if got := len(s.Entities); got != 1+2+1 {
+		t.Fatalf("%d entities after the blend, want the ball, two players and the carrier", got)
+	}
+}

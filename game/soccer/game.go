@@ -59,6 +59,7 @@ type player struct {
 	st     PlayerState
 	vel    geom.Vec3 // the motion of the last tick, m/s (st.Vel is the velocity the player runs at)
 	turn   float64   // the turn of the last tick, rad/s about +Y
+	prev   sentPose  // as the previous tick left it
 
 	in           Input
 	view         time.Duration // the server time the client was showing with its newest input
@@ -324,6 +325,10 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.prevSent = g.tick > 0 && g.sentTick == g.tick
 	g.prevBall, g.prevTime = g.world.Body(g.ball), g.now
 	g.prevPossessor, g.prevCarryOff = g.possessor, g.carryOff
+	for i := range g.players {
+		p := &g.players[i]
+		p.prev = sentPose{gen: p.gen, st: p.st, vel: p.vel, turn: p.turn}
+	}
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
 	g.knot, g.kickoff, g.restart = false, false, false
 	r := &g.rules

@@ -93,15 +93,13 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 			State: timeline.State{Time: w.Time, Pos: w.Pos, Vel: w.Vel, Rot: w.Rot, AngVel: w.AngVel, Knot: w.Knot, Cut: w.Cut},
 		})
 	}
+	players := len(s.Entities)
 	if r.Err() == nil && flags&snapPlayers != 0 {
 		n := r.Uvarint(64)
 		for range n {
 			id := r.Uvarint(math.MaxUint32)
 			team, pgen := r.Byte(), r.Byte()
-			x, z := r.Varint(maxQuant), r.Varint(maxQuant)
-			vx, vz := r.Varint(maxQuant), r.Varint(maxQuant)
-			yaw := float64(u16(&r)) / 65536 * 2 * math.Pi
-			turn := float64(r.Varint(maxQuant)) / 1000
+			st := readPose(&r, s.Time)
 			if r.Err() != nil {
 				break
 			}
@@ -110,10 +108,35 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 				break
 			}
 			s.Entities = append(s.Entities, client.EntityState{
-				ID: uint32(id), Kind: KindPlayer, Tag: team, Gen: pgen, Parent: client.NoParent,
-				State: timeline.State{Time: s.Time, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
-					Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0)},
+				ID: uint32(id), Kind: KindPlayer, Tag: team, Gen: pgen, Parent: client.NoParent, State: st,
 			})
+		}
+	}
+	if r.Err() == nil && flags&snapCarriers != 0 {
+		age := time.Duration(r.Uvarint(uint64(time.Second/time.Microsecond))) * time.Microsecond
+		n := int(r.Byte())
+		if flags&snapPlayers == 0 || n < 1 || n > 2 {
+			r.Fail(ErrMalformed)
+		}
+		for range n {
+			id := r.Uvarint(math.MaxUint32)
+			st := readPose(&r, s.Time-age)
+			if r.Err() != nil {
+				break
+			}
+			// The carrier is one of the players above, whose team and
+			// generation it has.
+			k := players
+			for k < len(s.Entities) && s.Entities[k].ID != uint32(id) {
+				k++
+			}
+			if k == len(s.Entities) || age == 0 {
+				r.Fail(ErrMalformed)
+				break
+			}
+			e := s.Entities[k]
+			e.State = st
+			s.Entities = append(s.Entities, e)
 		}
 	}
 	if err := r.Done(); err != nil {
@@ -194,4 +217,14 @@ func (v *View) Player(id uint32) *PlayerView {
 // has then almost always arrived, and the match is interpolated.
 func (g *ClientGame) RenderClock() timeline.Config {
 	return timeline.Config{Quantile: 0.9, IntervalShare: 1, QuantileInterval: 1}
+}
+
+// readPose reads a player's state at time t as appendPose wrote it.
+func readPose(r *wire.Reader, t time.Duration) timeline.State {
+	x, z := r.Varint(maxQuant), r.Varint(maxQuant)
+	vx, vz := r.Varint(maxQuant), r.Varint(maxQuant)
+	yaw := float64(u16(r)) / 65536 * 2 * math.Pi
+	turn := float64(r.Varint(maxQuant)) / 1000
+	return timeline.State{Time: t, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
+		Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0)}
 }

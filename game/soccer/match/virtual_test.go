@@ -96,13 +96,13 @@ func quantile(x []float64, q float64) float64 {
 }
 
 // TestMatch plays three matches of 30 s (seeds 1 to 3) with 4 bots on the
-// wan profile: the ball moves the whole match, passes and shots are taken in
-// each, the ball changes feet often (at least 30 possessions over the three:
-// over seeds 13 to 48 a match had 7 to 19, a mean of 13.5, so a floor per
-// match would fail on one long pass too many), goals are scored (at least two
-// over the three: over seeds 1 to 12, 11 matches of 30 s had one), each
-// kickoff reset reaches every client as a cut, clients draw the ball where it
-// was at their render time.
+// wan profile: the ball moves the whole match; over the three the ball
+// changes feet often and passes, shots and goals are made (at least 30
+// possessions, 15 passes, 3 shots and 2 goals: over seeds 13 to 48 a match
+// had 7 to 19 possessions, a mean of 13.5, and 0 to 4 shots, and over seeds 1
+// to 12, 11 matches had a goal; a floor per match would fail on one long pass
+// too many); each kickoff reset reaches every client as a cut; clients draw
+// the ball where it was at their render time.
 func TestMatch(t *testing.T) {
 	link, err := netsim.Preset("wan")
 	if err != nil {
@@ -114,10 +114,13 @@ func TestMatch(t *testing.T) {
 			st := playMatch(t, seed, link)
 			total.Goals += st.Goals
 			total.Possessions += st.Possessions
+			total.Passes += st.Passes
+			total.Shots += st.Shots
 		})
 	}
-	if total.Goals < 2 || total.Possessions < 30 {
-		t.Errorf("%d goals and %d possessions in three matches", total.Goals, total.Possessions)
+	if total.Goals < 2 || total.Possessions < 30 || total.Passes < 15 || total.Shots < 3 {
+		t.Errorf("not much of a match over three: %d goals, %d possessions, %d passes, %d shots",
+			total.Goals, total.Possessions, total.Passes, total.Shots)
 	}
 }
 
@@ -145,9 +148,6 @@ func playMatch(t *testing.T, seed uint64, link netsim.LinkConfig) soccer.GameSta
 	}
 	if lim := 3 * 60; longest > lim {
 		t.Errorf("the ball stood still for %v", time.Duration(longest)*rec.tick)
-	}
-	if st.Shots == 0 || st.Passes == 0 {
-		t.Errorf("not much of a match: %+v", st)
 	}
 	for i, c := range rec.clients {
 		p50, p99 := quantile(c.errs, 0.5), quantile(c.errs, 0.99)
