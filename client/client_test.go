@@ -217,7 +217,7 @@ func TestKickFastForward(t *testing.T) {
 	f = r.c.Frame(r.now)
 	ball := f.Find(0)
 	want := 20 * (ball.RenderTime - kickAt).Seconds()
-	if before != 0 || ball.RenderTime <= kickAt || math.Abs(ball.Pos.X-want) > 1e-6 {
+	if before != 0 || ball.RenderTime <= kickAt || math.Abs(ball.Pos.X-want) > 1e-3 {
 		t.Fatalf("before the event x=%v; after: x=%v at render time %v, want %v", before, ball.Pos.X, ball.RenderTime, want)
 	}
 	if len(f.Events) != 1 || f.Events[0].ID != 1 {
@@ -384,5 +384,45 @@ func TestReleasedDrawnOnItsOwn(t *testing.T) {
 	})
 	if between == 0 {
 		t.Fatal("no frame drawn between the last carried state and the kick")
+	}
+}
+
+// TestReleasedWithoutUnseenCorrections: corrections the ball's own curve
+// makes while it is drawn at its carrier's place (here, its states resume
+// 0.8 m from where its own extrapolation through a loss had it) are never
+// seen, and are not blended out once it is released: from then on it is
+// drawn on its own curve.
+func TestReleasedWithoutUnseenCorrections(t *testing.T) {
+	r := newRig(t)
+	const frame = time.Second / 60
+	const lostFrom, lostTo, release = 90 * frame, 108 * frame, 114 * frame
+	own := func(now time.Duration) float64 { // the ball's own states while carried
+		x := 5*now.Seconds() + 0.3
+		if now >= lostTo {
+			x += 0.8
+		}
+		return x
+	}
+	kicked := func(at time.Duration) float64 { return own(release) + 20*(at-release).Seconds() }
+	after := 0
+	r.run(3*time.Second, func(now time.Duration) ([]ent, bool) {
+		send := every30Hz(now) && (now < lostFrom || now >= lostTo)
+		x := 5 * now.Seconds()
+		if now < release {
+			return []ent{{id: 0, parent: 2, x: own(now), vx: 5}, {id: 1, kind: 1, x: x, vx: 5}}, send
+		}
+		return []ent{{id: 0, x: kicked(now), vx: 20}, {id: 1, kind: 1, x: x, vx: 5}}, now == release || send
+	}, func(f *Frame) {
+		ball := f.Find(0)
+		if !f.Ready || ball == nil || ball.RenderTime <= release || ball.RenderTime > release+100*time.Millisecond {
+			return
+		}
+		after++
+		if want := kicked(ball.RenderTime); ball.Parent != NoParent || math.Abs(ball.Pos.X-want) > 1e-3 {
+			t.Fatalf("render time %v after the release: ball at x=%.6f, want %.6f on its own curve", ball.RenderTime, ball.Pos.X, want)
+		}
+	})
+	if after == 0 {
+		t.Fatal("no frame drawn after the release")
 	}
 }

@@ -119,6 +119,8 @@ func (c *Client) Frame(local time.Duration) *Frame {
 			continue
 		}
 		fe.Parent = parent
+		// Its own curve's corrections meanwhile are never seen.
+		e.tl.Settle()
 		fe.Pos = p.Pos.Add(p.Rot.Rotate(off))
 		fe.Vel = p.Vel
 		fe.Extrapolated, fe.Frozen = p.Extrapolated, p.Frozen

@@ -435,6 +435,14 @@ func (t *Timeline) Sample(now time.Duration) Frame {
 	return f
 }
 
+// Settle drops the correction still being blended out (Frame.Offset, and its
+// rotation): the next frames are drawn on the curve itself. Call it while the
+// entity is drawn elsewhere, as a ball carried by a player is drawn at the
+// player's place: the corrections its own curve made meanwhile were never
+// seen, and blending them out once it is drawn from its curve again would
+// show an error that no frame made.
+func (t *Timeline) Settle() { t.off, t.offRot = geom.Vec3{}, geom.Identity }
+
 // controlScale returns the render clock rate for a current delay d and a
 // target: a deficit is closed at up to 10 % within about a quarter of a
 // second, an excess over about two seconds.
