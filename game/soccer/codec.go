@@ -125,10 +125,11 @@ type Score struct {
 // the previous tick was not sent, the ball's state of the previous tick comes
 // first, so a client's curve has the state before the jump as well as the one
 // after, unless the ball was teleported; so it does in a regular snapshot
-// while a ball just won moves to its carrier's feet (Rules.CarryBlend). For KnotRepeat after a jump that
-// left the ball free (a kick, a bounce), each regular snapshot repeats the
-// state at the jump first, so that a client that lost the snapshot of the
-// jump still has it, and its curve still turns where the ball did.
+// while a ball just won moves to its carrier's feet (Rules.CarryBlend). For
+// KnotRepeat after a jump that left the ball free (a kick, a bounce), each
+// regular snapshot repeats the state at the jump first, so that a client that
+// lost the snapshot of the jump still has it, and its curve still turns where
+// the ball did.
 //
 // A regular snapshot also holds the state at the previous tick, when that was
 // not sent, of the player who had the ball then or has it now: a carried
