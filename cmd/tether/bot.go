@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -51,19 +50,16 @@ const botConnectWait = 15 * time.Second
 // nine tenths of the pops that tether demo measures against the truth.
 // correction_m is the distance from the drawn ball to that curve.
 func runBot(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bot", stderr,
+		"usage: tether bot [-token FILE] [-duration D] [-json] [-seed N]",
+		"       tether token ... | tether bot [-duration D]",
+		"Connects to a tether serve with a connect token, plays one player as a bot, and prints",
+		"its clock bound, render delay, traffic and ball smoothness.",
+	)
 	tokenPath := fs.String("token", "", "connect token file from tether token -o (raw or base64); without it, the base64 token is read from standard input")
 	duration := fs.Duration("duration", 30*time.Second, "how long to play once connected (0: until interrupted)")
 	asJSON := fs.Bool("json", false, "print the metrics as JSON")
 	seed := fs.Uint64("seed", 0, "seed of the bot's decisions (0: from the clock)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether bot [-token FILE] [-duration D] [-json] [-seed N]")
-		fmt.Fprintln(stderr, "       tether token ... | tether bot [-duration D]")
-		fmt.Fprintln(stderr, "Connects to a tether serve with a connect token, plays one player as a bot, and prints")
-		fmt.Fprintln(stderr, "its clock bound, render delay, traffic and ball smoothness.")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

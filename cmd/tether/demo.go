@@ -60,8 +60,16 @@ const (
 //     bytes), estimated from their typical sizes, with no header.
 //   - Blackouts are not emulated live, so blackout_frames is 0.
 func runDemo(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("demo", stderr,
+		"usage: tether demo [-bots N] [-link PRESET] [-http ADDR] [-seed N] [-duration D]",
+		"       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-seed N]",
+		"Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an",
+		"emulated link, shown live on a web page where your keys can drive one player.",
+		"Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;",
+		"live, the true ball between ticks is interpolated (contacts approximated), converge_s counts",
+		"from the first estimate, the 0.5 s after a teleport is left out, net.* count whole datagrams after the",
+		"warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.",
+	)
 	bots := fs.Int("bots", 4, fmt.Sprintf("bot clients, 1 to %d", demoMaxBots))
 	linkName := fs.String("link", "wan", "link preset every bot plays through: lan, broadband, wan, mobile or lossy")
 	httpAddr := fs.String("http", "127.0.0.1:8080", "address the web page is served on")
@@ -69,17 +77,6 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	asJSON := fs.Bool("json", false, "with -headless: print the report as the lab's JSON")
 	seed := fs.Uint64("seed", 1, "seed of the links and the bots")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether demo [-bots N] [-link PRESET] [-http ADDR] [-seed N] [-duration D]")
-		fmt.Fprintln(stderr, "       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-seed N]")
-		fmt.Fprintln(stderr, "Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an")
-		fmt.Fprintln(stderr, "emulated link, shown live on a web page where your keys can drive one player.")
-		fmt.Fprintln(stderr, "Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;")
-		fmt.Fprintln(stderr, "live, the true ball between ticks is interpolated (contacts approximated), converge_s counts")
-		fmt.Fprintln(stderr, "from the first estimate, the 0.5 s after a teleport is left out, net.* count whole datagrams after the")
-		fmt.Fprintln(stderr, "warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

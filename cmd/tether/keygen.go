@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/rand"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,15 +14,12 @@ import (
 
 // runKeygen writes a new netcode private key (64 hex digits and a newline).
 func runKeygen(args []string, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("keygen", flag.ContinueOnError)
-	fset.SetOutput(stderr)
+	fset := newFlags("keygen", stderr,
+		"usage: tether keygen [-o FILE] [-force]",
+		"Writes a new private key shared by the token backend and the servers.",
+	)
 	out := fset.String("o", "tether.key", `key file to write ("-" for standard output)`)
 	force := fset.Bool("force", false, "overwrite an existing key file")
-	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether keygen [-o FILE] [-force]")
-		fmt.Fprintln(stderr, "Writes a new private key shared by the token backend and the servers.")
-		fset.PrintDefaults()
-	}
 	if err := parseFlags(fset, args); err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,18 +12,15 @@ import (
 )
 
 func runLab(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("lab", stderr,
+		"usage: tether lab (-scenario NAME | -scenario-file FILE) [-seed N] [-json] [-out DIR] [-trace FILE]",
+	)
 	scenario := fs.String("scenario", "", "built-in scenario: lan, broadband, wan, mobile or lossy")
 	file := fs.String("scenario-file", "", "scenario file (JSON)")
 	seed := fs.Uint64("seed", 0, "override the scenario's seed")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	out := fs.String("out", "", "write report.md and PNG plots into this directory")
 	tracePath := fs.String("trace", "", "write one CSV row per client frame to this file")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether lab (-scenario NAME | -scenario-file FILE) [-seed N] [-json] [-out DIR] [-trace FILE]")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

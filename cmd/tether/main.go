@@ -69,6 +69,20 @@ func usage(w io.Writer) {
 
 // parseFlags parses a command's flags from args; commands take no other
 // arguments, so any left over are an error.
+// newFlags returns the flag set of subcommand name: it reports to stderr, and
+// its usage is the lines given, then the flags and their defaults.
+func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(stderr, l)
+		}
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err

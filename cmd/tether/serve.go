@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -32,19 +31,16 @@ const maxServePlayers = 64
 // where it listens, each client that connects or leaves, and a summary when
 // it stops.
 func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve", stderr,
+		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N]",
+		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
+		"minted with the same key and protocol id, until interrupted.",
+	)
 	addr := fs.String("addr", "127.0.0.1:40000", "UDP address to listen on, IP:PORT (port 0: any free port)")
 	public := fs.String("public", "", "address clients send to, as written in their tokens (default: -addr; required when -addr is 0.0.0.0 or ::)")
 	keyPath := fs.String("key", "tether.key", "private key file written by tether keygen")
 	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id of the game, decimal or 0x-prefixed hex; tokens must carry the same")
 	maxClients := fs.Int("max-clients", 22, fmt.Sprintf("client slots, one player each, 1 to %d", maxServePlayers))
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N]")
-		fmt.Fprintln(stderr, "Runs a dedicated soccer server that accepts clients with connect tokens (tether token)")
-		fmt.Fprintln(stderr, "minted with the same key and protocol id, until interrupted.")
-		fs.PrintDefaults()
-	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/netip"
@@ -19,8 +18,10 @@ import (
 
 // runToken mints a netcode connect token, as a matchmaking backend does.
 func runToken(args []string, stdout, stderr io.Writer) error {
-	fset := flag.NewFlagSet("token", flag.ContinueOnError)
-	fset.SetOutput(stderr)
+	fset := newFlags("token", stderr,
+		"usage: tether token -protocol-id ID -client-id N -server IP:PORT [-server ...] [-key FILE] [-expiry 30s] [-timeout 10s] [-user-data HEX] [-o FILE]",
+		"Mints a netcode 1.02 connect token; without -o it prints the token as standard base64.",
+	)
 	keyPath := fset.String("key", "tether.key", "private key file written by tether keygen")
 	clientID := fset.Uint64("client-id", 0, "client id (unique per authenticated player)")
 	protocol := fset.String("protocol-id", "", "protocol id of the game, decimal or 0x-prefixed hex (required)")
@@ -39,11 +40,6 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	timeout := fset.Duration("timeout", netcode.DefaultTokenTimeout, "connection timeout written into the token (negative: none, development only)")
 	userData := fset.String("user-data", "", "up to 256 bytes of application data, hex encoded")
 	out := fset.String("o", "", "write the 2048-byte token to this file instead of printing it as base64")
-	fset.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tether token -protocol-id ID -client-id N -server IP:PORT [-server ...] [-key FILE] [-expiry 30s] [-timeout 10s] [-user-data HEX] [-o FILE]")
-		fmt.Fprintln(stderr, "Mints a netcode 1.02 connect token; without -o it prints the token as standard base64.")
-		fset.PrintDefaults()
-	}
 	if err := parseFlags(fset, args); err != nil {
 		return err
 	}
