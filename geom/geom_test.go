@@ -169,3 +169,11 @@ func TestSmallestThreeIdentityExact(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapAngle(t *testing.T) {
+	for _, c := range [][2]float64{{0, 0}, {math.Pi, math.Pi}, {-math.Pi, math.Pi}, {3 * math.Pi / 2, -math.Pi / 2}, {-5 * math.Pi / 2, -math.Pi / 2}, {7, 7 - 2*math.Pi}} {
+		if got := WrapAngle(c[0]); math.Abs(got-c[1]) > 1e-12 {
+			t.Errorf("WrapAngle(%v) = %v, want %v", c[0], got, c[1])
+		}
+	}
+}

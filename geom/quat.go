@@ -20,6 +20,17 @@ func AxisAngle(axis Vec3, angle float64) Quat {
 	return Quat{c, a.X * s, a.Y * s, a.Z * s}
 }
 
+// WrapAngle returns the angle a, in radians, wrapped into (-π, π].
+func WrapAngle(a float64) float64 {
+	a = math.Mod(a, 2*math.Pi)
+	if a > math.Pi {
+		a -= 2 * math.Pi
+	} else if a <= -math.Pi {
+		a += 2 * math.Pi
+	}
+	return a
+}
+
 // Mul returns the Hamilton product q·r: the rotation r followed by q.
 func (q Quat) Mul(r Quat) Quat {
 	return Quat{

@@ -202,7 +202,7 @@ func (b *soccerResimBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
 			seen.gen, seen.known = e.Gen, true
 			b.r.ReceiveBody(int(b.world.caps[slot]), replicate.Body{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: geom.Identity, Cut: cut}, arrival)
 			if rec != nil && st.Time == s.Time { // not a carrier's state of the tick before
-				rec.players[slot] = serverPlayer{active: true, yaw: yawOf(st.Rot), turn: st.AngVel.Y}
+				rec.players[slot] = serverPlayer{active: true, yaw: soccer.YawOfRot(st.Rot), turn: st.AngVel.Y}
 			}
 		}
 	}

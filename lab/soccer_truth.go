@@ -162,7 +162,7 @@ func (st *soccerTruth) record(t *soccer.Truth) {
 			k.carryFrom, k.carrySince = st.ticks[n-1].carryFrom, st.ticks[n-1].carrySince
 		} else if p := st.players[base+k.possessor]; p.ok {
 			// Won at this tick: the ball is still where the touch found it.
-			k.carryFrom = yawRot(p.st.Yaw).Conj().Rotate(t.Ball.Pos.Sub(p.st.Pos))
+			k.carryFrom = p.st.Rot().Conj().Rotate(t.Ball.Pos.Sub(p.st.Pos))
 			k.carrySince = t.Time
 		}
 	} else {

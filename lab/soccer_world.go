@@ -86,23 +86,6 @@ func newSoccerWorld(rules soccer.Rules, tickHz, players int) *soccerWorld {
 // the pitch and apart from the others.
 func parkedAt(slot int) geom.Vec3 { return geom.V(2000+3*float64(slot), 0, 2000) }
 
-// yawRot is the rotation of a player facing yaw (soccer.PlayerState.Rot).
-func yawRot(yaw float64) geom.Quat { return geom.AxisAngle(geom.V(0, 1, 0), yaw) }
-
-// yawOf returns the yaw of a rotation about +Y.
-func yawOf(q geom.Quat) float64 { return wrapAngle(2 * math.Atan2(q.Y, q.W)) }
-
-// wrapAngle wraps a into (-π, π].
-func wrapAngle(a float64) float64 {
-	a = math.Mod(a, 2*math.Pi)
-	if a > math.Pi {
-		a -= 2 * math.Pi
-	} else if a <= -math.Pi {
-		a += 2 * math.Pi
-	}
-	return a
-}
-
 // step advances the world one tick, to server time to, as Game.Step does
 // without inputs: players turn and run on, the world steps, players are kept
 // inside the boards, then the ball is carried by its possessor or, if free,
@@ -113,7 +96,7 @@ func (sw *soccerWorld) step(to time.Duration) {
 	for i := range sw.ex.players {
 		p := &sw.ex.players[i]
 		if p.active {
-			p.yaw = wrapAngle(p.yaw + p.turn*h)
+			p.yaw = geom.WrapAngle(p.yaw + p.turn*h)
 		}
 	}
 	sw.w.Step()
@@ -156,7 +139,7 @@ func (sw *soccerWorld) carry(now time.Duration, before physics.BodyState) {
 		off = sw.ex.carryFrom.Lerp(off, u*u*(3-2*u))
 	}
 	base := sw.w.Body(sw.caps[sw.ex.possessor]).Pos
-	pos := base.Add(yawRot(p.yaw).Rotate(off))
+	pos := base.Add(soccer.PlayerState{Yaw: p.yaw}.Rot().Rotate(off))
 	h := sw.dt.Seconds()
 	v := pos.Sub(before.Pos).Scale(1 / h)
 	w := geom.V(v.Z/r, 0, -v.X/r)
@@ -190,7 +173,7 @@ func (sw *soccerWorld) touch(now time.Duration, before physics.BodyState) {
 	}
 	c := sw.w.Body(sw.caps[best]).Pos
 	sw.ex.possessor = best
-	sw.ex.carryFrom = yawRot(sw.ex.players[best].yaw).Conj().Rotate(b.Pos.Sub(c))
+	sw.ex.carryFrom = soccer.PlayerState{Yaw: sw.ex.players[best].yaw}.Rot().Conj().Rotate(b.Pos.Sub(c))
 	sw.ex.carrySince = now
 	sw.carry(now, before)
 }

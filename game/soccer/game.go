@@ -489,7 +489,7 @@ func (g *Game) catchUp(b physics.BodyState, back int) {
 			return p.st, true
 		}
 		pose, ok := g.history.At(FirstPlayerID+uint32(i), t)
-		return PlayerState{Pos: pose.Pos, Yaw: yawOfRot(pose.Rot)}, ok
+		return PlayerState{Pos: pose.Pos, Yaw: YawOfRot(pose.Rot)}, ok
 	}
 	g.rewind.SetBody(g.rewindBall, b)
 	for k := back; k > 0; k-- {
@@ -633,7 +633,7 @@ func (g *Game) kick(i int, events server.Emitter) {
 		pl, ok2 := g.history.At(FirstPlayerID+uint32(i), at)
 		if ok1 && ok2 {
 			b.Pos, b.Rot = ball.Pos, ball.Rot
-			kicker = PlayerState{Pos: pl.Pos, Yaw: yawOfRot(pl.Rot)}
+			kicker = PlayerState{Pos: pl.Pos, Yaw: YawOfRot(pl.Rot)}
 		} else {
 			back, at = 0, g.now
 		}

@@ -54,6 +54,10 @@ func (s PlayerState) Forward() geom.Vec3 { return forward(s.Yaw) }
 // Forward.
 func (s PlayerState) Rot() geom.Quat { return yawRot(s.Yaw) }
 
+// YawOfRot returns the yaw of a player facing rotation q about +Y: the
+// inverse of PlayerState.Rot, in (-π, π].
+func YawOfRot(q geom.Quat) float64 { return yawOf(q.Rotate(geom.V(1, 0, 0))) }
+
 func forward(yaw float64) geom.Vec3 { return geom.V(math.Cos(yaw), 0, -math.Sin(yaw)) }
 
 func yawRot(yaw float64) geom.Quat { return geom.AxisAngle(geom.V(0, 1, 0), yaw) }
@@ -92,7 +96,7 @@ func (r Rules) Move(s PlayerState, in Input, carrying bool, dt time.Duration) Pl
 		// at most TurnRate·dt, so small changes of direction turn gently.
 		d := angleDiff(yawOf(dir), s.Yaw) * math.Min(1, r.TurnGain*h)
 		m := r.TurnRate * h
-		s.Yaw = wrap(s.Yaw + math.Max(-m, math.Min(m, d)))
+		s.Yaw = geom.WrapAngle(s.Yaw + math.Max(-m, math.Min(m, d)))
 	}
 	s.Pos = geom.V(s.Pos.X+s.Vel.X*h, 0, s.Pos.Z+s.Vel.Z*h)
 	return r.clampPlayer(s)
@@ -129,14 +133,4 @@ func (r Rules) clampPlayer(s PlayerState) PlayerState {
 }
 
 // angleDiff returns a - b wrapped into (-π, π].
-func angleDiff(a, b float64) float64 { return wrap(a - b) }
-
-func wrap(a float64) float64 {
-	a = math.Mod(a, 2*math.Pi)
-	if a > math.Pi {
-		a -= 2 * math.Pi
-	} else if a <= -math.Pi {
-		a += 2 * math.Pi
-	}
-	return a
-}
+func angleDiff(a, b float64) float64 { return geom.WrapAngle(a - b) }

@@ -221,7 +221,7 @@ func (g *Game) present(p *player, now time.Duration) PlayerState {
 	return g.rules.clampPlayer(PlayerState{
 		Pos: geom.V(fr.Pos.X, 0, fr.Pos.Z),
 		Vel: geom.V(fr.Vel.X, 0, fr.Vel.Z),
-		Yaw: yawOfRot(fr.Rot),
+		Yaw: YawOfRot(fr.Rot),
 	})
 }
 

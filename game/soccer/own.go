@@ -354,6 +354,3 @@ func (g *ClientGame) Shown() (client.Entity, bool) { return g.shown, g.hasShown 
 // Own returns the prediction of the own player, or nil before the first
 // predicted frame: its statistics, its state.
 func (g *ClientGame) Own() *movement.Client[PlayerState, MoveInput] { return g.own }
-
-// yawOfRot returns the yaw of a player rotation.
-func yawOfRot(q geom.Quat) float64 { return yawOf(q.Rotate(geom.V(1, 0, 0))) }
