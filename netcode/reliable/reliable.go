@@ -174,10 +174,7 @@ type Endpoint struct {
 	srtt     time.Duration
 	rttvar   time.Duration
 	hasRTT   bool
-	unrel    []byte
-	unrelLen []int
-	unrelPos int // bytes consumed
-	unrelIdx int
+	unrel    msgQueue // unreliable messages to send
 
 	// Receive side.
 	rxAny       bool
@@ -189,10 +186,7 @@ type Endpoint struct {
 	rxBuffered  int
 	release     *inMsg
 	bufs        [][]byte
-	urIn        []byte
-	urInLen     []int
-	urInPos     int
-	urInIdx     int
+	urIn        msgQueue // unreliable messages received, to read
 
 	stats Stats
 }
@@ -266,19 +260,10 @@ func (e *Endpoint) SendUnreliable(msg []byte) error {
 	if len(msg) > MaxUnreliableSize {
 		return ErrTooLarge
 	}
-	if len(e.unrel)-e.unrelPos+len(msg) > e.cfg.MaxUnreliableQueue {
+	if e.unrel.unread()+len(msg) > e.cfg.MaxUnreliableQueue {
 		return ErrQueueFull
 	}
-	if e.unrelIdx > 0 && len(e.unrel)+len(msg) > cap(e.unrel) {
-		// Compact rather than grow: move the unsent messages to the front.
-		n := copy(e.unrel, e.unrel[e.unrelPos:])
-		e.unrel = e.unrel[:n]
-		k := copy(e.unrelLen, e.unrelLen[e.unrelIdx:])
-		e.unrelLen = e.unrelLen[:k]
-		e.unrelPos, e.unrelIdx = 0, 0
-	}
-	e.unrel = append(e.unrel, msg...)
-	e.unrelLen = append(e.unrelLen, len(msg))
+	e.unrel.push(msg)
 	return nil
 }
 
@@ -310,20 +295,15 @@ func (e *Endpoint) AppendPacket(dst []byte, now time.Duration) (packet []byte, o
 	refs := 0
 
 	// Unreliable messages first, in order.
-	for e.unrelIdx < len(e.unrelLen) {
-		l := e.unrelLen[e.unrelIdx]
-		if len(dst)+unreliableOverhead+l > limit {
+	for {
+		l, ok := e.unrel.peek()
+		if !ok || len(dst)+unreliableOverhead+l > limit {
 			break
 		}
 		dst = append(dst, tagUnreliable)
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(l))
-		dst = append(dst, e.unrel[e.unrelPos:e.unrelPos+l]...)
-		e.unrelPos += l
-		e.unrelIdx++
+		dst = append(dst, e.unrel.pop()...)
 		e.stats.UnreliableSent++
-	}
-	if e.unrelIdx == len(e.unrelLen) {
-		e.unrel, e.unrelLen, e.unrelPos, e.unrelIdx = e.unrel[:0], e.unrelLen[:0], 0, 0
 	}
 
 	// Reliable fragments, oldest message first.
@@ -527,19 +507,11 @@ func (e *Endpoint) Receive(now time.Duration, p []byte) error {
 }
 
 func (e *Endpoint) queueUnreliable(msg []byte) {
-	if len(e.urIn)-e.urInPos+len(msg) > e.cfg.MaxUnreliableQueue {
+	if e.urIn.unread()+len(msg) > e.cfg.MaxUnreliableQueue {
 		e.stats.UnreliableDropped++
 		return
 	}
-	if e.urInIdx > 0 && len(e.urIn)+len(msg) > cap(e.urIn) {
-		n := copy(e.urIn, e.urIn[e.urInPos:])
-		e.urIn = e.urIn[:n]
-		k := copy(e.urInLen, e.urInLen[e.urInIdx:])
-		e.urInLen = e.urInLen[:k]
-		e.urInPos, e.urInIdx = 0, 0
-	}
-	e.urIn = append(e.urIn, msg...)
-	e.urInLen = append(e.urInLen, len(msg))
+	e.urIn.push(msg)
 	e.stats.UnreliableReceived++
 }
 
@@ -712,17 +684,9 @@ func (e *Endpoint) releaseDelivered() {
 // once. The slice is valid until the next call of Read or Receive.
 func (e *Endpoint) Read() (msg []byte, reliable bool, ok bool) {
 	e.releaseDelivered()
-	if e.urInIdx < len(e.urInLen) {
-		l := e.urInLen[e.urInIdx]
-		msg = e.urIn[e.urInPos : e.urInPos+l]
-		e.urInPos += l
-		e.urInIdx++
-		if e.urInIdx == len(e.urInLen) {
-			// Drained: the next Receive may reuse the buffer (msg stays
-			// valid until then, as documented).
-			e.urIn, e.urInLen, e.urInPos, e.urInIdx = e.urIn[:0], e.urInLen[:0], 0, 0
-		}
-		return msg, false, true
+	if _, ok := e.urIn.peek(); ok {
+		// Valid until the next Receive, which may reuse the buffer.
+		return e.urIn.pop(), false, true
 	}
 	slot := &e.in[e.nextDeliver%Window]
 	if !slot.used || slot.id != e.nextDeliver || slot.got != fullMask(slot.nfrag) {
