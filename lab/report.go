@@ -171,16 +171,29 @@ func convergeWithin(l Client) time.Duration {
 func (m *sim) report(tr *truth) *Report {
 	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
 	for _, c := range m.clients {
-		r.Results = append(r.Results, Result{
-			Client:      c.spec.Name,
-			ClockMethod: c.spec.Clock,
-			BallMethod:  c.spec.Ball,
-			Clock:       c.clockMetrics(),
-			Ball:        c.ballMetrics(tr),
-			Net:         c.netMetrics(),
-		})
+		r.Results = append(r.Results, c.result(tr, c.ball))
 	}
 	return r
+}
+
+// result measures client c against the ball's trajectory tr; ball is its
+// ball method, whose re-simulated ticks are counted if it has any.
+func (c *client) result(tr *truth, ball any) Result {
+	res := Result{
+		Client:      c.spec.Name,
+		ClockMethod: c.spec.Clock,
+		BallMethod:  c.spec.Ball,
+		Clock:       c.clockMetrics(),
+		Ball:        c.ballMetrics(tr),
+		Net:         c.netMetrics(),
+	}
+	if rc, ok := ball.(interface{ resimTicks() (uint64, bool) }); ok {
+		if n, ok := rc.resimTicks(); ok {
+			perS := round(float64(n) / c.sim.end.Seconds())
+			res.Ball.ResimTicks = &perS
+		}
+	}
+	return res
 }
 
 func (c *client) clockMetrics() ClockMetrics {
@@ -323,12 +336,6 @@ func (c *client) ballMetrics(tr *truth) BallMetrics {
 			}
 		}
 		prev, prevTrue = f, shown
-	}
-	if rb, ok := c.ball.(*replicatedBall); ok {
-		if n, ok := rb.resimTicks(); ok {
-			perS := round(float64(n) / c.sim.end.Seconds())
-			bm.ResimTicks = &perS
-		}
 	}
 	bm.FidelityM = summarise(fid)
 	bm.PresentM = summarise(pres)

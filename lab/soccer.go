@@ -201,21 +201,7 @@ func (sm *soccerMatch) report() *Report {
 	tr := &sm.truth.ball
 	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
 	for _, sc := range sm.clients {
-		c := sc.c
-		res := Result{
-			Client:      c.spec.Name,
-			ClockMethod: c.spec.Clock,
-			BallMethod:  c.spec.Ball,
-			Clock:       c.clockMetrics(),
-			Ball:        c.ballMetrics(tr),
-			Net:         c.netMetrics(),
-		}
-		if rc, ok := sc.ball.(interface{ resimTicks() (uint64, bool) }); ok {
-			if n, ok := rc.resimTicks(); ok {
-				perS := round(float64(n) / m.end.Seconds())
-				res.Ball.ResimTicks = &perS
-			}
-		}
+		res := sc.c.result(tr, sc.ball)
 		sc.kickMetrics(&res.Ball)
 		om := sc.others.metrics()
 		res.Others = &om
