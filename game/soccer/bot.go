@@ -23,7 +23,8 @@ type Bot struct {
 	action     Action
 	aim        geom.Vec3
 	power      float64
-	lastAction time.Duration
+	lastAction time.Duration // render time of the last action
+	actedAt    time.Duration // its server time
 	acted      bool
 
 	dir       geom.Vec3 // the direction of the last input
@@ -43,16 +44,25 @@ func NewBot(rules Rules, seed uint64) *Bot {
 	return &Bot{rules: rules, rng: rand.New(rand.NewPCG(seed, 0x626f74))}
 }
 
-func (b *Bot) act(a Action, aim geom.Vec3, power float64, now time.Duration) {
+func (b *Bot) act(a Action, aim geom.Vec3, power float64, v *View) {
 	b.seq++
 	b.action, b.aim, b.power = a, geom.V(aim.X, 0, aim.Z).Norm(), power
-	b.lastAction, b.acted = now, true
+	b.lastAction, b.actedAt, b.acted = v.Time, v.Now, true
 	b.holding = false
+}
+
+// withAction returns in with the last action, dated for frame v.
+func (b *Bot) withAction(in Input, v *View) Input {
+	in.Action, in.ActionSeq, in.Aim, in.Power = b.action, b.seq, b.aim, b.power
+	if b.acted {
+		in.ActionAge = max(0, v.Now-b.actedAt)
+	}
+	return in
 }
 
 // Decide returns the input for the frame v shows.
 func (b *Bot) Decide(v *View) Input {
-	in := Input{Action: b.action, ActionSeq: b.seq, Aim: b.aim, Power: b.power}
+	in := b.withAction(Input{}, v)
 	if !v.Ready || v.Self == NoPlayer {
 		return in
 	}
@@ -86,14 +96,14 @@ func (b *Bot) Decide(v *View) Input {
 		switch {
 		case canAct && (dGoal < 34 || (dGoal < 50 && held > b.holdFor)):
 			aimAt := oppGoal.Add(geom.V(0, 0, (b.rng.Float64()*2-1)*(pt.GoalWidth/2-0.9)))
-			b.act(ActionShot, aimAt.Sub(ball), math.Max(0.35, math.Min(1, (dGoal-6)/20)), v.Time)
+			b.act(ActionShot, aimAt.Sub(ball), math.Max(0.35, math.Min(1, (dGoal-6)/20)), v)
 		case canAct && (dOpp < 4 || held > b.holdFor):
 			if mate := b.passTarget(v, me); mate != nil {
 				lead := mate.Pos.Add(mate.Vel.Scale(0.6))
 				d := lead.Sub(ball).Len()
-				b.act(ActionPass, lead.Sub(ball), b.rules.PassPower(d+3), v.Time)
+				b.act(ActionPass, lead.Sub(ball), b.rules.PassPower(d+3), v)
 			} else if held > 2*b.holdFor {
-				b.act(ActionShot, toGoal, 0.7, v.Time)
+				b.act(ActionShot, toGoal, 0.7, v)
 			}
 		}
 		dir := toGoal.Norm()
@@ -106,8 +116,7 @@ func (b *Bot) Decide(v *View) Input {
 		}
 		in.Dir = b.smooth(dir.Norm())
 		in.Sprint = dOpp > 6
-		in.Action, in.ActionSeq, in.Aim, in.Power = b.action, b.seq, b.aim, b.power
-		return in
+		return b.withAction(in, v)
 	case poss != nil && poss.Team == me.Team:
 		target = b.supportSpot(poss.Pos, me, att)
 	case poss != nil:
@@ -117,7 +126,7 @@ func (b *Bot) Decide(v *View) Input {
 			// Not every chance is taken: a bot that always tackled at once
 			// would never let an attack develop.
 			if canAct && me.Pos.Dist(poss.Pos) < b.rules.TackleReach*0.85 && b.rng.Float64() < 0.08 {
-				b.act(ActionTackle, poss.Pos.Sub(me.Pos), 0, v.Time)
+				b.act(ActionTackle, poss.Pos.Sub(me.Pos), 0, v)
 			}
 		} else {
 			target = b.guardSpot(ball, ownGoal, me)
@@ -141,8 +150,7 @@ func (b *Bot) Decide(v *View) Input {
 		b.dir = geom.Vec3{}
 	}
 	in.Sprint = sprint
-	in.Action, in.ActionSeq, in.Aim, in.Power = b.action, b.seq, b.aim, b.power
-	return in
+	return b.withAction(in, v)
 }
 
 // smooth low-passes the running direction over about 100 ms of frames, as a

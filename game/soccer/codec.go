@@ -17,17 +17,19 @@ var (
 )
 
 // MaxInputSize is the largest encoding of an Input.
-const MaxInputSize = 8
+const MaxInputSize = 9
 
 const (
 	inSprint = 1 << 0
 	inAim    = 1 << 1
-	inMask   = inSprint | inAim
+	inAge    = 1 << 2
+	inMask   = inSprint | inAim | inAge
 )
 
 // AppendInput appends the encoding of in to b: Dir as two signed bytes (steps
 // of 1/127), the action and its sequence, the aim as an angle in 65536 steps
-// of a turn (when set), the power in 255 steps. It does not allocate when b
+// of a turn (when set), the action's age in milliseconds as a byte (when
+// between 1 and 255), the power in 255 steps. It does not allocate when b
 // has MaxInputSize bytes of room.
 func AppendInput(b []byte, in Input) []byte {
 	flags := byte(0)
@@ -37,6 +39,10 @@ func AppendInput(b []byte, in Input) []byte {
 	aim := geom.V(in.Aim.X, 0, in.Aim.Z)
 	if aim.Len2() > 1e-12 && aim.IsFinite() {
 		flags |= inAim
+	}
+	age := (in.ActionAge + time.Millisecond/2) / time.Millisecond
+	if age > 0 && in.ActionAge <= MaxActionAge {
+		flags |= inAge
 	}
 	dir := geom.V(in.Dir.X, 0, in.Dir.Z)
 	if l := dir.Len(); l > 1 {
@@ -48,6 +54,9 @@ func AppendInput(b []byte, in Input) []byte {
 	if flags&inAim != 0 {
 		a := uint16(int64(math.Round(yawOf(aim)/(2*math.Pi)*65536)) & 0xffff)
 		b = binary.LittleEndian.AppendUint16(b, a)
+	}
+	if flags&inAge != 0 {
+		b = append(b, byte(age))
 	}
 	p := in.Power
 	if !(p >= 0) {
@@ -73,12 +82,22 @@ func DecodeInput(in *Input, b []byte) (int, error) {
 	}
 	n := 5
 	if flags&inAim != 0 {
-		if len(b) < 8 {
+		if len(b) < n+2 {
 			return 0, ErrTruncated
 		}
-		a := float64(binary.LittleEndian.Uint16(b[5:])) / 65536 * 2 * math.Pi
+		a := float64(binary.LittleEndian.Uint16(b[n:])) / 65536 * 2 * math.Pi
 		in.Aim = forward(a)
 		n += 2
+	}
+	if flags&inAge != 0 {
+		if len(b) < n+1 {
+			return 0, ErrTruncated
+		}
+		in.ActionAge = time.Duration(b[n]) * time.Millisecond
+		n++
+	}
+	if len(b) < n+1 {
+		return 0, ErrTruncated
 	}
 	in.Power = float64(b[n]) / 255
 	return n + 1, nil

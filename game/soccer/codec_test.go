@@ -27,6 +27,9 @@ func sampleInputs() []Input {
 		{Dir: geom.V(-0.6, 0, 0.8), Action: ActionShot, ActionSeq: 200, Aim: geom.V(0, 0, -1), Power: 0.5},
 		{Dir: geom.V(0.1, 0, -0.2), Action: ActionTackle, ActionSeq: 3},
 		{Action: ActionPass, ActionSeq: 255, Aim: geom.V(-1, 0, -1), Power: 1},
+		{Dir: geom.V(0, 0, 1), Action: ActionShot, ActionSeq: 7, Power: 0.8, ActionAge: 16667 * time.Microsecond},
+		{Action: ActionTackle, ActionSeq: 9, Aim: geom.V(1, 0, 0), ActionAge: MaxActionAge},
+		{Action: ActionPass, ActionSeq: 10, ActionAge: 400 * time.Microsecond}, // 0 ms: not sent
 	}
 }
 
@@ -41,7 +44,7 @@ func TestInputRoundTrip(t *testing.T) {
 		}
 		aim := geom.V(in.Aim.X, 0, in.Aim.Z).Norm()
 		if got.Dir.Dist(in.Dir) > 0.01 || got.Sprint != in.Sprint || got.Action != in.Action || got.ActionSeq != in.ActionSeq ||
-			got.Aim.Dist(aim) > 1e-3 || math.Abs(got.Power-in.Power) > 0.003 {
+			got.Aim.Dist(aim) > 1e-3 || math.Abs(got.Power-in.Power) > 0.003 || (got.ActionAge-in.ActionAge).Abs() > time.Millisecond/2 {
 			t.Fatalf("got %+v, want %+v", got, in)
 		}
 		for i := range len(b) {
@@ -53,6 +56,10 @@ func TestInputRoundTrip(t *testing.T) {
 	var in Input
 	if _, err := DecodeInput(&in, []byte{0, 0, 0, 9, 0, 0}); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("action 9: %v", err)
+	}
+	// An age over MaxActionAge is not sent.
+	if _, err := DecodeInput(&in, AppendInput(nil, Input{ActionAge: MaxActionAge + time.Millisecond})); err != nil || in.ActionAge != 0 {
+		t.Fatalf("older than MaxActionAge: decoded %v old, %v", in.ActionAge, err)
 	}
 	sample := sampleInputs()[2]
 	if n := testing.AllocsPerRun(100, func() { buf = AppendInput(buf[:0], sample); _, _ = DecodeInput(&in, buf) }); n != 0 {

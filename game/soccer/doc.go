@@ -20,12 +20,14 @@
 // it), moving with it. A free ball is won by the nearest player touching it;
 // it is lost by a kick (a ground pass or a lofted shot, Rules.Kick, never
 // aimed back into the kicker, Rules.KickAim) or by a tackle. A kick is made
-// as of the moment its client sent the input (at most Rules.MaxRewind back):
-// the ball leaves from where it was then and is brought to the present
-// through the players' recorded paths, so a client that shows its own kick at
-// once need not correct it for the input's trip. A tackle is judged by rewind (event.History): at the server time the
-// tackling client was showing when it acted (the input's view time, at most
-// Rules.MaxRewind back), the tackler must have been within Rules.TackleReach
+// as of the moment its client made it (the send time of the input carrying
+// it, less the input's ActionAge; at most Rules.MaxRewind back): the ball
+// leaves from where it was then and is brought to the present through the
+// players' recorded paths, so a client that shows its own kick at once need
+// not correct it for the input's trip. A tackle is judged by rewind
+// (event.History): at the server time the tackling client was showing when it
+// acted (the input's view time less its ActionAge, at most Rules.MaxRewind
+// back), the tackler must have been within Rules.TackleReach
 // of the player with the ball. A ball wholly over a goal line, between the
 // posts and under the crossbar, scores; after Rules.GoalPause everyone is
 // teleported to the kickoff positions. A ball that leaves over the boards is

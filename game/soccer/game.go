@@ -62,8 +62,8 @@ type player struct {
 	prev   sentPose  // as the previous tick left it
 
 	in           Input
-	view         time.Duration // the server time the client was showing with its newest input
-	acted        time.Duration // when its client sent the input that changed the action sequence (server time; 0: unknown)
+	acted        time.Duration // when its client made the newest action (server time: the input's send time less its ActionAge; 0: unknown)
+	actedView    time.Duration // the server time the client was showing then
 	actionSeq    uint8
 	anyInput     bool
 	noTouchUntil time.Duration
@@ -137,7 +137,7 @@ type GameStats struct {
 	Goals                   uint64
 	Kickoffs, Restarts      uint64
 	BadInputs               uint64 // inputs (or packets of moves) that did not decode
-	KicksBackdated          uint64 // kicks made as of a past tick, when their client sent them
+	KicksBackdated          uint64 // kicks made as of a past tick, when their client made them
 	Rewinds, RewindsClamped uint64 // tackles judged in the past; of which asked further back than MaxRewind
 }
 
@@ -285,9 +285,15 @@ func (g *Game) Input(client int, in server.Input) {
 		p.anyInput = true
 	}
 	if d.ActionSeq != p.in.ActionSeq {
-		p.acted = in.Sent
+		p.acted, p.actedView = 0, 0 // 0: unknown
+		if in.Sent > 0 {
+			p.acted = max(0, in.Sent-d.ActionAge)
+		}
+		if in.View > 0 {
+			p.actedView = max(0, in.View-d.ActionAge)
+		}
 	}
-	p.in, p.view = d, in.View
+	p.in = d
 }
 
 // kickoffState returns where the player in slot stands at a kickoff: its team's
@@ -610,9 +616,10 @@ func (g *Game) actions(events server.Emitter) {
 	}
 }
 
-// kick kicks the ball at player i's feet as of the moment its client sent
-// the input: at the tick nearest the input's Sent time, but not before the
-// player won the ball, nor more than MaxRewind ago. The ball leaves from where
+// kick kicks the ball at player i's feet as of the moment its client made
+// the kick: at the tick nearest the input's Sent time less its ActionAge
+// (the input that first carried the kick may have been lost), but not
+// before the player won the ball, nor more than MaxRewind ago. The ball leaves from where
 // it was at that tick and is brought to the present (catchUp). A client that
 // predicts its own kick in its estimate of the present (package replicate's
 // Resim) then needs no correction for the time its input took to arrive;
@@ -671,7 +678,7 @@ func (g *Game) tackle(i int, events server.Emitter) {
 	p := &g.players[i]
 	p.tackleReady = g.now + g.rules.TackleCooldown
 	g.stats.Tackles++
-	at := p.view
+	at := p.actedView
 	if at < g.now-g.rules.MaxRewind {
 		at = g.now - g.rules.MaxRewind
 		g.stats.RewindsClamped++

@@ -346,11 +346,14 @@ func TestPassPower(t *testing.T) {
 	}
 }
 
-// TestKickAsOfSent: a kick is made as of the tick its client sent the input,
-// the ball brought from there to the present by the physics, so it is where a
-// kick at that tick would have put it; without a send time it is made now.
+// TestKickAsOfSent: a kick is made as of the tick its client made it (the
+// input's send time less its ActionAge), the ball brought from there to the
+// present by the physics, so it is where a kick at that tick would have put
+// it; without a send time it is made now.
 func TestKickAsOfSent(t *testing.T) {
-	run := func(back int, sendTime bool) (Truth, geom.Vec3, GameStats) {
+	// age > 0: the input that first carried the kick was lost, and the one
+	// that arrived was sent age later.
+	run := func(back int, sendTime bool, age time.Duration) (Truth, geom.Vec3, GameStats) {
 		m := newRig(t, 2)
 		m.place(0, geom.V(-5, 0, 0), 0)
 		m.place(1, geom.V(30, 0, 20), math.Pi)
@@ -364,16 +367,16 @@ func TestKickAsOfSent(t *testing.T) {
 		from := m.truth().Ball.Pos
 		m.step(back)
 		m.seq[0]++
-		in := Input{Dir: geom.V(1, 0, 0), ActionSeq: m.seq[0], Action: ActionPass, Aim: geom.V(0, 0, 1), Power: 1}
-		si := server.Input{View: sent, Data: AppendInput(nil, in)}
+		in := Input{Dir: geom.V(1, 0, 0), ActionSeq: m.seq[0], Action: ActionPass, Aim: geom.V(0, 0, 1), Power: 1, ActionAge: age}
+		si := server.Input{View: sent + age, Data: AppendInput(nil, in)}
 		if sendTime {
-			si.Sent = sent
+			si.Sent = sent + age
 		}
 		m.g.Input(0, si)
 		m.step(1)
 		return m.truth(), from, m.g.Stats()
 	}
-	tr, from, st := run(3, true)
+	tr, from, st := run(3, true, 0)
 	// The reference: the same kick at the send tick, stepped alone for the
 	// four ticks from there to the one that applied it.
 	w, ball, _, err := newWorld(DefaultRules(), 60)
@@ -389,8 +392,12 @@ func TestKickAsOfSent(t *testing.T) {
 	if tr.Possessor != NoPlayer || st.KicksBackdated != 1 || tr.Ball.Pos.Dist(want.Pos) > 1e-6 || tr.Ball.Vel.Dist(want.Vel) > 1e-6 {
 		t.Fatalf("kicked as of 4 ticks back: ball at %v moving %v (stats %+v), want %v moving %v", tr.Ball.Pos, tr.Ball.Vel, st, want.Pos, want.Vel)
 	}
+	// Sent two ticks later, two ticks old: the same kick.
+	if tr3, _, _ := run(3, true, 2*dt); tr3.Ball != tr.Ball {
+		t.Fatalf("kick carried by a later input: ball %+v, want %+v", tr3.Ball, tr.Ball)
+	}
 	// Without a send time, from where the ball is now: further along +X.
-	tr2, _, st2 := run(3, false)
+	tr2, _, st2 := run(3, false, 0)
 	if st2.KicksBackdated != 0 || tr2.Ball.Pos.X-tr.Ball.Pos.X < 0.05 || tr2.Ball.Pos.Z > tr.Ball.Pos.Z-0.2 {
 		t.Fatalf("kicked now: ball at %v (stats %+v), as of the send time at %v", tr2.Ball.Pos, st2, tr.Ball.Pos)
 	}

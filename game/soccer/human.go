@@ -1,6 +1,10 @@
 package soccer
 
-import "github.com/tether-net/tether/geom"
+import (
+	"time"
+
+	"github.com/tether-net/tether/geom"
+)
 
 // Keys is what a person presses to play a player: a direction to run in
 // (from WASD or the arrows), sprint, and a count of presses of the kick key.
@@ -24,6 +28,7 @@ type Human struct {
 	kicks   uint32
 	started bool
 	last    Input
+	actedAt time.Duration // server time of the last action
 }
 
 // Input returns the input for keys k in view v.
@@ -39,6 +44,9 @@ func (h *Human) Input(k Keys, v *View) Input {
 	if k.Kicks != h.kicks {
 		h.kicks = k.Kicks
 		h.seq++
+		if v != nil {
+			h.actedAt = v.Now
+		}
 		in.ActionSeq = h.seq
 		in.Action, in.Aim, in.Power = ActionTackle, geom.Vec3{}, 0
 		if v != nil && v.Ready && v.Possessor != NoPlayer && v.Possessor == v.Self {
@@ -59,5 +67,8 @@ func (h *Human) Input(k Keys, v *View) Input {
 		}
 	}
 	h.last = in
+	if v != nil && h.seq != 0 {
+		in.ActionAge = max(0, v.Now-h.actedAt)
+	}
 	return in
 }

@@ -2,13 +2,14 @@ package soccer
 
 import (
 	"testing"
+	"time"
 
 	"github.com/tether-net/tether/geom"
 )
 
 func TestHuman(t *testing.T) {
 	var h Human
-	v := &View{Ready: true, Self: 2, Possessor: NoPlayer, Players: []PlayerView{{ID: 2, Team: Away, Pos: geom.V(-20, 0, 5)}}}
+	v := &View{Ready: true, Now: time.Second, Self: 2, Possessor: NoPlayer, Players: []PlayerView{{ID: 2, Team: Away, Pos: geom.V(-20, 0, 5)}}}
 	in := h.Input(Keys{Dir: geom.V(3, 0, 4), Kicks: 5}, v)
 	if in.Dir.Dist(geom.V(0.6, 0, 0.8)) > 1e-9 || in.ActionSeq != 0 {
 		t.Fatalf("first input %+v", in)
@@ -17,9 +18,10 @@ func TestHuman(t *testing.T) {
 	if in.Action != ActionTackle || in.ActionSeq != 1 {
 		t.Fatalf("kick without the ball: %+v", in)
 	}
+	v.Now += 17 * time.Millisecond
 	in = h.Input(Keys{Kicks: 6}, v)
-	if in.ActionSeq != 1 {
-		t.Fatal("a held key acted twice")
+	if in.ActionSeq != 1 || in.ActionAge != 17*time.Millisecond {
+		t.Fatalf("a frame later: %+v (a held key acts once; the action is dated to its frame)", in)
 	}
 	v.Possessor = 2
 	in = h.Input(Keys{Kicks: 7}, v)

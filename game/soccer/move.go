@@ -36,7 +36,19 @@ type Input struct {
 	Aim geom.Vec3
 	// Power scales the kick from the weakest to the strongest, in [0, 1].
 	Power float64
+	// ActionAge is how long before this input is sent its action was
+	// decided, to the millisecond (zero: as it is sent). The input that
+	// first carries an action may be lost, and the next one is sent a frame
+	// later: the server takes the action as of the send time less the age,
+	// so it kicks and tackles as of the frame the player acted in (see
+	// Game.kick). An age over MaxActionAge is not sent: that late, the
+	// server takes the action as of the send time. Bot and Human set it.
+	ActionAge time.Duration
 }
+
+// MaxActionAge is the oldest ActionAge an Input carries (a kick is rewound
+// at most Rules.MaxRewind, by default 250 ms).
+const MaxActionAge = 255 * time.Millisecond
 
 // PlayerState is a player's motion: where it stands, how fast it moves and
 // where it faces. The server's and the client's Move of the same state and

@@ -180,7 +180,10 @@ func (g *Game) startMoving(slot int) error {
 		if h := m.Dt.Seconds(); h > 0 {
 			turn = angleDiff(s.Yaw, p.moved.Yaw) / h
 		}
-		p.in, p.view = m.Input.Input, m.View
+		if m.Input.ActionSeq != p.in.ActionSeq {
+			p.actedView = m.View // moves are applied in order, none lost: this one made the action
+		}
+		p.in = m.Input.Input
 		p.moved, p.movedAt = s, m.Time
 		if g.onMove != nil {
 			g.onMove(p.client, m, s)

@@ -160,6 +160,7 @@ type PlayerView struct {
 type View struct {
 	Ready     bool          // the client's clock is ready and the ball known
 	Time      time.Duration // the render time shown
+	Now       time.Duration // the client's estimate of the server's time now
 	Self      uint32        // the client's own player, or NoPlayer
 	Ball      geom.Vec3
 	BallVel   geom.Vec3
@@ -179,7 +180,7 @@ func (v *View) FromFrame(f *client.Frame) {
 	if !f.Ready {
 		return
 	}
-	v.Time = f.RenderTime
+	v.Time, v.Now = f.RenderTime, f.Server
 	for i := range f.Entities {
 		e := &f.Entities[i]
 		switch e.Kind {
