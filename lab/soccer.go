@@ -167,11 +167,14 @@ func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 	sc.own.frame(now, f)
 	sc.clock.observe(now)
 	sc.c.frames = append(sc.c.frames, fr)
-	sc.input(b.Input(), f)
+	in := b.Input()
+	sc.input(&in, f)
+	b.SetInput(in)
 }
 
-// input takes the input decided at frame f, which the client sends now.
-func (sc *soccerClient) input(in soccer.Input, f *tclient.Frame) {
+// input takes the input decided at frame f, which the client sends now, and
+// lets the ball method add to it.
+func (sc *soccerClient) input(in *soccer.Input, f *tclient.Frame) {
 	sc.ball.input(in, f)
 	if !sc.hasSeq {
 		sc.seq, sc.hasSeq = in.ActionSeq, true // the server takes the first as the start

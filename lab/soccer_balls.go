@@ -20,8 +20,9 @@ type soccerBallView interface {
 	// render returns the ball drawn at frame f, whose clock is ready.
 	render(f *tclient.Frame) ballFrame
 	// input takes the input the client sends after frame f (the bot's
-	// decision from it), as the server will decode it.
-	input(in soccer.Input, f *tclient.Frame)
+	// decision from it), and may add to it what the method claims (the
+	// resim method's kick origin, Input.KickFrom).
+	input(in *soccer.Input, f *tclient.Frame)
 }
 
 // newSoccerBallView returns the ball method named method for soccer client sc.
@@ -53,7 +54,7 @@ func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
 type frameBall struct{}
 
 func (frameBall) snapshot(*tclient.Snapshot, time.Duration) {}
-func (frameBall) input(soccer.Input, *tclient.Frame)        {}
+func (frameBall) input(*soccer.Input, *tclient.Frame)       {}
 
 func (frameBall) render(f *tclient.Frame) ballFrame {
 	e := f.Find(soccer.BallID)
@@ -92,7 +93,7 @@ func (b *snapshotBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
 
 func (b *snapshotBall) render(f *tclient.Frame) ballFrame { return b.view.render(f.Server) }
 
-func (*snapshotBall) input(soccer.Input, *tclient.Frame) {}
+func (*snapshotBall) input(*soccer.Input, *tclient.Frame) {}
 
 func (b *snapshotBall) resimTicks() (uint64, bool) {
 	if rb, ok := b.view.(*replicatedBall); ok {
@@ -115,7 +116,7 @@ type soccerOracle struct {
 }
 
 func (*soccerOracle) snapshot(*tclient.Snapshot, time.Duration) {}
-func (*soccerOracle) input(soccer.Input, *tclient.Frame)        {}
+func (*soccerOracle) input(*soccer.Input, *tclient.Frame)       {}
 
 func (o *soccerOracle) render(*tclient.Frame) ballFrame {
 	now := o.now()

@@ -57,6 +57,13 @@ type soccerResimBall struct {
 	age      time.Duration // smoothed age of the ball states on arrival
 	players  []playerSeen
 
+	// The own kick's claimed origin (soccer.Input.KickFrom), added to the
+	// inputs that carry it while the server may still take it.
+	claim    geom.Vec3
+	claimSeq uint8
+	claimAt  time.Duration
+	claimed  bool
+
 	pending bool  // an own kick awaits the server's states showing it
 	kickAt  int64 // its tick
 	giveUp  int64 // the tick past which a state still showing no kick ends the wait
@@ -262,13 +269,15 @@ func (b *soccerResimBall) ballState(e *tclient.EntityState, arrival time.Duratio
 	b.fixed(rec)
 }
 
-func (b *soccerResimBall) input(in soccer.Input, f *tclient.Frame) {
+func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 	if f.HasSelf {
 		b.self = int(f.Self - soccer.FirstPlayerID)
 	}
-	// As the server decodes it.
-	var buf [soccer.MaxInputSize]byte
-	if _, err := soccer.DecodeInput(&in, soccer.AppendInput(buf[:0], in)); err != nil {
+	if b.claimed && sent.ActionSeq == b.claimSeq && f.Server-b.claimAt <= soccer.MaxActionAge {
+		sent.KickFrom = b.claim // every input that may be the first to arrive with the kick
+	}
+	in, ok := serverInput(*sent)
+	if !ok {
 		return
 	}
 	if !b.hasSeq {
@@ -288,8 +297,16 @@ func (b *soccerResimBall) input(in soccer.Input, f *tclient.Frame) {
 	if !ok || rec.tick != k || !rec.filled || rec.ex.possessor != b.self || rec.ex.paused || (b.hasBall && k <= b.ballTick) {
 		return // not at our feet in the world: nothing to predict
 	}
+	// The claim, as the server will read it.
+	sent.KickFrom = rec.ball.Pos
+	if in, ok = serverInput(*sent); !ok || in.KickFrom == (geom.Vec3{}) {
+		sent.KickFrom = geom.Vec3{}
+		return
+	}
+	b.claim, b.claimSeq, b.claimAt, b.claimed = in.KickFrom, in.ActionSeq, f.Server, true
 	at := time.Duration(k) * b.tick
 	kb := rec.ball
+	kb.Pos = in.KickFrom
 	kicker := soccer.PlayerState{Pos: rec.self, Yaw: rec.ex.players[b.self].yaw}
 	kb.Vel, kb.AngVel = b.rules.Kick(in.Action, b.rules.KickAim(in.Aim, kicker, kb.Pos), in.Power)
 	b.r.Receive(replicate.Body{Time: at, Pos: kb.Pos, Vel: kb.Vel, Rot: kb.Rot, AngVel: kb.AngVel}, f.Server)
@@ -299,6 +316,13 @@ func (b *soccerResimBall) input(in soccer.Input, f *tclient.Frame) {
 	b.pending, b.kickAt = true, k
 	b.giveUp = k + int64((2*b.age+100*time.Millisecond)/b.tick) + 1
 	b.kicks = append(b.kicks, predictedKick{at: at, from: kb.Pos})
+}
+
+// serverInput returns in as the server decodes it.
+func serverInput(in soccer.Input) (soccer.Input, bool) {
+	var buf [soccer.MaxInputSize]byte
+	_, err := soccer.DecodeInput(&in, soccer.AppendInput(buf[:0], in))
+	return in, err == nil
 }
 
 func (b *soccerResimBall) render(f *tclient.Frame) ballFrame {

@@ -17,19 +17,21 @@ var (
 )
 
 // MaxInputSize is the largest encoding of an Input.
-const MaxInputSize = 9
+const MaxInputSize = 18
 
 const (
 	inSprint = 1 << 0
 	inAim    = 1 << 1
 	inAge    = 1 << 2
-	inMask   = inSprint | inAim | inAge
+	inFrom   = 1 << 3
+	inMask   = inSprint | inAim | inAge | inFrom
 )
 
 // AppendInput appends the encoding of in to b: Dir as two signed bytes (steps
 // of 1/127), the action and its sequence, the aim as an angle in 65536 steps
 // of a turn (when set), the action's age in milliseconds as a byte (when
-// between 1 and 255), the power in 255 steps. It does not allocate when b
+// between 1 and 255), the kick's claimed origin as three signed 24-bit
+// millimetre counts (when set), the power in 255 steps. It does not allocate when b
 // has MaxInputSize bytes of room.
 func AppendInput(b []byte, in Input) []byte {
 	flags := byte(0)
@@ -44,6 +46,10 @@ func AppendInput(b []byte, in Input) []byte {
 	if age > 0 && in.ActionAge <= MaxActionAge {
 		flags |= inAge
 	}
+	from := in.KickFrom
+	if from != (geom.Vec3{}) && from.IsFinite() && math.Abs(from.X) <= MaxKickFrom && math.Abs(from.Y) <= MaxKickFrom && math.Abs(from.Z) <= MaxKickFrom {
+		flags |= inFrom
+	}
 	dir := geom.V(in.Dir.X, 0, in.Dir.Z)
 	if l := dir.Len(); l > 1 {
 		dir = dir.Scale(1 / l)
@@ -57,6 +63,12 @@ func AppendInput(b []byte, in Input) []byte {
 	}
 	if flags&inAge != 0 {
 		b = append(b, byte(age))
+	}
+	if flags&inFrom != 0 {
+		for _, x := range [3]float64{from.X, from.Y, from.Z} {
+			mm := int32(math.Round(x * 1000))
+			b = append(b, byte(mm), byte(mm>>8), byte(mm>>16))
+		}
 	}
 	p := in.Power
 	if !(p >= 0) {
@@ -95,6 +107,18 @@ func DecodeInput(in *Input, b []byte) (int, error) {
 		}
 		in.ActionAge = time.Duration(b[n]) * time.Millisecond
 		n++
+	}
+	if flags&inFrom != 0 {
+		if len(b) < n+9 {
+			return 0, ErrTruncated
+		}
+		var c [3]float64
+		for i := range c {
+			mm := int32(uint32(b[n])|uint32(b[n+1])<<8|uint32(b[n+2])<<16) << 8 >> 8 // sign-extended
+			c[i] = float64(mm) / 1000
+			n += 3
+		}
+		in.KickFrom = geom.V(c[0], c[1], c[2])
 	}
 	if len(b) < n+1 {
 		return 0, ErrTruncated

@@ -30,6 +30,9 @@ func sampleInputs() []Input {
 		{Dir: geom.V(0, 0, 1), Action: ActionShot, ActionSeq: 7, Power: 0.8, ActionAge: 16667 * time.Microsecond},
 		{Action: ActionTackle, ActionSeq: 9, Aim: geom.V(1, 0, 0), ActionAge: MaxActionAge},
 		{Action: ActionPass, ActionSeq: 10, ActionAge: 400 * time.Microsecond}, // 0 ms: not sent
+		{Dir: geom.V(1, 0, 0), Action: ActionPass, ActionSeq: 11, Aim: geom.V(0, 0, 1), Power: 0.4, ActionAge: 50 * time.Millisecond,
+			KickFrom: geom.V(-52.4006, 0.11, 33.9994)},
+		{Action: ActionShot, ActionSeq: 12, KickFrom: geom.V(MaxKickFrom, -MaxKickFrom, 0.0004)},
 	}
 }
 
@@ -44,7 +47,8 @@ func TestInputRoundTrip(t *testing.T) {
 		}
 		aim := geom.V(in.Aim.X, 0, in.Aim.Z).Norm()
 		if got.Dir.Dist(in.Dir) > 0.01 || got.Sprint != in.Sprint || got.Action != in.Action || got.ActionSeq != in.ActionSeq ||
-			got.Aim.Dist(aim) > 1e-3 || math.Abs(got.Power-in.Power) > 0.003 || (got.ActionAge-in.ActionAge).Abs() > time.Millisecond/2 {
+			got.Aim.Dist(aim) > 1e-3 || math.Abs(got.Power-in.Power) > 0.003 || (got.ActionAge-in.ActionAge).Abs() > time.Millisecond/2 ||
+			math.Abs(got.KickFrom.X-in.KickFrom.X) > 5e-4 || math.Abs(got.KickFrom.Y-in.KickFrom.Y) > 5e-4 || math.Abs(got.KickFrom.Z-in.KickFrom.Z) > 5e-4 {
 			t.Fatalf("got %+v, want %+v", got, in)
 		}
 		for i := range len(b) {
@@ -61,7 +65,13 @@ func TestInputRoundTrip(t *testing.T) {
 	if _, err := DecodeInput(&in, AppendInput(nil, Input{ActionAge: MaxActionAge + time.Millisecond})); err != nil || in.ActionAge != 0 {
 		t.Fatalf("older than MaxActionAge: decoded %v old, %v", in.ActionAge, err)
 	}
-	sample := sampleInputs()[2]
+	// A claimed kick origin out of range, or not finite, is not sent.
+	for _, from := range []geom.Vec3{geom.V(0, 0, MaxKickFrom+1), geom.V(math.NaN(), 0, 0)} {
+		if _, err := DecodeInput(&in, AppendInput(nil, Input{KickFrom: from})); err != nil || in.KickFrom != (geom.Vec3{}) {
+			t.Fatalf("claim %v: decoded %v, %v", from, in.KickFrom, err)
+		}
+	}
+	sample := sampleInputs()[len(sampleInputs())-2]
 	if n := testing.AllocsPerRun(100, func() { buf = AppendInput(buf[:0], sample); _, _ = DecodeInput(&in, buf) }); n != 0 {
 		t.Fatalf("%v allocations", n)
 	}

@@ -22,7 +22,8 @@
 // aimed back into the kicker, Rules.KickAim) or by a tackle. A kick is made
 // as of the moment its client made it (the send time of the input carrying
 // it, less the input's ActionAge; at most Rules.MaxRewind back): the ball
-// leaves from where it was then and is brought to the present through the
+// leaves from where it was then (or from where the input claims it was, within
+// Rules.KickTolerance) and is brought to the present through the
 // players' recorded paths, so a client that shows its own kick at once need
 // not correct it for the input's trip. A tackle is judged by rewind
 // (event.History): at the server time the tackling client was showing when it

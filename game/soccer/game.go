@@ -64,6 +64,7 @@ type player struct {
 	in           Input
 	acted        time.Duration // when its client made the newest action (server time: the input's send time less its ActionAge; 0: unknown)
 	actedView    time.Duration // the server time the client was showing then
+	kickFrom     geom.Vec3     // where the newest action claims the ball left from (Input.KickFrom)
 	actionSeq    uint8
 	anyInput     bool
 	noTouchUntil time.Duration
@@ -138,6 +139,7 @@ type GameStats struct {
 	Kickoffs, Restarts      uint64
 	BadInputs               uint64 // inputs (or packets of moves) that did not decode
 	KicksBackdated          uint64 // kicks made as of a past tick, when their client made them
+	KicksClaimed            uint64 // kicks made from where their client claimed the ball was (Input.KickFrom)
 	Rewinds, RewindsClamped uint64 // tackles judged in the past; of which asked further back than MaxRewind
 }
 
@@ -285,7 +287,7 @@ func (g *Game) Input(client int, in server.Input) {
 		p.anyInput = true
 	}
 	if d.ActionSeq != p.in.ActionSeq {
-		p.acted, p.actedView = 0, 0 // 0: unknown
+		p.acted, p.actedView, p.kickFrom = 0, 0, d.KickFrom // 0: unknown
 		if in.Sent > 0 {
 			p.acted = max(0, in.Sent-d.ActionAge)
 		}
@@ -618,14 +620,16 @@ func (g *Game) actions(events server.Emitter) {
 
 // kick kicks the ball at player i's feet as of the moment its client made
 // the kick: at the tick nearest the input's Sent time less its ActionAge
-// (the input that first carried the kick may have been lost), but not
-// before the player won the ball, nor more than MaxRewind ago. The ball leaves from where
-// it was at that tick and is brought to the present (catchUp). A client that
+// (the input that first carried the kick may have been lost), but not before
+// the player won the ball, nor more than MaxRewind ago. The ball leaves from
+// where it was at that tick, or from where the input claims it was if that is
+// within KickTolerance, and is brought to the present (catchUp). A client that
 // predicts its own kick in its estimate of the present (package replicate's
-// Resim) then needs no correction for the time its input took to arrive;
-// everyone else sees the ball leave that much further along. A predicted
-// player (moves) kicks when its moves arrive: the world has it replayed
-// behind its client, and the ball with it.
+// Resim) then needs no correction for the time its input took to arrive, nor
+// for its estimate of where its own player stood; everyone else sees the ball
+// leave that much further along. A predicted player (moves) kicks when its
+// moves arrive: the world has it replayed behind its client, and the ball
+// with it.
 func (g *Game) kick(i int, events server.Emitter) {
 	p := &g.players[i]
 	b, kicker := g.world.Body(g.ball), p.st
@@ -644,6 +648,10 @@ func (g *Game) kick(i int, events server.Emitter) {
 		} else {
 			back, at = 0, g.now
 		}
+	}
+	if c := p.kickFrom; c != (geom.Vec3{}) && c.Dist(b.Pos) <= g.rules.KickTolerance {
+		b.Pos = c
+		g.stats.KicksClaimed++
 	}
 	aim := g.rules.KickAim(p.in.Aim, kicker, b.Pos)
 	b.Vel, b.AngVel = g.rules.Kick(p.in.Action, aim, p.in.Power)

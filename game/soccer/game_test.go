@@ -349,11 +349,13 @@ func TestPassPower(t *testing.T) {
 // TestKickAsOfSent: a kick is made as of the tick its client made it (the
 // input's send time less its ActionAge), the ball brought from there to the
 // present by the physics, so it is where a kick at that tick would have put
-// it; without a send time it is made now.
+// it; from where the input claims the ball was if that is within
+// KickTolerance; without a send time, now.
 func TestKickAsOfSent(t *testing.T) {
 	// age > 0: the input that first carried the kick was lost, and the one
-	// that arrived was sent age later.
-	run := func(back int, sendTime bool, age time.Duration) (Truth, geom.Vec3, GameStats) {
+	// that arrived was sent age later. claim: the kick's KickFrom, relative
+	// to the ball at the send tick.
+	run := func(back int, sendTime bool, age time.Duration, claim geom.Vec3) (Truth, geom.Vec3, GameStats) {
 		m := newRig(t, 2)
 		m.place(0, geom.V(-5, 0, 0), 0)
 		m.place(1, geom.V(30, 0, 20), math.Pi)
@@ -368,6 +370,9 @@ func TestKickAsOfSent(t *testing.T) {
 		m.step(back)
 		m.seq[0]++
 		in := Input{Dir: geom.V(1, 0, 0), ActionSeq: m.seq[0], Action: ActionPass, Aim: geom.V(0, 0, 1), Power: 1, ActionAge: age}
+		if claim != (geom.Vec3{}) {
+			in.KickFrom = from.Add(claim)
+		}
 		si := server.Input{View: sent + age, Data: AppendInput(nil, in)}
 		if sendTime {
 			si.Sent = sent + age
@@ -376,28 +381,42 @@ func TestKickAsOfSent(t *testing.T) {
 		m.step(1)
 		return m.truth(), from, m.g.Stats()
 	}
-	tr, from, st := run(3, true, 0)
-	// The reference: the same kick at the send tick, stepped alone for the
-	// four ticks from there to the one that applied it.
-	w, ball, _, err := newWorld(DefaultRules(), 60)
-	if err != nil {
-		t.Fatal(err)
+	// The reference: the same kick from the ball's place at the send tick,
+	// stepped alone for the four ticks from there to the one that applied it.
+	kicked := func(from geom.Vec3) physics.BodyState {
+		w, ball, _, err := newWorld(DefaultRules(), 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, spin := DefaultRules().Kick(ActionPass, geom.V(0, 0, 1), 1)
+		w.SetBody(ball, physics.BodyState{Pos: from, Vel: v, AngVel: spin, Rot: geom.Identity})
+		for range 4 {
+			w.Step()
+		}
+		return w.Body(ball)
 	}
-	v, spin := DefaultRules().Kick(ActionPass, geom.V(0, 0, 1), 1)
-	w.SetBody(ball, physics.BodyState{Pos: from, Vel: v, AngVel: spin, Rot: geom.Identity})
-	for range 4 {
-		w.Step()
-	}
-	want := w.Body(ball)
+	tr, from, st := run(3, true, 0, geom.Vec3{})
+	want := kicked(from)
 	if tr.Possessor != NoPlayer || st.KicksBackdated != 1 || tr.Ball.Pos.Dist(want.Pos) > 1e-6 || tr.Ball.Vel.Dist(want.Vel) > 1e-6 {
 		t.Fatalf("kicked as of 4 ticks back: ball at %v moving %v (stats %+v), want %v moving %v", tr.Ball.Pos, tr.Ball.Vel, st, want.Pos, want.Vel)
 	}
 	// Sent two ticks later, two ticks old: the same kick.
-	if tr3, _, _ := run(3, true, 2*dt); tr3.Ball != tr.Ball {
+	if tr3, _, _ := run(3, true, 2*dt, geom.Vec3{}); tr3.Ball != tr.Ball {
 		t.Fatalf("kick carried by a later input: ball %+v, want %+v", tr3.Ball, tr.Ball)
 	}
+	// Claimed 12 cm off the server's ball: from there; 40 cm off: from the
+	// server's ball. (Off towards +Z, the aim, so that KickAim keeps it;
+	// the claim is sent to the millimetre.)
+	off := geom.V(-0.1, 0, 0.066)
+	tr4, _, st4 := run(3, true, 0, off)
+	if want := kicked(from.Add(off)); st4.KicksClaimed != 1 || tr4.Ball.Pos.Dist(want.Pos) > 1e-3 {
+		t.Fatalf("claimed %v off: ball at %v (stats %+v), want %v", off, tr4.Ball.Pos, st4, want.Pos)
+	}
+	if tr5, _, st5 := run(3, true, 0, geom.V(0, 0, 0.4)); st5.KicksClaimed != 0 || tr5.Ball.Pos.Dist(tr.Ball.Pos) > 1e-9 {
+		t.Fatalf("claimed 40 cm off: ball at %v (stats %+v), want %v", tr5.Ball.Pos, st5, tr.Ball.Pos)
+	}
 	// Without a send time, from where the ball is now: further along +X.
-	tr2, _, st2 := run(3, false, 0)
+	tr2, _, st2 := run(3, false, 0, geom.Vec3{})
 	if st2.KicksBackdated != 0 || tr2.Ball.Pos.X-tr.Ball.Pos.X < 0.05 || tr2.Ball.Pos.Z > tr.Ball.Pos.Z-0.2 {
 		t.Fatalf("kicked now: ball at %v (stats %+v), as of the send time at %v", tr2.Ball.Pos, st2, tr.Ball.Pos)
 	}

@@ -44,7 +44,17 @@ type Input struct {
 	// Game.kick). An age over MaxActionAge is not sent: that late, the
 	// server takes the action as of the send time. Bot and Human set it.
 	ActionAge time.Duration
+	// KickFrom is where the client's own simulation of the world had the
+	// ball when it kicked, for a client that predicts its kick (the zero
+	// vector: no claim; a ball's centre is never there). The server kicks
+	// from there if it is within Rules.KickTolerance of its own ball at that
+	// tick. Sent to the millimetre, within MaxKickFrom of the centre spot.
+	KickFrom geom.Vec3
 }
+
+// MaxKickFrom bounds each coordinate of Input.KickFrom, metres; a claim
+// beyond it is not sent.
+const MaxKickFrom = 8000
 
 // MaxActionAge is the oldest ActionAge an Input carries (a kick is rewound
 // at most Rules.MaxRewind, by default 250 ms).

@@ -181,7 +181,7 @@ func (g *Game) startMoving(slot int) error {
 			turn = angleDiff(s.Yaw, p.moved.Yaw) / h
 		}
 		if m.Input.ActionSeq != p.in.ActionSeq {
-			p.actedView = m.View // moves are applied in order, none lost: this one made the action
+			p.actedView, p.kickFrom = m.View, m.Input.KickFrom // moves are applied in order, none lost: this one made the action
 		}
 		p.in = m.Input.Input
 		p.moved, p.movedAt = s, m.Time

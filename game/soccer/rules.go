@@ -50,8 +50,17 @@ type Rules struct {
 	TacklePoke     float64       // speed the tackle gives the ball, m/s
 	// MaxRewind is the furthest back in server time a tackle is judged at
 	// (the moment the tackling client was showing when it acted) and a kick
-	// is made at (the moment its client sent it), clamped to this.
+	// is made at (the moment its client made it), clamped to this.
 	MaxRewind time.Duration
+	// KickTolerance is how far, metres, the place a kick claims the ball
+	// left from (Input.KickFrom) may be from where the server had the ball
+	// at that tick: within it the claim is taken, beyond it the server's
+	// record. A client that predicts its own kick in its own simulation of
+	// the world (package replicate's Resim) has its own player, and so the
+	// ball at its feet, a few centimetres off the server's; taking its word
+	// leaves its prediction nothing to correct but what it could not know.
+	// Zero takes the record always.
+	KickTolerance float64
 
 	GoalPause time.Duration // from a goal to the kickoff reset
 
@@ -80,7 +89,7 @@ func DefaultRules() Rules {
 		ShotElevation: [2]float64{14 * math.Pi / 180, 5 * math.Pi / 180},
 		KickNoTouch:   300 * time.Millisecond,
 		TackleReach:   1.3, TackleCooldown: 1200 * time.Millisecond, TackledNoTouch: 600 * time.Millisecond, TacklePoke: 4,
-		MaxRewind:        250 * time.Millisecond,
+		MaxRewind: 250 * time.Millisecond, KickTolerance: 0.25,
 		GoalPause:        1500 * time.Millisecond,
 		ContactTolerance: 0.1, ContactLead: 150 * time.Millisecond,
 	}
@@ -130,6 +139,9 @@ func (r Rules) Validate() error {
 	}
 	if r.TouchMargin < 0 || r.TacklePoke < 0 {
 		return bad("TouchMargin, TacklePoke", "negative", "≥ 0")
+	}
+	if !(r.KickTolerance >= 0 && r.KickTolerance <= 1) {
+		return bad("KickTolerance", r.KickTolerance, "0 to 1 m")
 	}
 	if !(r.ContactTolerance >= 0 && r.ContactTolerance <= 10) {
 		return bad("ContactTolerance", r.ContactTolerance, "0 to 10 m")

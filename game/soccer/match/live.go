@@ -176,11 +176,11 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 		FrameHz: l.cfg.FrameHz,
 		Local:   func() time.Duration { return clk.Local(time.Since(start)) },
 		OnFrame: func(f *client.Frame) []byte {
-			in := b.decide(f)
-			b.inBuf = soccer.AppendInput(b.inBuf[:0], in)
+			b.decide(f)
 			if l.cfg.OnFrame != nil {
 				l.cfg.OnFrame(b, f, &b.view)
 			}
+			b.inBuf = soccer.AppendInput(b.inBuf[:0], b.lastIn)
 			return b.inBuf
 		},
 	})

@@ -35,7 +35,8 @@ type Config struct {
 	OnTick func(t *soccer.Truth)
 	// OnFrame is called after every client frame, with the frame and the
 	// view the bot (or the caller's input) acted on; both only valid during
-	// the call. In Live it runs on the client's goroutine.
+	// the call. It runs before the input decided is sent, and may replace it
+	// (Bot.SetInput). In Live it runs on the client's goroutine.
 	OnFrame func(c *Bot, f *client.Frame, v *soccer.View)
 	// OnSnapshot is called with every snapshot a bot's client decodes, at
 	// the bot's local time of arrival (see client.Config.OnSnapshot).
@@ -168,8 +169,8 @@ type Bot struct {
 	lastIn soccer.Input
 }
 
-// decide returns the bot's input for frame f (or the caller's, if it took over).
-func (b *Bot) decide(f *client.Frame) soccer.Input {
+// decide sets the bot's input for frame f (or the caller's, if it took over).
+func (b *Bot) decide(f *client.Frame) {
 	b.view.FromFrame(f)
 	in := b.bot.Decide(b.botView())
 	if k := b.keys.Load(); k != nil {
@@ -178,7 +179,6 @@ func (b *Bot) decide(f *client.Frame) soccer.Input {
 		in = *c
 	}
 	b.lastIn = in
-	return in
 }
 
 // botView returns the view the bot decides from: its client's, but for its
@@ -211,6 +211,11 @@ func (b *Bot) View() *soccer.View { return &b.view }
 // the caller if it took over): the one sent with that frame. In Live read it
 // only in OnFrame.
 func (b *Bot) Input() soccer.Input { return b.lastIn }
+
+// SetInput replaces the input decided at the bot's current frame: call it
+// only in OnFrame, which runs before the input is sent (a lab client that
+// predicts its kick adds where it kicked from: soccer.Input.KickFrom).
+func (b *Bot) SetInput(in soccer.Input) { b.lastIn = in }
 
 // Client returns the bot's client core (Virtual only; nil in Live).
 func (b *Bot) Client() *client.Client { return b.core }
@@ -457,12 +462,12 @@ func (v *Virtual) frame(b *Bot, n int64) {
 	}
 	local := b.local()
 	f := b.core.Frame(local)
-	in := b.decide(f)
-	b.inBuf = soccer.AppendInput(b.inBuf[:0], in)
-	b.core.SetInput(b.inBuf)
+	b.decide(f)
 	if v.cfg.OnFrame != nil {
 		v.cfg.OnFrame(b, f, &b.view)
 	}
+	b.inBuf = soccer.AppendInput(b.inBuf[:0], b.lastIn)
+	b.core.SetInput(b.inBuf)
 	b.core.Update(local)
 	for {
 		p, ok := b.core.Transmit()
