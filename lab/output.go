@@ -51,7 +51,7 @@ func WriteTable(w io.Writer, r *Report) error {
 func writeSoccerTable(w io.Writer, r *Report) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tball\tothers present rms m\tothers pops\tkicks\tkick visible max frames\tkick correction p99 m\tkick lag mean ms\tkick origin p99 m\tup kbps\t")
+	fmt.Fprintln(tw, "client\tball\tothers present rms m\tothers pops\tkicks\tkick visible max frames\tkick correction p99 m\tkick lag mean ms\tkick origin p99 m\tkicks refuted\tup kbps\t")
 	opt := func(s *Stat, f func(Stat) float64, format string) string {
 		if s == nil {
 			return "-"
@@ -68,9 +68,16 @@ func writeSoccerTable(w io.Writer, r *Report) error {
 		if b.Kicks != nil {
 			kicks = *b.Kicks
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%d\t%d\t%s\t%s\t%s\t%s\t%.1f\t\n", res.Client, res.BallMethod, o.PresentM.RMS, o.Pops, kicks,
+		refuted := "-"
+		if b.KicksPredicted != nil {
+			refuted = "0"
+			if b.KicksRefuted != nil {
+				refuted = fmt.Sprint(*b.KicksRefuted)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", res.Client, res.BallMethod, o.PresentM.RMS, o.Pops, kicks,
 			opt(b.KickVisibleFrames, func(s Stat) float64 { return s.Max }, "%.0f"), opt(b.KickCorrectionM, p99, "%.3f"),
-			opt(b.KickLagMs, func(s Stat) float64 { return s.Mean }, "%.1f"), opt(b.KickOriginM, p99, "%.3f"), res.Net.UpKbps)
+			opt(b.KickLagMs, func(s Stat) float64 { return s.Mean }, "%.1f"), opt(b.KickOriginM, p99, "%.3f"), refuted, res.Net.UpKbps)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -101,19 +101,26 @@ type BallMetrics struct {
 	KickVisibleFrames *Stat `json:"kick_visible_frames,omitempty"`
 	// For a method that predicts the own kicks (resim): KicksPredicted counts
 	// the kicks it predicted after the warm-up; over those the server
-	// applied, KickCorrectionM is how far the ball in the present (the
-	// world's newest tick) moved when the first server state showing the kick
-	// was applied, metres, and KickLagMs how much later the server applied
-	// the kick than the prediction, milliseconds (it kicks as of the input's
-	// send time, so the lag itself moves nothing). KickOriginM is how far
-	// from the server's ball at the same tick the world kicked it, metres.
-	// What moves the ball then is where the world had the players: its own
-	// (dead-reckoned from the snapshots, not predicted) and those that
-	// touch the ball or that it bounces off soon after the kick.
+	// applied (a kick by that player before the method stops waiting for it:
+	// a round trip and 100 ms), KickCorrectionM is how far the ball in the
+	// present (the world's newest tick) moved when the first server state
+	// showing the kick was applied, metres, and KickLagMs how much later the
+	// server applied the kick than the prediction, milliseconds (it kicks as
+	// of the moment the client made it, so the lag itself moves nothing).
+	// KickOriginM is how far from the server's ball at the same tick the
+	// world kicked it, metres (the server kicks from there if it is within
+	// soccer.Rules.KickTolerance). What moves the ball then is where the
+	// world had the other players: those that touch the ball or that it
+	// bounces off soon after the kick. KicksRefuted counts the predicted
+	// kicks the server did not make (the player had lost the ball in the
+	// round trip), and KickRefutedM how far the ball in the present moved
+	// when the server's states showed that.
 	KicksPredicted  *int  `json:"kicks_predicted,omitempty"`
 	KickCorrectionM *Stat `json:"kick_correction_m,omitempty"`
 	KickLagMs       *Stat `json:"kick_lag_ms,omitempty"`
 	KickOriginM     *Stat `json:"kick_origin_m,omitempty"`
+	KicksRefuted    *int  `json:"kicks_refuted,omitempty"`
+	KickRefutedM    *Stat `json:"kick_refuted_m,omitempty"`
 }
 
 // popThreshold is the mismatch between drawn and true motion in one frame that

@@ -260,9 +260,9 @@ const kickWindow = time.Second
 func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 	tr := sc.match.truth
 	used := make([]bool, len(tr.kicks))
-	serverKick := func(at time.Duration) (truthKick, bool) {
+	serverKick := func(at, until time.Duration) (truthKick, bool) {
 		for i, k := range tr.kicks {
-			if !used[i] && k.slot == sc.self && k.at >= at && k.at <= at+kickWindow {
+			if !used[i] && k.slot == sc.self && k.at >= at && k.at <= until {
 				used[i] = true
 				return k, true
 			}
@@ -276,7 +276,7 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 		if in.t < warmUp {
 			continue
 		}
-		if _, ok := serverKick(in.t); !ok {
+		if _, ok := serverKick(in.t, in.t+kickWindow); !ok {
 			continue
 		}
 		n++
@@ -305,15 +305,19 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 		return
 	}
 	clear(used)
-	var corr, lag, origin []float64
+	var corr, lag, origin, refuted []float64
 	predicted := 0
 	for _, k := range rb.kicks {
 		if k.at < warmUp {
 			continue
 		}
 		predicted++
-		sk, ok := serverKick(k.at)
-		if !ok || !k.confirmed {
+		sk, ok := serverKick(k.at, k.until)
+		if !k.confirmed {
+			continue
+		}
+		if !ok {
+			refuted = append(refuted, k.correction)
 			continue
 		}
 		corr = append(corr, k.correction)
@@ -321,6 +325,10 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 		origin = append(origin, k.from.Dist(tr.ball.pts[int(k.at/tr.tick)].state.Pos))
 	}
 	bm.KicksPredicted = &predicted
+	if len(refuted) > 0 {
+		n, st := len(refuted), summarise(refuted)
+		bm.KicksRefuted, bm.KickRefutedM = &n, &st
+	}
 	if len(corr) > 0 {
 		c, l, o := summarise(corr), summarise(lag), summarise(origin)
 		bm.KickCorrectionM, bm.KickLagMs, bm.KickOriginM = &c, &l, &o

@@ -80,7 +80,8 @@ type playerSeen struct {
 type predictedKick struct {
 	at         time.Duration // server time of the tick it was applied at
 	from       geom.Vec3     // where the world had the ball then
-	confirmed  bool          // the server's states showed it
+	until      time.Duration // server time past which a state still showing no kick ended the wait
+	confirmed  bool          // the server's states showed it (or that it was wrong)
 	correction float64       // metres: how far the ball in the present moved when they did
 }
 
@@ -315,7 +316,7 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 	b.ballTick, b.hasBall = k, true
 	b.pending, b.kickAt = true, k
 	b.giveUp = k + int64((2*b.age+100*time.Millisecond)/b.tick) + 1
-	b.kicks = append(b.kicks, predictedKick{at: at, from: kb.Pos})
+	b.kicks = append(b.kicks, predictedKick{at: at, until: time.Duration(b.giveUp) * b.tick, from: kb.Pos})
 }
 
 // serverInput returns in as the server decodes it.

@@ -153,7 +153,7 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 			}
 			var sk *truthKick
 			for j := range tr.kicks {
-				if x := &tr.kicks[j]; !used[j] && x.slot == sc.self && x.at >= k.at && x.at <= k.at+kickWindow {
+				if x := &tr.kicks[j]; !used[j] && x.slot == sc.self && x.at >= k.at && x.at <= k.until {
 					sk, used[j] = x, true
 					break
 				}
