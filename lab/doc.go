@@ -75,9 +75,10 @@
 //     re-simulates the whole match world — the ball and every player — and
 //     predicts the own player's kicks: the kick is put into its history at
 //     the tick of the frame that sent it, as Game.kick would apply it, so
-//     the ball leaves the foot at the next frame; until the server's states
-//     show the kick, those showing the ball still at the own player's feet
-//     are set aside. "oracle" steps the server's exact match from one mean
+//     the ball leaves the foot at the next frame, and the input claims where
+//     it left from (soccer.Input.KickFrom), which the server takes within
+//     soccer.Rules.KickTolerance; until the server's states show the kick,
+//     those showing the ball still at the own player's feet are set aside. "oracle" steps the server's exact match from one mean
 //     one-way delay ago with the players running on as they ran. The ball
 //     method changes what is measured, not the match: every bot plays from
 //     the client package's frames.
@@ -95,11 +96,13 @@
 // players' present error and pops) and the own kicks: ball.kicks,
 // ball.kick_visible_frames (frames from a kick input to the drawn ball
 // showing it) and, for resim, how far its ball moved when the server's states
-// showed the kick (kick_correction_m),
-// how much later the server applied it (kick_lag_ms) and how far from the
-// server's ball it kicked (kick_origin_m). The server kicks as of the moment
-// the client sent the input, so the lag moves nothing: what remains is where
-// the client had its own player and the other players.
+// showed the kick (kick_correction_m), how much later the server applied it
+// (kick_lag_ms), how far from the server's ball it kicked (kick_origin_m),
+// and the predicted kicks the server never made (kicks_refuted, with how far
+// the ball moved when that showed: kick_refuted_m). The server kicks as of
+// the moment the client made the kick and from where it claims, so neither
+// the lag nor the client's error in its own player moves the ball: what
+// remains is where the client had the other players.
 //
 // # Metrics
 //
