@@ -57,12 +57,11 @@ type soccerResimBall struct {
 	age      time.Duration // smoothed age of the ball states on arrival
 	players  []playerSeen
 
-	// The own kick's claimed origin (soccer.Input.KickFrom), added to the
-	// inputs that carry it while the server may still take it.
+	// The own kick's claimed origin (soccer.Input.KickFrom; zero: none),
+	// added to the inputs that carry it while the server may still take it.
 	claim    geom.Vec3
 	claimSeq uint8
 	claimAt  time.Duration
-	claimed  bool
 
 	pending bool  // an own kick awaits the server's states showing it
 	kickAt  int64 // its tick
@@ -274,7 +273,7 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 	if f.HasSelf {
 		b.self = int(f.Self - soccer.FirstPlayerID)
 	}
-	if b.claimed && sent.ActionSeq == b.claimSeq && f.Server-b.claimAt <= soccer.MaxActionAge {
+	if b.claim != (geom.Vec3{}) && sent.ActionSeq == b.claimSeq && f.Server-b.claimAt <= soccer.MaxActionAge {
 		sent.KickFrom = b.claim // every input that may be the first to arrive with the kick
 	}
 	in, ok := serverInput(*sent)
@@ -304,7 +303,7 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 		sent.KickFrom = geom.Vec3{}
 		return
 	}
-	b.claim, b.claimSeq, b.claimAt, b.claimed = in.KickFrom, in.ActionSeq, f.Server, true
+	b.claim, b.claimSeq, b.claimAt = in.KickFrom, in.ActionSeq, f.Server
 	at := time.Duration(k) * b.tick
 	kb := rec.ball
 	kb.Pos = in.KickFrom

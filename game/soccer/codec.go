@@ -31,8 +31,8 @@ const (
 // of 1/127), the action and its sequence, the aim as an angle in 65536 steps
 // of a turn (when set), the action's age in milliseconds as a byte (when
 // between 1 and 255), the kick's claimed origin as three signed 24-bit
-// millimetre counts (when set), the power in 255 steps. It does not allocate when b
-// has MaxInputSize bytes of room.
+// millimetre counts (when set), the power in 255 steps. It does not allocate
+// when b has MaxInputSize bytes of room.
 func AppendInput(b []byte, in Input) []byte {
 	flags := byte(0)
 	if in.Sprint {
