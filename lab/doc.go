@@ -77,7 +77,9 @@
 //     the tick of the frame that sent it, as Game.kick would apply it, so
 //     the ball leaves the foot at the next frame, and the input claims where
 //     it left from (soccer.Input.KickFrom), which the server takes within
-//     soccer.Rules.KickTolerance; until the server's states show the kick,
+//     soccer.Rules.KickTolerance, and carries the aim it was kicked with
+//     (turned by soccer.Rules.KickAim as the client's world had the kicker);
+//     until the server's states show the kick,
 //     those showing the ball still at the own player's feet are set aside. "oracle" steps the server's exact match from one mean
 //     one-way delay ago with the players running on as they ran. The ball
 //     method changes what is measured, not the match: every bot plays from
@@ -100,9 +102,10 @@
 // (kick_lag_ms), how far from the server's ball it kicked (kick_origin_m),
 // and the predicted kicks the server never made (kicks_refuted, with how far
 // the ball moved when that showed: kick_refuted_m). The server kicks as of
-// the moment the client made the kick and from where it claims, so neither
-// the lag nor the client's error in its own player moves the ball: what
-// remains is where the client had the other players.
+// the moment the client made the kick, from where it claims and in the
+// direction it sent, so neither the lag nor the client's error in its own
+// player's place moves the ball: what remains is the players the ball met
+// after the kick, where the client could not know them.
 //
 // # Metrics
 //

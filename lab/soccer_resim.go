@@ -57,9 +57,11 @@ type soccerResimBall struct {
 	age      time.Duration // smoothed age of the ball states on arrival
 	players  []playerSeen
 
-	// The own kick's claimed origin (soccer.Input.KickFrom; zero: none),
-	// added to the inputs that carry it while the server may still take it.
+	// The own kick's claimed origin (soccer.Input.KickFrom; zero: none)
+	// and the aim it was kicked with, put in the inputs that carry it while
+	// the server may still take them.
 	claim    geom.Vec3
+	claimAim geom.Vec3
 	claimSeq uint8
 	claimAt  time.Duration
 
@@ -274,7 +276,7 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 		b.self = int(f.Self - soccer.FirstPlayerID)
 	}
 	if b.claim != (geom.Vec3{}) && sent.ActionSeq == b.claimSeq && f.Server-b.claimAt <= soccer.MaxActionAge {
-		sent.KickFrom = b.claim // every input that may be the first to arrive with the kick
+		sent.KickFrom, sent.Aim = b.claim, b.claimAim // every input that may be the first to arrive with the kick
 	}
 	in, ok := serverInput(*sent)
 	if !ok {
@@ -297,17 +299,24 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 	if !ok || rec.tick != k || !rec.filled || rec.ex.possessor != b.self || rec.ex.paused || (b.hasBall && k <= b.ballTick) {
 		return // not at our feet in the world: nothing to predict
 	}
-	// The claim, as the server will read it.
+	// The claim, as the server will read it: where the ball left from, and
+	// the aim it left with (turned by KickAim as this world has the kicker;
+	// the server keeps an aim so sent unless its kicker is far off).
+	kicker := soccer.PlayerState{Pos: rec.self, Yaw: rec.ex.players[b.self].yaw}
+	aim := sent.Aim
 	sent.KickFrom = rec.ball.Pos
-	if in, ok = serverInput(*sent); !ok || in.KickFrom == (geom.Vec3{}) {
-		sent.KickFrom = geom.Vec3{}
+	if in, ok = serverInput(*sent); ok && in.KickFrom != (geom.Vec3{}) {
+		sent.Aim = b.rules.KickAim(in.Aim, kicker, in.KickFrom)
+		in, ok = serverInput(*sent)
+	}
+	if !ok || in.KickFrom == (geom.Vec3{}) {
+		sent.KickFrom, sent.Aim = geom.Vec3{}, aim
 		return
 	}
-	b.claim, b.claimSeq, b.claimAt = in.KickFrom, in.ActionSeq, f.Server
+	b.claim, b.claimAim, b.claimSeq, b.claimAt = in.KickFrom, in.Aim, in.ActionSeq, f.Server
 	at := time.Duration(k) * b.tick
 	kb := rec.ball
 	kb.Pos = in.KickFrom
-	kicker := soccer.PlayerState{Pos: rec.self, Yaw: rec.ex.players[b.self].yaw}
 	kb.Vel, kb.AngVel = b.rules.Kick(in.Action, b.rules.KickAim(in.Aim, kicker, kb.Pos), in.Power)
 	b.r.Receive(replicate.Body{Time: at, Pos: kb.Pos, Vel: kb.Vel, Rot: kb.Rot, AngVel: kb.AngVel}, f.Server)
 	rec.fixBall, rec.possessor, rec.released, rec.releasedTo = true, -1, b.self, at+b.rules.KickNoTouch

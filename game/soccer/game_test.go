@@ -452,15 +452,27 @@ func TestKickAim(t *testing.T) {
 	kicker := PlayerState{Pos: geom.V(0, 0, 0), Yaw: 0} // facing +X
 	ball := geom.V(0.6, 0.11, 0)
 	for _, c := range []struct{ aim, want geom.Vec3 }{
-		{geom.V(0, 0, 2), geom.V(0, 0, 1)},          // sideways: as asked
-		{geom.V(1, 0, 1), geom.V(1, 0, 1).Norm()},   // forward: as asked
-		{geom.V(-1, 0, 1), geom.V(0, 0, 1)},         // back and to the side: turned square
-		{geom.V(-1, 0, 0), geom.V(1, 0, 0)},         // straight back: straight out
-		{geom.Vec3{}, geom.V(1, 0, 0)},              // none: the way the player faces
-		{geom.V(math.NaN(), 0, 0), geom.V(1, 0, 0)}, // not finite: likewise
+		{geom.V(0, 0, 2), geom.V(0, 0, 1)},              // sideways: as asked
+		{geom.V(1, 0, 1), geom.V(1, 0, 1).Norm()},       // forward: as asked
+		{geom.V(-1, 0, 1), geom.V(0, 0, 1)},             // back and to the side: turned square
+		{geom.V(-0.1, 0, 1), geom.V(-0.1, 0, 1).Norm()}, // a few degrees back: as asked
+		{geom.V(-1, 0, 0), geom.V(1, 0, 0)},             // straight back: straight out
+		{geom.Vec3{}, geom.V(1, 0, 0)},                  // none: the way the player faces
+		{geom.V(math.NaN(), 0, 0), geom.V(1, 0, 0)},     // not finite: likewise
 	} {
 		if got := r.KickAim(c.aim, kicker, ball); got.Dist(c.want) > 1e-9 {
 			t.Errorf("KickAim(%v) = %v, want %v", c.aim, got, c.want)
 		}
+	}
+	// A client that had its kicker 5 cm off the server's turns a backward
+	// aim square to its own line and sends that: the server keeps it,
+	// although it points a little back along the server's line.
+	seen := PlayerState{Pos: geom.V(0, 0, -0.05)}
+	sent := r.KickAim(geom.V(-1, 0, 1), seen, ball)
+	if d := sent.Dot(ball.Sub(kicker.Pos).Norm()); d >= 0 {
+		t.Fatalf("the client's aim %v is not back along the server's line (dot %.3f): the case tests nothing", sent, d)
+	}
+	if got := r.KickAim(sent, kicker, ball); got.Dist(sent) > 1e-9 {
+		t.Errorf("the server turned the client's aim %v to %v", sent, got)
 	}
 }

@@ -179,9 +179,9 @@ func (r Rules) Kick(kind Action, aim geom.Vec3, power float64) (vel, spin geom.V
 
 // KickAim returns the direction (horizontal, unit) in which a player in
 // state kicker sends a ball at ball when it aims at aim: aim itself (the way
-// the player faces if aim is zero), turned if need be to within a right
-// angle of the line from the player to the ball, so that a kicked ball never
-// runs back into its kicker.
+// the player faces if aim is zero), turned square to the line from the player
+// to the ball if it points back more than kickAimSlack past square, so that a
+// kicked ball never runs back into its kicker.
 func (r Rules) KickAim(aim geom.Vec3, kicker PlayerState, ball geom.Vec3) geom.Vec3 {
 	a := geom.V(aim.X, 0, aim.Z)
 	if a.Len2() < 1e-6 || !a.IsFinite() {
@@ -193,7 +193,7 @@ func (r Rules) KickAim(aim geom.Vec3, kicker PlayerState, ball geom.Vec3) geom.V
 		return a
 	}
 	out = out.Norm()
-	if d := a.Dot(out); d < 0 {
+	if d := a.Dot(out); d < -kickAimSlack {
 		a = a.Sub(out.Scale(d))
 		if a.Len2() < 1e-12 {
 			return out
@@ -202,6 +202,14 @@ func (r Rules) KickAim(aim geom.Vec3, kicker PlayerState, ball geom.Vec3) geom.V
 	}
 	return a
 }
+
+// kickAimSlack is how far back past square to the line from the kicker to
+// the ball an aim may point and be kept, as the cosine of its angle to that
+// line (0.2: about 11.5°). A client that predicts its kick turns its aim
+// square to its own line, from its own estimate of where its player stood,
+// and sends that aim; the server's line differs from it by a few degrees, and
+// the slack keeps it from turning the aim again.
+const kickAimSlack = 0.2
 
 func lerp(r [2]float64, u float64) float64 { return r[0] + (r[1]-r[0])*u }
 
