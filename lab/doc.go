@@ -79,11 +79,11 @@
 //     it left from (soccer.Input.KickFrom), which the server takes within
 //     soccer.Rules.KickTolerance, and carries the aim it was kicked with
 //     (turned by soccer.Rules.KickAim as the client's world had the kicker);
-//     until the server's states show the kick,
-//     those showing the ball still at the own player's feet are set aside. "oracle" steps the server's exact match from one mean
-//     one-way delay ago with the players running on as they ran. The ball
-//     method changes what is measured, not the match: every bot plays from
-//     the client package's frames.
+//     until the server's states show the kick, those showing the ball still
+//     at the own player's feet are set aside. "oracle" steps the server's
+//     exact match from one mean one-way delay ago with the players running
+//     on as they ran. The ball method changes what is measured, not the
+//     match: every bot plays from the client package's frames.
 //   - others: the other players as the client package draws them.
 //   - net: every payload the client sent and the server sent it, plus the
 //     28 bytes of IPv4 and UDP headers each; the connection handshake is
