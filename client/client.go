@@ -496,10 +496,9 @@ func (c *Client) onEvent(local time.Duration, ev event.Event) {
 	}
 	// A knot at the event: placed on the curve if it is still ahead of the
 	// render time, and extrapolated from (drawn at its age) if the render time
-	// has passed it but no newer state is known.
-	st := ev.State
-	st.Cut = false
-	e.tl.Insert(st, est)
+	// has passed it but no newer state is known. A Cut in it (the event moved
+	// the entity, as a kick brought to the present does) is kept.
+	e.tl.Insert(ev.State, est)
 }
 
 // SetInput sets the game's input to send with every Update from now on (a

@@ -225,6 +225,36 @@ func TestKickFastForward(t *testing.T) {
 	}
 }
 
+// TestEventCut: an event whose state is a Cut (a kick that moved the ball,
+// brought to the present) is drawn as a jump at its time even when it arrives
+// before the snapshot with the same state, never as a curve through it.
+func TestEventCut(t *testing.T) {
+	r := newRig(t)
+	kickAt := 2 * time.Second
+	r.run(kickAt, func(t time.Duration) ([]ent, bool) {
+		return []ent{{id: 0, x: 0}}, every30Hz(t) && t < kickAt
+	}, nil)
+	_ = r.srv.SendReliable(protocol.AppendEvent(nil, event.Event{ID: 1, Kind: 1, Time: kickAt, Entity: 0, HasState: true,
+		State: timeline.State{Time: kickAt, Pos: geom.V(5, 0, 0), Knot: true, Cut: true}}))
+	r.flush()
+	cuts, between := 0, 0
+	r.run(kickAt+time.Second, func(time.Duration) ([]ent, bool) {
+		return []ent{{id: 0, x: 5}}, true
+	}, func(f *Frame) {
+		if e := f.Find(0); e != nil {
+			if e.Cut {
+				cuts++
+			}
+			if e.Pos.X > 0.01 && e.Pos.X < 4.99 {
+				between++
+			}
+		}
+	})
+	if cuts != 1 || between != 0 {
+		t.Fatalf("%d cuts, %d frames between the two places", cuts, between)
+	}
+}
+
 // TestForgetAndMeta: an entity missing from snapshots for a second is dropped;
 // the frame's Meta is that of the snapshot at its render time.
 func TestForgetAndMeta(t *testing.T) {

@@ -22,7 +22,9 @@ type Event struct {
 	Arg    uint32        // game-defined
 	// HasState says State is set: the state of Entity leaving the event (a
 	// kicked ball's position and velocity just after the kick). State.Time is
-	// Time and State.Knot is set.
+	// Time and State.Knot is set. State.Cut is set when the event moved the
+	// entity as well (a kick made as of an earlier time and brought to the
+	// present): clients draw a jump there, not a curve.
 	HasState bool
 	State    timeline.State
 }

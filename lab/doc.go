@@ -94,6 +94,11 @@
 // the ball is stepped by the same physics where it flew free. The half second
 // after a teleport (a kickoff, a ball put back on the pitch) is left out of
 // the error statistics, for the ball and for each player, as blackouts are.
+// Where the server moved the ball at a tick without a teleport (a kick made
+// as of an earlier tick and brought to the present, or from where its client
+// claimed the ball was, or a ball pushed out of a player), the truth jumps at
+// that tick, and the frame across the jump is not counted as a pop, for any
+// method; the errors around it are counted.
 // Besides the drill's metrics, a soccer result has others.* (the other
 // players' present error and pops) and the own kicks: ball.kicks,
 // ball.kick_visible_frames (frames from a kick input to the drawn ball

@@ -334,7 +334,10 @@ func (c *client) ballMetrics(tr *truth) BallMetrics {
 			if f.ball.frozen {
 				bm.FrozenFrames++
 			}
+			// Across a teleport or a jump the server made, no motion is
+			// true: a jump there is not a pop, whatever the method draws.
 			if prev != nil && !f.ball.cut && !tr.cutBetween(prev.ball.renderTime, f.ball.renderTime) &&
+				!tr.jumpBetween(prev.ball.renderTime, f.ball.renderTime) &&
 				f.ball.pos.Sub(prev.ball.pos).Sub(shown.Sub(prevTrue)).Len() > popThreshold {
 				bm.Pops++
 				if c.afterBlackout(f.t, 3*time.Second) {

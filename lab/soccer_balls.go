@@ -67,7 +67,8 @@ func (frameBall) render(f *tclient.Frame) ballFrame {
 
 // snapshotBall feeds a ball drill method (seed, velocity, predictive) the
 // ball's states from the snapshots, each a change of the ball's generation
-// marked as a cut, and draws it at the client's clock.
+// or a jump the server marked (a Cut) marked as a cut, and draws it at the
+// client's clock.
 type snapshotBall struct {
 	view   ballView
 	gen    uint8
@@ -82,9 +83,9 @@ func (b *snapshotBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
 			continue
 		}
 		st := e.State
-		cut := false
+		cut := st.Cut // the position jumped (soccer.Truth.BallJumped)
 		if !b.known || st.Time > b.newest {
-			cut = b.known && e.Gen != b.gen
+			cut = cut || b.known && e.Gen != b.gen
 			b.gen, b.newest, b.known = e.Gen, st.Time, true
 		}
 		b.view.receive(wire.Body{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: st.Rot, AngVel: st.AngVel, Knot: st.Knot, Cut: cut}, arrival)

@@ -24,8 +24,13 @@ import (
 // it. A carried ball moves on the cubic through both ticks' positions and
 // motions. A ball whose generation changed in a tick was put there (a
 // kickoff or a restart): it stays on the earlier tick's motion until then.
-// So is a player whose generation changed. (A kick made as of an earlier
-// tick can move the ball metres in one tick: distance tells nothing.)
+// So is a player whose generation changed. A ball the server moved at a tick
+// (Truth.BallJumped: a kick made as of an earlier tick and brought to the
+// present, or from where its client claimed the ball was, or a ball pushed
+// out of a player) stays on the earlier tick's motion until then too, and
+// jumps there; no frame across that jump counts as a pop, whatever the
+// method draws, as across a teleport. (A kick made as of an earlier tick can
+// move the ball metres in one tick: distance tells nothing.)
 type soccerTruth struct {
 	rules soccer.Rules
 	tick  time.Duration
@@ -64,10 +69,6 @@ type playerTruth struct {
 type truthKick struct {
 	at   time.Duration // server time of the tick it was applied at
 	slot int           // the kicker
-	// dv is the change of the ball's velocity the kick made, m/s: a client
-	// that kicked lag earlier than the server sees its ball about dv × lag
-	// from the server's.
-	dv float64
 }
 
 type release struct {
@@ -96,6 +97,8 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	switch {
 	case t.BallGen != st.ballGen:
 		pt.cut = true
+	case t.BallJumped:
+		pt.jump, pt.velIn = true, a.state.Vel
 	case prev.possessor >= 0:
 		// Carried over the step (and perhaps kicked or poked at its end).
 		pt.velIn = t.Ball.Pos.Sub(a.state.Pos).Scale(1 / h)
@@ -128,10 +131,13 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	if pt.cut {
 		st.ball.cuts = append(st.ball.cuts, t.Time)
 	}
+	if pt.jump {
+		st.ball.jumps = append(st.ball.jumps, t.Time)
+	}
 	st.record(t)
 	cur := st.ticks[len(st.ticks)-1]
 	if stats.Kicks > st.stats.Kicks && prev.possessor >= 0 {
-		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor, dv: t.Ball.Vel.Dist(pt.velIn)})
+		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor})
 		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.KickNoTouch, slot: prev.possessor})
 	} else if stats.TacklesWon > st.stats.TacklesWon && prev.possessor >= 0 && cur.possessor != prev.possessor {
 		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.TackledNoTouch, slot: prev.possessor})

@@ -14,6 +14,8 @@ type truth struct {
 	g    geom.Vec3
 	pts  []truthPoint    // pts[n] holds at n·tick
 	cuts []time.Duration // times of the points marked cut, in order
+	// jumps are the times of the points marked jump, in order.
+	jumps []time.Duration
 }
 
 type truthPoint struct {
@@ -26,6 +28,10 @@ type truthPoint struct {
 	// cut marks a teleport at this tick (the soccer game's kickoff or
 	// restart): until it the ball moves on from the earlier tick.
 	cut bool
+	// jump marks a jump of position at this tick that is not a teleport
+	// (soccer.Truth.BallJumped): as for a cut, the ball moves on from the
+	// earlier tick until it, but frames after it are measured as any.
+	jump bool
 }
 
 // at returns the true ball position at server time t: between ticks the motion
@@ -43,7 +49,7 @@ func (tr *truth) at(t time.Duration) geom.Vec3 {
 	}
 	a, b := tr.pts[k-1], tr.pts[k]
 	ta, tb := time.Duration(k-1)*tr.tick, time.Duration(k)*tr.tick
-	if b.cut {
+	if b.cut || b.jump {
 		if t == tb {
 			return b.state.Pos
 		}
@@ -69,6 +75,17 @@ func flight(p, v, g geom.Vec3, dt float64) geom.Vec3 {
 // up to t1.
 func (tr *truth) cutBetween(t0, t1 time.Duration) bool {
 	for _, c := range tr.cuts {
+		if c > t0 && c <= t1 {
+			return true
+		}
+	}
+	return false
+}
+
+// jumpBetween reports whether the ball's position jumped (truthPoint.jump)
+// after server time t0 and up to t1.
+func (tr *truth) jumpBetween(t0, t1 time.Duration) bool {
+	for _, c := range tr.jumps {
 		if c > t0 && c <= t1 {
 			return true
 		}

@@ -218,14 +218,14 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
 		dst = appendCarry(dst, -1, geom.Vec3{})
-		dst = wire.AppendBody(dst, bodyOf(g.repeat.t, g.repeat.ball, true))
+		dst = wire.AppendBody(dst, bodyOf(g.repeat.t, g.repeat.ball, true, g.repeat.cut))
 	}
 	if prev {
 		dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff)
-		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false))
+		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false, false))
 	}
 	dst = appendCarry(dst, g.possessor, g.carryOff)
-	dst = wire.AppendBody(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff))
+	dst = wire.AppendBody(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
 	if flags&snapPlayers == 0 {
 		return dst
 	}
@@ -284,6 +284,7 @@ type knotState struct {
 	t    time.Duration
 	gen  uint8
 	ball physics.BodyState
+	cut  bool // the ball's position jumped at it (Game.jumped)
 }
 
 func b2i(b bool) byte {
@@ -303,8 +304,8 @@ func appendCarry(dst []byte, possessor int, off geom.Vec3) []byte {
 	return wire.AppendVec(dst, off, 0.001)
 }
 
-func bodyOf(t time.Duration, b physics.BodyState, knot bool) wire.Body {
-	return wire.Body{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: knot}
+func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) wire.Body {
+	return wire.Body{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: knot, Cut: cut}
 }
 
 // maxQuant bounds decoded integers.

@@ -110,7 +110,12 @@ type Game struct {
 
 	history *event.History
 
-	knot          bool // the ball's velocity jumped this tick
+	knot bool // the ball's velocity jumped this tick
+	// jumped says the ball's position jumped this tick: a kick made as of an
+	// earlier tick and brought to the present, or from where its client
+	// claimed the ball was, or a ball pushed out of a player it was pressed
+	// into. Its state is sent as a Cut: no curve joins it to the last.
+	jumped        bool
 	kickoff       bool // everything teleported this tick
 	restart       bool // the ball was put back on the pitch this tick
 	prevBall      physics.BodyState
@@ -338,7 +343,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		p.prev = sentPose{gen: p.gen, st: p.st, vel: p.vel, turn: p.turn}
 	}
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
-	g.knot, g.kickoff, g.restart = false, false, false
+	g.knot, g.jumped, g.kickoff, g.restart = false, false, false, false
 	r := &g.rules
 
 	for i := range g.players {
@@ -406,7 +411,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		g.actions(events)
 	}
 	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
-		g.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball)}
+		g.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
 	}
 	g.record()
 	return g.knot || g.kickoff
@@ -571,7 +576,7 @@ func (g *Game) checkOut(events server.Emitter) {
 	g.knot, g.restart = true, true
 	g.stats.Restarts++
 	events.Emit(event.Event{Kind: EventRestart, Time: g.now, Entity: BallID, Actor: NoPlayer, HasState: true,
-		State: ballState(g.now, g.world.Body(g.ball))})
+		State: ballState(g.now, g.world.Body(g.ball), false)})
 }
 
 // resetKickoff teleports everyone to the kickoff positions.
@@ -633,10 +638,11 @@ func (g *Game) actions(events server.Emitter) {
 func (g *Game) kick(i int, events server.Emitter) {
 	p := &g.players[i]
 	b, kicker := g.world.Body(g.ball), p.st
+	from := b.Pos
 	back := 0
 	if p.mv == nil && p.acted > 0 {
-		from := max(min(p.acted, g.now), g.now-g.rules.MaxRewind, g.carrySince)
-		back = int((g.now - from + g.dt/2) / g.dt)
+		acted := max(min(p.acted, g.now), g.now-g.rules.MaxRewind, g.carrySince)
+		back = int((g.now - acted + g.dt/2) / g.dt)
 	}
 	at := g.now - time.Duration(back)*g.dt
 	if back > 0 {
@@ -669,6 +675,7 @@ func (g *Game) kick(i int, events server.Emitter) {
 		g.world.Separate(g.ball)
 	}
 	g.knot = true
+	g.jumped = g.world.Body(g.ball).Pos != from
 	g.stats.Kicks++
 	if p.in.Action == ActionShot {
 		g.stats.Shots++
@@ -676,7 +683,7 @@ func (g *Game) kick(i int, events server.Emitter) {
 		g.stats.Passes++
 	}
 	events.Emit(event.Event{Kind: EventKick, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: uint32(p.in.Action),
-		HasState: true, State: ballState(g.now, g.world.Body(g.ball))})
+		HasState: true, State: ballState(g.now, g.world.Body(g.ball), g.jumped)})
 }
 
 // tackle judges a tackle by player i on the ball's possessor where the
@@ -718,6 +725,7 @@ func (g *Game) tackle(i int, events server.Emitter) {
 		dir = p.st.Forward()
 	}
 	b := g.world.Body(g.ball)
+	from := b.Pos
 	b.Vel = dir.Scale(g.rules.TacklePoke).Add(geom.V(victim.st.Vel.X, 0, victim.st.Vel.Z).Scale(0.5))
 	b.AngVel = geom.V(b.Vel.Z/g.rules.Ball.Radius, 0, -b.Vel.X/g.rules.Ball.Radius)
 	g.world.SetBody(g.ball, b)
@@ -725,8 +733,9 @@ func (g *Game) tackle(i int, events server.Emitter) {
 	g.possessor = -1
 	g.lastToucher = i
 	g.knot = true
+	g.jumped = g.world.Body(g.ball).Pos != from
 	events.Emit(event.Event{Kind: EventTackle, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: FirstPlayerID + uint32(v),
-		HasState: true, State: ballState(g.now, g.world.Body(g.ball))})
+		HasState: true, State: ballState(g.now, g.world.Body(g.ball), g.jumped)})
 }
 
 // record adds this tick's poses to the rewind history and to the record moves

@@ -355,6 +355,9 @@ func TestKickAsOfSent(t *testing.T) {
 	// age > 0: the input that first carried the kick was lost, and the one
 	// that arrived was sent age later. claim: the kick's KickFrom, relative
 	// to the ball at the send tick.
+	// cut is whether the newest ball state in the snapshot sent after run's
+	// kick is a Cut.
+	var cut bool
 	run := func(back int, sendTime bool, age time.Duration, claim geom.Vec3) (Truth, geom.Vec3, GameStats) {
 		m := newRig(t, 2)
 		m.place(0, geom.V(-5, 0, 0), 0)
@@ -379,6 +382,14 @@ func TestKickAsOfSent(t *testing.T) {
 		}
 		m.g.Input(0, si)
 		m.step(1)
+		var s snapshotForTest
+		s.decode(t, m.g.AppendSnapshot(nil, true), m.now())
+		var newest time.Duration
+		for _, e := range s.Entities {
+			if e.Kind == KindBall && e.State.Time >= newest {
+				newest, cut = e.State.Time, e.State.Cut
+			}
+		}
 		return m.truth(), from, m.g.Stats()
 	}
 	// The reference: the same kick from the ball's place at the send tick,
@@ -400,6 +411,10 @@ func TestKickAsOfSent(t *testing.T) {
 	if tr.Possessor != NoPlayer || st.KicksBackdated != 1 || tr.Ball.Pos.Dist(want.Pos) > 1e-6 || tr.Ball.Vel.Dist(want.Vel) > 1e-6 {
 		t.Fatalf("kicked as of 4 ticks back: ball at %v moving %v (stats %+v), want %v moving %v", tr.Ball.Pos, tr.Ball.Vel, st, want.Pos, want.Vel)
 	}
+	// Brought to the present, the ball jumped: the state sent is a Cut.
+	if !tr.BallJumped || !cut {
+		t.Fatalf("kicked as of 4 ticks back: BallJumped %v, snapshot Cut %v, want both", tr.BallJumped, cut)
+	}
 	// Sent two ticks later, two ticks old: the same kick.
 	if tr3, _, _ := run(3, true, 2*dt, geom.Vec3{}); tr3.Ball != tr.Ball {
 		t.Fatalf("kick carried by a later input: ball %+v, want %+v", tr3.Ball, tr.Ball)
@@ -419,6 +434,10 @@ func TestKickAsOfSent(t *testing.T) {
 	tr2, _, st2 := run(3, false, 0, geom.Vec3{})
 	if st2.KicksBackdated != 0 || tr2.Ball.Pos.X-tr.Ball.Pos.X < 0.05 || tr2.Ball.Pos.Z > tr.Ball.Pos.Z-0.2 {
 		t.Fatalf("kicked now: ball at %v (stats %+v), as of the send time at %v", tr2.Ball.Pos, st2, tr.Ball.Pos)
+	}
+	// From where it was: no jump, and no Cut.
+	if tr2.BallJumped || cut {
+		t.Fatalf("kicked now: BallJumped %v, snapshot Cut %v, want neither", tr2.BallJumped, cut)
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 	"github.com/tether-net/tether/timeline"
 )
 
-func ballState(t time.Duration, b physics.BodyState) timeline.State {
-	return timeline.State{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: true}
+func ballState(t time.Duration, b physics.BodyState, cut bool) timeline.State {
+	return timeline.State{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: true, Cut: cut}
 }
 
 // PlayerTruth is a player as the server has it.
@@ -33,20 +33,25 @@ type PlayerTruth struct {
 // Truth is the match as the server has it after a tick: what clients are
 // measured against.
 type Truth struct {
-	Tick      uint64
-	Time      time.Duration // server time
-	Ball      physics.BodyState
-	BallGen   uint8  // the ball's teleport generation, as snapshots carry it: a change is a cut
-	Possessor uint32 // entity id of the player with the ball, or NoPlayer
-	Players   []PlayerTruth
-	Score     [2]int
-	Paused    bool // between a goal and the kickoff
+	Tick    uint64
+	Time    time.Duration // server time
+	Ball    physics.BodyState
+	BallGen uint8 // the ball's teleport generation, as snapshots carry it: a change is a cut
+	// BallJumped says the ball's position jumped at this tick without a
+	// teleport: a kick made as of an earlier tick and brought to the
+	// present, or from where its client claimed the ball was, or a ball
+	// pushed out of a player. Snapshots send its state as a Cut.
+	BallJumped bool
+	Possessor  uint32 // entity id of the player with the ball, or NoPlayer
+	Players    []PlayerTruth
+	Score      [2]int
+	Paused     bool // between a goal and the kickoff
 }
 
 // Truth copies the match's current state into dst, reusing dst.Players.
 func (g *Game) Truth(dst *Truth) {
 	dst.Tick, dst.Time = g.tick, g.now
-	dst.Ball, dst.BallGen = g.world.Body(g.ball), g.ballGen
+	dst.Ball, dst.BallGen, dst.BallJumped = g.world.Body(g.ball), g.ballGen, g.jumped
 	dst.Ball.Rot = unit(dst.Ball.Rot)
 	dst.Possessor = NoPlayer
 	if g.possessor >= 0 {
