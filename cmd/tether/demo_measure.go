@@ -41,6 +41,7 @@ type truthPoint struct {
 	t        time.Duration // server time of the tick
 	pos, vel geom.Vec3
 	gen      uint8 // the ball's teleport generation
+	jumped   bool  // the server moved the ball at this tick (soccer.Truth.BallJumped)
 }
 
 // trajectory is the server's ball, one point per tick, in order of time.
@@ -52,8 +53,8 @@ type trajectory struct {
 // at returns the true ball at server time t, and false if t is before the
 // trajectory starts. Between two ticks the ball moves in a straight line,
 // which is within a millimetre of its flight at 60 Hz, except across a
-// teleport (the earlier tick's ball moves on at its velocity until the later
-// tick) and across a contact or kick inside the step (the earlier tick's
+// teleport or a jump the server made (the earlier tick's ball moves on at its
+// velocity until the later tick) and across a contact or kick inside the step (the earlier tick's
 // flight up to the moment the two ticks' flights are closest, the later
 // tick's flight after it). Past the newest tick the ball flies on from it.
 func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
@@ -70,7 +71,7 @@ func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
 	b := pts[i]
 	step := (b.t - a.t).Seconds()
 	switch {
-	case b.gen != a.gen:
+	case b.gen != a.gen || b.jumped:
 		return flight(a.pos, a.vel, tr.g, h), true
 	case b.vel.Sub(a.vel.AddScaled(tr.g, step)).Len() > contactDV:
 		// The two flights differ by a(τ) = (a.pos - b.pos) + a.vel·τ -
@@ -97,6 +98,18 @@ func (tr *trajectory) teleportedWithin(t, span time.Duration) bool {
 	i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t })
 	for j := i - 1; j > 0 && t-pts[j].t < span; j-- {
 		if pts[j].gen != pts[j-1].gen {
+			return true
+		}
+	}
+	return false
+}
+
+// jumpedBetween reports whether the server moved the ball at a tick after
+// server time t0 and up to t1.
+func (tr *trajectory) jumpedBetween(t0, t1 time.Duration) bool {
+	pts := tr.pts
+	for i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t0 }); i < len(pts) && pts[i].t <= t1; i++ {
+		if pts[i].jumped {
 			return true
 		}
 	}
@@ -205,7 +218,7 @@ func newRecorder(names []string, links []netsim.LinkConfig, keep bool) *recorder
 func (r *recorder) onTick(t *soccer.Truth) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.traj.pts = append(r.traj.pts, truthPoint{t: t.Time, pos: t.Ball.Pos, vel: t.Ball.Vel, gen: t.BallGen})
+	r.traj.pts = append(r.traj.pts, truthPoint{t: t.Time, pos: t.Ball.Pos, vel: t.Ball.Vel, gen: t.BallGen, jumped: t.BallJumped})
 	if !r.keep && len(r.traj.pts) > 1 && t.Time-r.traj.pts[0].t > 2*keepTruth {
 		cut := sort.Search(len(r.traj.pts), func(i int) bool { return t.Time-r.traj.pts[i].t <= keepTruth })
 		r.traj.pts = slices.Delete(r.traj.pts, 0, cut)
@@ -457,7 +470,9 @@ func (c *clientRec) ballMetrics(tr *trajectory) lab.BallMetrics {
 			if f.frozen {
 				bm.FrozenFrames++
 			}
-			if prev != nil && !f.cut && f.pos.Sub(prev.pos).Sub(shown.Sub(prevShown)).Len() > demoPopM {
+			// Across a jump the server made no motion is true: as in the lab,
+			// it is not a pop.
+			if prev != nil && !f.cut && !tr.jumpedBetween(prev.rt, f.rt) && f.pos.Sub(prev.pos).Sub(shown.Sub(prevShown)).Len() > demoPopM {
 				bm.Pops++
 			}
 		}

@@ -344,4 +344,17 @@ func TestTrajectory(t *testing.T) {
 			t.Errorf("teleported within %v before %v: %v, want %v", demoTeleportSpan, c.t, got, c.want)
 		}
 	}
+	// A ball the server moved at a tick (a kick brought to the present) moves
+	// on from the tick before until then, and is told apart there only.
+	j := trajectory{g: g, pts: []truthPoint{
+		{t: 0, pos: geom.V(0, 0.11, 0), vel: geom.V(5, 0, 0)},
+		{t: dt, pos: geom.V(1.5, 0.11, 0), vel: geom.V(20, 0, 0), jumped: true},
+		{t: 2 * dt, pos: geom.V(1.5+20*dt.Seconds(), 0.11, 0), vel: geom.V(20, 0, 0)},
+	}}
+	if x, _ := j.at(dt / 2); math.Abs(x.X-5*(dt/2).Seconds()) > 1e-9 {
+		t.Errorf("half a tick before the jump: x %v, want %v", x.X, 5*(dt/2).Seconds())
+	}
+	if !j.jumpedBetween(dt/2, dt) || j.jumpedBetween(dt, 2*dt) || j.jumpedBetween(0, dt/2) {
+		t.Error("jumpedBetween")
+	}
 }
