@@ -73,19 +73,15 @@ func flight(p, v, g geom.Vec3, dt float64) geom.Vec3 {
 
 // cutBetween reports whether the ball was teleported after server time t0 and
 // up to t1.
-func (tr *truth) cutBetween(t0, t1 time.Duration) bool {
-	for _, c := range tr.cuts {
-		if c > t0 && c <= t1 {
-			return true
-		}
-	}
-	return false
-}
+func (tr *truth) cutBetween(t0, t1 time.Duration) bool { return anyIn(tr.cuts, t0, t1) }
 
 // jumpBetween reports whether the ball's position jumped (truthPoint.jump)
 // after server time t0 and up to t1.
-func (tr *truth) jumpBetween(t0, t1 time.Duration) bool {
-	for _, c := range tr.jumps {
+func (tr *truth) jumpBetween(t0, t1 time.Duration) bool { return anyIn(tr.jumps, t0, t1) }
+
+// anyIn reports whether any of times falls after t0 and up to t1.
+func anyIn(times []time.Duration, t0, t1 time.Duration) bool {
+	for _, c := range times {
 		if c > t0 && c <= t1 {
 			return true
 		}
