@@ -66,9 +66,9 @@ func (frameBall) render(f *tclient.Frame) ballFrame {
 }
 
 // snapshotBall feeds a ball drill method (seed, velocity, predictive) the
-// ball's states from the snapshots, each a change of the ball's generation
-// or a jump the server marked (a Cut) marked as a cut, and draws it at the
-// client's clock.
+// ball's states from the snapshots, and draws it at the client's clock. A
+// state is marked as a cut where the ball's generation changed and where the
+// server sent a Cut (a jump of the ball without a teleport).
 type snapshotBall struct {
 	view   ballView
 	gen    uint8

@@ -98,7 +98,7 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	case t.BallGen != st.ballGen:
 		pt.cut = true
 	case t.BallJumped:
-		pt.jump, pt.velIn = true, a.state.Vel
+		pt.jump = true
 	case prev.possessor >= 0:
 		// Carried over the step (and perhaps kicked or poked at its end).
 		pt.velIn = t.Ball.Pos.Sub(a.state.Pos).Scale(1 / h)

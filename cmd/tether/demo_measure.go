@@ -54,9 +54,10 @@ type trajectory struct {
 // trajectory starts. Between two ticks the ball moves in a straight line,
 // which is within a millimetre of its flight at 60 Hz, except across a
 // teleport or a jump the server made (the earlier tick's ball moves on at its
-// velocity until the later tick) and across a contact or kick inside the step (the earlier tick's
-// flight up to the moment the two ticks' flights are closest, the later
-// tick's flight after it). Past the newest tick the ball flies on from it.
+// velocity until the later tick) and across a contact or kick inside the
+// step (the earlier tick's flight up to the moment the two ticks' flights are
+// closest, the later tick's flight after it). Past the newest tick the ball
+// flies on from it.
 func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
 	pts := tr.pts
 	if len(pts) == 0 || t < pts[0].t {

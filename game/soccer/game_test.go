@@ -352,12 +352,12 @@ func TestPassPower(t *testing.T) {
 // it; from where the input claims the ball was if that is within
 // KickTolerance; without a send time, now.
 func TestKickAsOfSent(t *testing.T) {
-	// age > 0: the input that first carried the kick was lost, and the one
-	// that arrived was sent age later. claim: the kick's KickFrom, relative
-	// to the ball at the send tick.
 	// cut is whether the newest ball state in the snapshot sent after run's
 	// kick is a Cut.
 	var cut bool
+	// age > 0: the input that first carried the kick was lost, and the one
+	// that arrived was sent age later. claim: the kick's KickFrom, relative
+	// to the ball at the send tick.
 	run := func(back int, sendTime bool, age time.Duration, claim geom.Vec3) (Truth, geom.Vec3, GameStats) {
 		m := newRig(t, 2)
 		m.place(0, geom.V(-5, 0, 0), 0)
