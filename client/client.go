@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -399,6 +400,9 @@ func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) 
 	if h.Regular {
 		c.rc.Arrived(h.Time, arrival)
 	}
+	// In order of time, so that a generation's first state is the cut even
+	// when the game sent it after a later one.
+	slices.SortStableFunc(s.Entities, func(a, b EntityState) int { return cmp.Compare(a.State.Time, b.State.Time) })
 	for i := range s.Entities {
 		es := &s.Entities[i]
 		e := c.entity(es.ID, es.Kind)

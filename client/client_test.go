@@ -16,19 +16,23 @@ import (
 )
 
 // testGame's snapshots are a count byte then, per entity: id, kind, gen,
-// parent (255 for none) and x, vx as float64 bits; Meta is the first byte.
+// parent (255 for none), age and x, vx as float64 bits; Meta is the first
+// byte.
 type testGame struct{}
 
 type ent struct {
 	id, kind, gen uint8
 	parent        uint8 // entity id + 1; 0 for none
+	ago           uint8 // the state is this many 1/60 s before the snapshot
 	x, vx         float64
 }
+
+const entSize = 21
 
 func appendEnts(b []byte, meta byte, es ...ent) []byte {
 	b = append(b, meta, byte(len(es)))
 	for _, e := range es {
-		b = append(b, e.id, e.kind, e.gen, e.parent)
+		b = append(b, e.id, e.kind, e.gen, e.parent, e.ago)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.x))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.vx))
 	}
@@ -36,20 +40,21 @@ func appendEnts(b []byte, meta byte, es ...ent) []byte {
 }
 
 func (testGame) DecodeSnapshot(s *Snapshot, b []byte) error {
-	if len(b) < 2 || len(b) != 2+int(b[1])*20 {
+	if len(b) < 2 || len(b) != 2+int(b[1])*entSize {
 		return errors.New("bad test snapshot")
 	}
 	s.Meta = b[:1]
 	for i := range int(b[1]) {
-		p := b[2+20*i:]
+		p := b[2+entSize*i:]
 		parent := NoParent
 		if p[3] != 0 {
 			parent = uint32(p[3]) - 1
 		}
-		x := math.Float64frombits(binary.LittleEndian.Uint64(p[4:]))
-		vx := math.Float64frombits(binary.LittleEndian.Uint64(p[12:]))
+		t := s.Time - time.Duration(p[4])*time.Second/60
+		x := math.Float64frombits(binary.LittleEndian.Uint64(p[5:]))
+		vx := math.Float64frombits(binary.LittleEndian.Uint64(p[13:]))
 		s.Entities = append(s.Entities, EntityState{ID: uint32(p[0]), Kind: p[1], Tag: 7, Gen: p[2], Parent: parent,
-			Offset: geom.V(0.6, 0, 0), State: timeline.State{Time: s.Time, Pos: geom.V(x, 0, 0), Vel: geom.V(vx, 0, 0)}})
+			Offset: geom.V(0.6, 0, 0), State: timeline.State{Time: t, Pos: geom.V(x, 0, 0), Vel: geom.V(vx, 0, 0)}})
 	}
 	return nil
 }
@@ -195,6 +200,42 @@ func TestGenerationChangeIsCut(t *testing.T) {
 	})
 	if cuts != 1 || between != 0 {
 		t.Fatalf("%d cuts, %d frames between the two places", cuts, between)
+	}
+}
+
+// TestGenerationChangeBeforeNewest: when a snapshot holds, after an entity's
+// state, an earlier state of it that already has the new generation (a game
+// sending the tick before as well), the cut is at the earlier one: the jump
+// is never interpolated through.
+func TestGenerationChangeBeforeNewest(t *testing.T) {
+	r := newRig(t)
+	cuts, early := 0, 0
+	tick := time.Second / 60
+	jumpAt := 2 * time.Second
+	r.run(4*time.Second, func(t time.Duration) ([]ent, bool) {
+		switch n := t / tick; {
+		case n < jumpAt/tick:
+			return []ent{{id: 2, x: 30, gen: 1}}, true
+		case n == jumpAt/tick+3:
+			// The jump was at jumpAt, whose snapshots were lost; this one
+			// holds the tick of the jump after its own.
+			return []ent{{id: 2, x: -30, gen: 2}, {id: 2, x: -30, gen: 2, ago: 3}}, true
+		}
+		return []ent{{id: 2, x: -30, gen: 2}}, t/tick > jumpAt/tick+3
+	}, func(f *Frame) {
+		e := f.Find(2)
+		if e == nil {
+			return
+		}
+		if e.Cut {
+			cuts++
+		}
+		if e.Pos.X < 29 && cuts == 0 || e.Pos.X > -29 && cuts > 0 || e.Cut && e.RenderTime < jumpAt {
+			early++ // moved before the cut, not there after it, or cut early
+		}
+	})
+	if cuts != 1 || early != 0 {
+		t.Fatalf("%d cuts, %d frames moved before the cut or not there after it", cuts, early)
 	}
 }
 

@@ -121,12 +121,12 @@ func (o *ownRecord) tick(tr *soccer.Truth) {
 		if p.Client != o.sc.bot.Slot || !p.Predicted {
 			continue
 		}
-		if o.hasGen && p.Gen != o.gen && len(o.path) > 0 {
+		if o.hasGen && p.MovedGen != o.gen && len(o.path) > 0 {
 			last := o.path[len(o.path)-1].t
 			o.teleports = append(o.teleports, last)
 			o.path = append(o.path, ownPoint{last + time.Microsecond, p.Moved.Pos})
 		}
-		o.gen, o.hasGen = p.Gen, true
+		o.gen, o.hasGen = p.MovedGen, true
 	}
 }
 

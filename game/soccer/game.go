@@ -71,11 +71,12 @@ type player struct {
 	tackleReady  time.Duration
 
 	// A predicted player's moves (nil for one driven by plain inputs).
-	mv      *movement.Server[PlayerState, MoveInput]
-	show    *timeline.Timeline // its applied moves, replayed in the world
-	moved   PlayerState        // the state after its newest move
-	movedAt time.Duration      // that move's end
-	next    PlayerState        // where it stands after the tick being stepped
+	mv       *movement.Server[PlayerState, MoveInput]
+	show     *timeline.Timeline // its applied moves, replayed in the world
+	moved    PlayerState        // the state after its newest move
+	movedAt  time.Duration      // that move's end
+	movedGen uint8              // the teleport generation of moved (Teleport calls)
+	next     PlayerState        // where it stands after the tick being stepped
 }
 
 // Game is the authoritative soccer match: a physics world with the pitch, the
@@ -113,8 +114,10 @@ type Game struct {
 	knot bool // the ball's velocity jumped this tick
 	// jumped says the ball's position jumped this tick: a kick made as of an
 	// earlier tick and brought to the present, or from where its client
-	// claimed the ball was, or a ball pushed out of a player it was pressed
-	// into. Its state is sent as a Cut: no curve joins it to the last.
+	// claimed the ball was, a ball pushed out of a player it was pressed
+	// into, or a ball carried by a predicted player whose moves came back
+	// after a hitch too long to blend. Its state is sent as a Cut: no curve
+	// joins it to the last.
 	jumped        bool
 	kickoff       bool // everything teleported this tick
 	restart       bool // the ball was put back on the pitch this tick
@@ -346,6 +349,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.knot, g.jumped, g.kickoff, g.restart = false, false, false, false
 	r := &g.rules
 
+	snapped := false // the ball's possessor jumped
 	for i := range g.players {
 		p := &g.players[i]
 		if !p.active {
@@ -353,7 +357,14 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		}
 		if p.mv != nil {
 			// Moved by its moves: along its replayed path, unpushed.
+			snaps := p.show.Stats().Snaps
 			p.next = g.present(p, t.Time)
+			if p.show.Stats().Snaps != snaps {
+				// Its moves came back after a hitch too long to blend
+				// (a blackout): it jumps, and clients draw a jump.
+				p.gen++
+				snapped = snapped || g.possessor == i
+			}
 			p.turn = angleDiff(p.next.Yaw, p.st.Yaw) / t.Dt.Seconds()
 			g.world.SetVelocity(p.body, p.next.Pos.Sub(p.st.Pos).Scale(1/t.Dt.Seconds()))
 			continue
@@ -400,6 +411,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	}
 	if g.possessor >= 0 {
 		g.carry()
+		g.jumped = snapped
 	} else if !g.paused {
 		g.touch()
 	}
@@ -675,7 +687,7 @@ func (g *Game) kick(i int, events server.Emitter) {
 		g.world.Separate(g.ball)
 	}
 	g.knot = true
-	g.jumped = g.world.Body(g.ball).Pos != from
+	g.jumped = g.jumped || g.world.Body(g.ball).Pos != from
 	g.stats.Kicks++
 	if p.in.Action == ActionShot {
 		g.stats.Shots++
@@ -733,7 +745,7 @@ func (g *Game) tackle(i int, events server.Emitter) {
 	g.possessor = -1
 	g.lastToucher = i
 	g.knot = true
-	g.jumped = g.world.Body(g.ball).Pos != from
+	g.jumped = g.jumped || g.world.Body(g.ball).Pos != from
 	events.Emit(event.Event{Kind: EventTackle, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: FirstPlayerID + uint32(v),
 		HasState: true, State: ballState(g.now, g.world.Body(g.ball), g.jumped)})
 }

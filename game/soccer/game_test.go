@@ -9,6 +9,7 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/server"
 )
@@ -493,5 +494,60 @@ func TestKickAim(t *testing.T) {
 	}
 	if got := r.KickAim(sent, kicker, ball); got.Dist(sent) > 1e-9 {
 		t.Errorf("the server turned the client's aim %v to %v", sent, got)
+	}
+}
+
+// TestPredictedJumpIsTeleport: a predicted player whose moves come back after
+// an outage too long to blend jumps in the server's world; its generation
+// changes there (clients draw a jump, not a run through the gap), its moves'
+// does not (its own client was not moved), and the ball it carries jumps too.
+func TestPredictedJumpIsTeleport(t *testing.T) {
+	m := newRig(t, 1)
+	m.place(0, geom.V(0, 0, 0), -math.Pi/2) // facing +Z
+	m.ball(geom.V(0, 0.11, 0.6), geom.Vec3{})
+	rules := DefaultRules()
+	c, err := movement.NewClient(movement.ClientConfig{}, movement.Game[PlayerState, MoveInput](ownSim{rules: &rules}), m.g.players[0].st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outage := [2]time.Duration{2 * time.Second, 3 * time.Second}
+	var prev Truth
+	jumps := 0
+	for m.now() < 5*time.Second {
+		now := m.now()
+		carrying := m.g.possessor == 0
+		c.Move(now, now, MoveInput{Input: Input{Dir: geom.V(0, 0, 1)}, Env: Env{Carrying: carrying}})
+		pkt, _ := c.AppendPacket(nil, now)
+		if now < outage[0] || now >= outage[1] {
+			m.g.Input(0, server.Input{Sent: now, Arrival: now, View: now, Data: pkt})
+			if reply := m.g.AppendReply(nil, 0, now); len(reply) > 0 {
+				if err := c.HandleReply(reply, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		prev = m.truth()
+		m.step(1)
+		tr := m.truth()
+		a, b := prev.Players[0], tr.Players[0]
+		moved := b.Pos.Dist(a.Pos)
+		switch {
+		case moved > 1 && b.Gen == a.Gen:
+			t.Fatalf("at %v the player moved %.2f m with its generation kept", tr.Time, moved)
+		case b.Gen != a.Gen:
+			jumps++
+			if b.MovedGen != a.MovedGen || !tr.BallJumped || tr.Possessor != FirstPlayerID {
+				t.Fatalf("at %v jumped %.2f m: moves' generation %d -> %d, ball jumped %v, possessor %d",
+					tr.Time, moved, a.MovedGen, b.MovedGen, tr.BallJumped, tr.Possessor)
+			}
+		case tr.BallJumped:
+			t.Fatalf("at %v the ball jumped without its carrier", tr.Time)
+		}
+		if now == outage[0] && tr.Possessor != FirstPlayerID {
+			t.Fatalf("no possession before the outage: %d", tr.Possessor)
+		}
+	}
+	if jumps == 0 {
+		t.Fatal("the player never jumped after the outage")
 	}
 }

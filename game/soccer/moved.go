@@ -236,6 +236,7 @@ func (g *Game) teleportMoved(p *player) {
 	}
 	p.mv.Teleport(p.st)
 	p.moved = p.st
+	p.movedGen++
 	p.show.Reset()
 	p.show.Insert(timeline.State{Time: p.movedAt, Pos: p.st.Pos, Rot: p.st.Rot(), Cut: true}, g.now)
 }

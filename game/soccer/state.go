@@ -16,7 +16,10 @@ type PlayerTruth struct {
 	ID     uint32 // entity id
 	Client int    // the client slot controlling it
 	Team   uint8
-	Gen    uint8 // teleport generation: changes when the game moves the player (a kickoff)
+	// Gen is its teleport generation, as snapshots carry it: it changes
+	// where the player jumps, when the game moves it (a kickoff) or when a
+	// predicted player's moves come back after a hitch too long to blend.
+	Gen uint8
 	// PlayerState is where the player stands in the world now: what the
 	// ball meets and snapshots carry.
 	PlayerState
@@ -24,10 +27,13 @@ type PlayerTruth struct {
 	// state after the newest of its moves applied, and MovedAt that move's
 	// end (server time as the client stamped it, as accepted): the
 	// authoritative path its client's prediction is measured against,
-	// ahead of PlayerState, which replays it a little behind.
+	// ahead of PlayerState, which replays it a little behind. MovedGen is
+	// the teleport generation of Moved: it changes when the game moves the
+	// player, not when only PlayerState jumps.
 	Predicted bool
 	Moved     PlayerState
 	MovedAt   time.Duration
+	MovedGen  uint8
 }
 
 // Truth is the match as the server has it after a tick: what clients are
@@ -39,8 +45,9 @@ type Truth struct {
 	BallGen uint8 // the ball's teleport generation, as snapshots carry it: a change is a cut
 	// BallJumped says the ball's position jumped at this tick without a
 	// teleport: a kick made as of an earlier tick and brought to the
-	// present, or from where its client claimed the ball was, or a ball
-	// pushed out of a player. Snapshots send its state as a Cut.
+	// present, or from where its client claimed the ball was, a ball
+	// pushed out of a player, or a ball carried by a player that jumped (see
+	// PlayerTruth.Gen). Snapshots send its state as a Cut.
 	BallJumped bool
 	Possessor  uint32 // entity id of the player with the ball, or NoPlayer
 	Players    []PlayerTruth
@@ -63,7 +70,7 @@ func (g *Game) Truth(dst *Truth) {
 		if p.active {
 			pt := PlayerTruth{ID: FirstPlayerID + uint32(i), Client: p.client, Team: p.team, Gen: p.gen, PlayerState: p.st}
 			if p.mv != nil {
-				pt.Predicted, pt.Moved, pt.MovedAt = true, p.moved, p.movedAt
+				pt.Predicted, pt.Moved, pt.MovedAt, pt.MovedGen = true, p.moved, p.movedAt, p.movedGen
 			}
 			dst.Players = append(dst.Players, pt)
 		}

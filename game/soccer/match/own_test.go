@@ -72,9 +72,9 @@ func (r *ownRecord) onMove(b *Bot, m *movement.Move[soccer.MoveInput], s soccer.
 func (r *ownRecord) onTick(tr *soccer.Truth) {
 	for _, p := range tr.Players {
 		pp := r.path[p.ID]
-		if n := len(pp); p.Predicted && n > 0 && pp[n-1].gen != p.Gen {
+		if n := len(pp); p.Predicted && n > 0 && pp[n-1].gen != p.MovedGen {
 			r.teleports[p.ID] = append(r.teleports[p.ID], pp[n-1].t)
-			r.path[p.ID] = append(pp, pathPoint{pp[n-1].t + time.Microsecond, p.Moved.Pos, p.Gen})
+			r.path[p.ID] = append(pp, pathPoint{pp[n-1].t + time.Microsecond, p.Moved.Pos, p.MovedGen})
 		}
 	}
 }
