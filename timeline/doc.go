@@ -81,7 +81,10 @@
 // does not jump: the difference becomes an offset that is blended out at
 // most at Config.MaxCorrectionSpeed, exponentially with Config.CorrectionTime.
 // A difference larger than Config.SnapDistance is shown as a jump instead, since
-// blending it would show a wrong position for too long.
+// blending it would show a wrong position for too long. A body held still for
+// lack of data stays where it is held while new data is still too old to draw
+// from (an outage's backlog coming back a few states at a time), and jumps, or
+// blends, once the data reaches the render time: one jump, not one a batch.
 //
 // A state with Cut set (a teleport, a kickoff reset) is a discontinuity: the
 // timeline never interpolates into it from earlier states, and the first frame

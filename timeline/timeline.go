@@ -250,6 +250,7 @@ type Timeline struct {
 	off      geom.Vec3 // position correction blended out
 	offRot   geom.Quat // rotation correction blended out
 	dirty    bool      // a state was inserted since the last frame
+	held     bool      // the last frame was held still for lack of data
 
 	cross   [2]crossing // recently solved contact segments
 	crossAt int
@@ -403,7 +404,13 @@ func (t *Timeline) Sample(now time.Duration) Frame {
 		f.Cut = true
 		t.haveCut, t.lastCut = true, cut
 		t.off, t.offRot = geom.Vec3{}, geom.Identity
-	} else if t.haveLast && t.dirty {
+	}
+	// Held still for lack of data before and after this frame: new data too
+	// old to draw from (the backlog of an outage, coming back a few states
+	// at a time) leaves it where it is held; it jumps, or blends, once the
+	// data reaches it.
+	hold := t.held && f.Frozen
+	if !f.Cut && t.haveLast && t.dirty {
 		// New data may have changed the curve at the previous render time:
 		// keep the picture continuous there and blend the difference out.
 		var prev State
@@ -411,13 +418,15 @@ func (t *Timeline) Sample(now time.Duration) Frame {
 		jump := t.last.Sub(prev.Pos)
 		t.off = t.off.Add(jump)
 		t.offRot = t.offRot.Mul(t.lastRot).Mul(prev.Rot.Conj()).Norm()
-		if t.off.Len() > t.cfg.SnapDistance {
+		if !hold && t.off.Len() > t.cfg.SnapDistance {
 			t.stats.Snaps++
 			t.off, t.offRot = geom.Vec3{}, geom.Identity
 		}
 	}
-	t.decay(dnow)
-	t.last, t.lastRot, t.haveLast, t.dirty = f.Pos, f.Rot, true, false
+	if !hold {
+		t.decay(dnow)
+	}
+	t.last, t.lastRot, t.haveLast, t.dirty, t.held = f.Pos, f.Rot, true, false, f.Frozen
 	f.Pos = f.Pos.Add(t.off)
 	f.Rot = t.offRot.Mul(f.Rot).Norm()
 	f.Offset = t.off

@@ -455,6 +455,46 @@ func TestBlendBack(t *testing.T) {
 	}
 }
 
+// After an outage longer than the extrapolation bound, the states of the
+// outage may come back a few at a time (a client's backlog of moves, sent
+// oldest first): the body stays where it is held until the data reaches back
+// to within the bound, then jumps once, instead of jumping with every batch.
+func TestHeldUntilCaughtUp(t *testing.T) {
+	tl := newTL(t, Config{MinDelay: 50 * ms, MaxDelay: 50 * ms, MaxExtrapolation: 200 * ms, SnapDistance: 0.5})
+	tick := time.Second / 60
+	sent := time.Duration(0) // states up to sent have been inserted
+	outage := [2]time.Duration{time.Second, 3 * time.Second}
+	moves, jumps := 0, 0
+	var prev Frame
+	for now := tick; now <= 5*time.Second; now += tick {
+		switch {
+		case now < outage[0]:
+			sent = now
+			tl.Insert(line(sent), now)
+		case now >= outage[1]:
+			// Eight states a frame until caught up.
+			for i := 0; i < 8 && sent < now; i++ {
+				sent += tick
+				tl.Insert(line(sent), now)
+			}
+		}
+		f := tl.Sample(now)
+		if prev.Valid && f.Pos != prev.Pos {
+			d := f.Pos.Dist(prev.Pos)
+			switch {
+			case prev.Frozen && f.Frozen:
+				moves++ // held, yet moved
+			case d > 2*tick.Seconds()+1e-9:
+				jumps++
+			}
+		}
+		prev = f
+	}
+	if moves != 0 || jumps != 1 || prev.Frozen || prev.Pos.Dist(line(prev.Time).Pos) > 1e-9 {
+		t.Fatalf("%d moves while held, %d jumps, last frame %+v", moves, jumps, prev)
+	}
+}
+
 // The render delay follows a change of lateness only through the time
 // scale: never a jump, never backwards, the scale within [0.9, 1.1].
 func TestDelaySmooth(t *testing.T) {

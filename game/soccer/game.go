@@ -119,8 +119,9 @@ type Game struct {
 	// after a hitch too long to blend. Its state is sent as a Cut: no curve
 	// joins it to the last.
 	jumped        bool
-	kickoff       bool // everything teleported this tick
-	restart       bool // the ball was put back on the pitch this tick
+	carrierJump   geom.Vec3 // how far the ball was moved with its carrier's jump this tick
+	kickoff       bool      // everything teleported this tick
+	restart       bool      // the ball was put back on the pitch this tick
 	prevBall      physics.BodyState
 	prevPossessor int
 	prevCarryOff  geom.Vec3
@@ -347,9 +348,9 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	}
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
 	g.knot, g.jumped, g.kickoff, g.restart = false, false, false, false
+	g.carrierJump = geom.Vec3{}
 	r := &g.rules
 
-	snapped := false // the ball's possessor jumped
 	for i := range g.players {
 		p := &g.players[i]
 		if !p.active {
@@ -360,10 +361,20 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 			snaps := p.show.Stats().Snaps
 			p.next = g.present(p, t.Time)
 			if p.show.Stats().Snaps != snaps {
-				// Its moves came back after a hitch too long to blend
-				// (a blackout): it jumps, and clients draw a jump.
+				// Its moves came back after an outage too long to blend:
+				// it jumps, and clients draw a jump. It is put a tick back
+				// along its run from where it lands, so that it is not
+				// swept through the world at the speed of the jump, and
+				// neither is a ball it carries.
 				p.gen++
-				snapped = snapped || g.possessor == i
+				was := p.st
+				p.st.Pos, p.st.Yaw = p.next.Pos.AddScaled(p.next.Vel, -t.Dt.Seconds()), p.next.Yaw
+				g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
+				if g.possessor == i {
+					off := g.carryOff
+					g.carrierJump = p.st.Pos.Add(p.st.Rot().Rotate(off)).Sub(was.Pos.Add(was.Rot().Rotate(off)))
+					g.jumped = true
+				}
 			}
 			p.turn = angleDiff(p.next.Yaw, p.st.Yaw) / t.Dt.Seconds()
 			g.world.SetVelocity(p.body, p.next.Pos.Sub(p.st.Pos).Scale(1/t.Dt.Seconds()))
@@ -411,7 +422,6 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	}
 	if g.possessor >= 0 {
 		g.carry()
-		g.jumped = snapped
 	} else if !g.paused {
 		g.touch()
 	}
@@ -442,7 +452,7 @@ func (g *Game) carry() {
 		g.carryOff = g.carryFrom.Lerp(g.carryOff, u*u*(3-2*u))
 	}
 	pos := p.st.Pos.Add(p.st.Rot().Rotate(g.carryOff))
-	v := pos.Sub(g.prevBall.Pos).Scale(1 / g.dt.Seconds())
+	v := pos.Sub(g.prevBall.Pos.Add(g.carrierJump)).Scale(1 / g.dt.Seconds())
 	w := geom.V(v.Z/r, 0, -v.X/r)
 	g.world.SetBody(g.ball, physics.BodyState{Pos: pos, Vel: v, AngVel: w, Rot: unit(prev.Rot).Integrate(w, g.dt.Seconds())})
 }
