@@ -116,7 +116,7 @@ type Game struct {
 	// earlier tick and brought to the present, or from where its client
 	// claimed the ball was, a ball pushed out of a player it was pressed
 	// into, or a ball carried by a predicted player whose moves came back
-	// after a hitch too long to blend. Its state is sent as a Cut: no curve
+	// after an outage too long to blend. Its state is sent as a Cut: no curve
 	// joins it to the last.
 	jumped        bool
 	carrierJump   geom.Vec3 // how far the ball was moved with its carrier's jump this tick

@@ -18,7 +18,7 @@ type PlayerTruth struct {
 	Team   uint8
 	// Gen is its teleport generation, as snapshots carry it: it changes
 	// where the player jumps, when the game moves it (a kickoff) or when a
-	// predicted player's moves come back after a hitch too long to blend.
+	// predicted player's moves come back after an outage too long to blend.
 	Gen uint8
 	// PlayerState is where the player stands in the world now: what the
 	// ball meets and snapshots carry.
