@@ -80,8 +80,8 @@
 // a gap, the real path arriving after an extrapolation) the rendered position
 // does not jump: the difference becomes an offset that is blended out at
 // most at Config.MaxCorrectionSpeed, exponentially with Config.CorrectionTime.
-// A difference larger than Config.SnapDistance is shown as a jump instead, since
-// blending it would show a wrong position for too long. A body held still for
+// A difference larger than Config.SnapDistance is shown as a jump instead
+// (Frame.Snapped), since blending it would show a wrong position for too long. A body held still for
 // lack of data stays where it is held while new data is still too old to draw
 // from (an outage's backlog coming back a few states at a time), and jumps, or
 // blends, once the data reaches the render time: one jump, not one a batch.

@@ -36,6 +36,7 @@ type Frame struct {
 	Valid        bool          // false until a state has been inserted
 	Extrapolated bool          // the render time is past the newest state
 	Frozen       bool          // held still for lack of data (past MaxExtrapolation, or before the first state)
+	Snapped      bool          // jumped: new data moved the curve by more than Config.SnapDistance
 }
 
 // Extrapolator predicts an entity's state dt after s as if nothing acted on
@@ -420,6 +421,7 @@ func (t *Timeline) Sample(now time.Duration) Frame {
 		t.offRot = t.offRot.Mul(t.lastRot).Mul(prev.Rot.Conj()).Norm()
 		if !hold && t.off.Len() > t.cfg.SnapDistance {
 			t.stats.Snaps++
+			f.Snapped = true
 			t.off, t.offRot = geom.Vec3{}, geom.Identity
 		}
 	}

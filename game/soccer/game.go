@@ -358,9 +358,8 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		}
 		if p.mv != nil {
 			// Moved by its moves: along its replayed path, unpushed.
-			snaps := p.show.Stats().Snaps
-			p.next = g.present(p, t.Time)
-			if p.show.Stats().Snaps != snaps {
+			var jumped bool
+			if p.next, jumped = g.present(p, t.Time); jumped {
 				// Its moves came back after an outage too long to blend:
 				// it jumps, and clients draw a jump. It is put a tick back
 				// along its run from where it lands, so that it is not

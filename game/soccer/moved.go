@@ -214,18 +214,20 @@ func (g *Game) moveInput(slot int, now time.Duration, data []byte) {
 	}
 }
 
-// present sets where a predicted player stands in the world this tick: its
-// applied moves replayed through its timeline at the tick's time.
-func (g *Game) present(p *player, now time.Duration) PlayerState {
+// present returns where a predicted player stands in the world this tick:
+// its applied moves replayed through its timeline at the tick's time; and
+// whether it jumped there (its moves came back after an outage too long to
+// blend).
+func (g *Game) present(p *player, now time.Duration) (PlayerState, bool) {
 	fr := p.show.Sample(now)
 	if !fr.Valid {
-		return p.st
+		return p.st, false
 	}
 	return g.rules.clampPlayer(PlayerState{
 		Pos: geom.V(fr.Pos.X, 0, fr.Pos.Z),
 		Vel: geom.V(fr.Vel.X, 0, fr.Vel.Z),
 		Yaw: YawOfRot(fr.Rot),
-	})
+	}), fr.Snapped
 }
 
 // teleportMoved tells a predicted player's client and timeline that the game
