@@ -33,9 +33,34 @@ type EntityState struct {
 	State timeline.State
 	// Parent is the entity this one is drawn relative to while the state
 	// holds (a ball in possession), or NoParent. Offset is its position in
-	// the parent's frame (rotated by the parent's drawn rotation), metres.
+	// the parent's frame (rotated by the parent's drawn rotation), metres;
+	// with a Blend, the place it is moving to.
 	Parent uint32
 	Offset geom.Vec3
+	// Blend, if its Span is set, says the entity is still on its way to
+	// Offset (a ball just won, moving to its carrier's feet): it is drawn
+	// where Blend puts it, past the newest state too.
+	Blend Blend
+}
+
+// Blend is an attached entity's way to its place in its parent's frame: it
+// was at From, in the parent's frame, at server time Since, and reaches its
+// place at Since+Span, along a smoothstep (3u² - 2u³ of the time's share u),
+// which leaves and arrives at rest. The zero value is no blend.
+type Blend struct {
+	From  geom.Vec3
+	Since time.Duration
+	Span  time.Duration
+}
+
+// At returns where in the parent's frame an entity blending to place is at
+// server time t: From before Since, place from Since+Span on.
+func (b Blend) At(place geom.Vec3, t time.Duration) geom.Vec3 {
+	if b.Span <= 0 || t >= b.Since+b.Span {
+		return place
+	}
+	u := max(0, float64(t-b.Since)/float64(b.Span))
+	return b.From.Lerp(place, u*u*(3-2*u))
 }
 
 // Snapshot is a decoded snapshot. The client sets Time (the server time of the
@@ -134,7 +159,11 @@ type attach struct {
 	t      time.Duration
 	parent uint32
 	offset geom.Vec3
+	blend  Blend
 }
+
+// at returns the entry's place in the parent's frame at server time t.
+func (a *attach) at(t time.Duration) geom.Vec3 { return a.blend.At(a.offset, t) }
 
 const attachHistory = 16
 
@@ -150,31 +179,35 @@ type entity struct {
 	natt     int
 }
 
-// parentAt returns the parent and offset in force at server time t; the
-// offset is interpolated between two states with the same parent. Between a
-// state with a parent and a later one with another (or none: a kick) the
-// entity is on its own: its own curve joins the two states, where the parent
-// carried it and where it was let go, while the offset from the parent
-// between them is not known.
+// parentAt returns the parent and offset in force at server time t. A state
+// with a Blend gives the offset until the next state, and past the newest;
+// without one, the offset is interpolated between two states with the same
+// parent. Between a state with a parent and a later one with another (or
+// none: a kick) the entity is on its own: its own curve joins the two
+// states, where the parent carried it and where it was let go, while the
+// offset from the parent between them is not known.
 func (e *entity) parentAt(t time.Duration) (uint32, geom.Vec3) {
 	for i := e.natt - 1; i >= 0; i-- {
-		a := e.att[i]
+		a := &e.att[i]
 		if a.t > t {
 			continue
 		}
 		if i+1 < e.natt {
-			b := e.att[i+1]
+			b := &e.att[i+1]
 			if b.parent == a.parent && b.t > a.t {
-				return a.parent, a.offset.Lerp(b.offset, float64(t-a.t)/float64(b.t-a.t))
+				if a.blend.Span > 0 {
+					return a.parent, a.at(t)
+				}
+				return a.parent, a.offset.Lerp(b.at(b.t), float64(t-a.t)/float64(b.t-a.t))
 			}
 			if t > a.t {
 				return NoParent, geom.Vec3{}
 			}
 		}
-		return a.parent, a.offset
+		return a.parent, a.at(t)
 	}
 	if e.natt > 0 {
-		return e.att[0].parent, e.att[0].offset
+		return e.att[0].parent, e.att[0].at(t)
 	}
 	return NoParent, geom.Vec3{}
 }
@@ -418,7 +451,7 @@ func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) 
 		}
 		e.tag = es.Tag
 		e.tl.Insert(st, arrival)
-		e.addAttach(attach{t: st.Time, parent: es.Parent, offset: es.Offset})
+		e.addAttach(attach{t: st.Time, parent: es.Parent, offset: es.Offset, blend: es.Blend})
 		if h.Time > e.lastSeen {
 			e.lastSeen = h.Time
 		}

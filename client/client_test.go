@@ -16,8 +16,10 @@ import (
 )
 
 // testGame's snapshots are a count byte then, per entity: id, kind, gen,
-// parent (255 for none), age and x, vx as float64 bits; Meta is the first
-// byte.
+// parent (255 for none), age, x and vx as float64 bits, the blend's start in
+// milliseconds as a uint16 (0 for none) and its From.X as float64 bits; Meta
+// is the first byte. An attached entity's place is 0.6 m along the parent's
+// X; a blend to it takes blendSpan.
 type testGame struct{}
 
 type ent struct {
@@ -25,9 +27,14 @@ type ent struct {
 	parent        uint8 // entity id + 1; 0 for none
 	ago           uint8 // the state is this many 1/60 s before the snapshot
 	x, vx         float64
+	sinceMs       uint16  // Blend.Since in milliseconds; 0 for no blend
+	from          float64 // Blend.From.X
 }
 
-const entSize = 21
+const (
+	entSize   = 31
+	blendSpan = 200 * time.Millisecond
+)
 
 func appendEnts(b []byte, meta byte, es ...ent) []byte {
 	b = append(b, meta, byte(len(es)))
@@ -35,6 +42,8 @@ func appendEnts(b []byte, meta byte, es ...ent) []byte {
 		b = append(b, e.id, e.kind, e.gen, e.parent, e.ago)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.x))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.vx))
+		b = binary.LittleEndian.AppendUint16(b, e.sinceMs)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.from))
 	}
 	return b
 }
@@ -53,8 +62,13 @@ func (testGame) DecodeSnapshot(s *Snapshot, b []byte) error {
 		t := s.Time - time.Duration(p[4])*time.Second/60
 		x := math.Float64frombits(binary.LittleEndian.Uint64(p[5:]))
 		vx := math.Float64frombits(binary.LittleEndian.Uint64(p[13:]))
+		var blend Blend
+		if ms := binary.LittleEndian.Uint16(p[21:]); ms != 0 {
+			from := math.Float64frombits(binary.LittleEndian.Uint64(p[23:]))
+			blend = Blend{From: geom.V(from, 0, 0), Since: time.Duration(ms) * time.Millisecond, Span: blendSpan}
+		}
 		s.Entities = append(s.Entities, EntityState{ID: uint32(p[0]), Kind: p[1], Tag: 7, Gen: p[2], Parent: parent,
-			Offset: geom.V(0.6, 0, 0), State: timeline.State{Time: t, Pos: geom.V(x, 0, 0), Vel: geom.V(vx, 0, 0)}})
+			Offset: geom.V(0.6, 0, 0), Blend: blend, State: timeline.State{Time: t, Pos: geom.V(x, 0, 0), Vel: geom.V(vx, 0, 0)}})
 	}
 	return nil
 }
@@ -175,6 +189,42 @@ func TestAttachedDrawnWithParent(t *testing.T) {
 	}
 	if s, ok := r.c.Self(); !ok || s != 1 {
 		t.Fatal("no welcome")
+	}
+}
+
+// TestAttachedBlend: an entity won behind its parent blends to its place
+// along the Blend its states give, between states and past the newest one,
+// while the snapshots of the blend are lost.
+func TestAttachedBlend(t *testing.T) {
+	r := newRig(t)
+	const won = 1999 * time.Millisecond // the state of the rig's 120th frame is the first attached
+	lost := func(t time.Duration) bool { return t > won+20*time.Millisecond && t < won+250*time.Millisecond }
+	blend := Blend{From: geom.V(-0.4, 0, 0), Since: won, Span: blendSpan}
+	frames, extrapolated := 0, 0
+	r.run(3*time.Second, func(t time.Duration) ([]ent, bool) {
+		x := 5 * t.Seconds()
+		player := ent{id: 1, kind: 1, x: x, vx: 5}
+		if t < won {
+			return []ent{{id: 0, x: x + 1, vx: 4}, player}, every30Hz(t)
+		}
+		ball := ent{id: 0, parent: 2, x: x + blend.At(geom.V(0.6, 0, 0), t).X, vx: 5, sinceMs: uint16(won / time.Millisecond), from: -0.4}
+		return []ent{ball, player}, every30Hz(t) && !lost(t)
+	}, func(f *Frame) {
+		ball, player := f.Find(0), f.Find(1)
+		if !f.Ready || ball == nil || ball.RenderTime < won {
+			return
+		}
+		frames++
+		if ball.Extrapolated {
+			extrapolated++
+		}
+		want := player.Pos.Add(blend.At(geom.V(0.6, 0, 0), ball.RenderTime))
+		if ball.Parent != 1 || ball.Pos.Dist(want) > 1e-9 {
+			t.Fatalf("render time %v: ball at %v (parent %d), want %v (player at %v)", ball.RenderTime, ball.Pos, ball.Parent, want, player.Pos)
+		}
+	})
+	if frames < 30 || extrapolated < 5 {
+		t.Fatalf("%d frames after the win, %d of them extrapolated", frames, extrapolated)
 	}
 }
 

@@ -29,7 +29,9 @@
 // states is a teleport: the newer state is marked Cut and never interpolated
 // into. An entity with a parent at its render time (a ball in possession) is
 // drawn at the parent's drawn position plus the offset in the parent's drawn
-// frame, not interpolated on its own. Events (package event) that carry a
+// frame, not interpolated on its own; an offset on its way to its place (a
+// ball just won, moving to its carrier's feet) follows the state's Blend,
+// past the newest state too. Events (package event) that carry a
 // state are inserted into their entity's timeline as knots: one that arrives
 // after the render time has passed it is extrapolated from its timestamp,
 // drawn as far along as its age. An entity missing from snapshots for a second

@@ -251,9 +251,9 @@ func (b *soccerResimBall) ballState(e *tclient.EntityState, arrival time.Duratio
 	}
 	b.r.Receive(replicate.Body{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: st.Rot, AngVel: st.AngVel, Cut: cut}, arrival)
 
-	// Possession: a new possessor is taken to have won the ball at this
-	// state's tick (the server sends the tick of a change, and the one
-	// before it), from where the state has it in the possessor's frame.
+	// Possession: a new possessor won the ball where and when the state's
+	// blend says, or, with none, at this state's tick where the state has
+	// it in the possessor's frame.
 	rec := b.fixAt(k)
 	released := -1
 	if poss != b.poss {
@@ -261,6 +261,9 @@ func (b *soccerResimBall) ballState(e *tclient.EntityState, arrival time.Duratio
 			released = b.poss
 		}
 		b.since, b.from = st.Time, e.Offset
+		if e.Blend.Span > 0 {
+			b.since, b.from = e.Blend.Since, e.Blend.From
+		}
 	}
 	b.poss, b.ballTick, b.hasBall = poss, k, true
 	if rec == nil {

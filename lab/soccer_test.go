@@ -7,7 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/netsim"
 )
 
@@ -85,6 +87,51 @@ func TestSoccerRuns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Between two ticks at which one player carried the ball, the true ball moves
+// with its carrier: apart from the carrier's own motion it moves no more than
+// turning with the carrier and shifting in its frame allow, over any part of
+// the step, the steps leaving the tick the ball was won at included.
+func TestSoccerTruthCarried(t *testing.T) {
+	sm, err := playSoccer(soccerScenario(t, "broadband", 60, BallTether), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sm.truth
+	horiz := func(v geom.Vec3) float64 { return math.Hypot(v.X, v.Z) }
+	steps, won := 0, 0
+	for k := 1; k < len(st.ticks); k++ {
+		slot := st.ticks[k-1].possessor
+		if slot < 0 || st.ticks[k].possessor != slot || st.ball.pts[k].cut || st.ball.pts[k].jump {
+			continue
+		}
+		a, b := st.players[(k-1)*st.np+slot], st.players[k*st.np+slot]
+		if !a.ok || !b.ok || a.gen != b.gen {
+			continue
+		}
+		offA := a.st.Rot().Conj().Rotate(st.ball.pts[k-1].state.Pos.Sub(a.st.Pos))
+		offB := b.st.Rot().Conj().Rotate(st.ball.pts[k].state.Pos.Sub(b.st.Pos))
+		reach := max(horiz(offA), horiz(offB))
+		turn := math.Abs(geom.WrapAngle(b.st.Yaw - a.st.Yaw))
+		steps++
+		if k >= 2 && st.ticks[k-2].possessor != slot {
+			won++
+		}
+		t0 := time.Duration(k-1) * st.tick
+		for q := range 4 {
+			u0, u1 := t0+time.Duration(q)*st.tick/4, t0+time.Duration(q+1)*st.tick/4
+			pu0, _ := st.player(slot, u0)
+			pu1, _ := st.player(slot, u1)
+			rel := horiz(st.ball.at(u1).Sub(st.ball.at(u0)).Sub(pu1.Sub(pu0)))
+			if allowed := reach*turn/4 + horiz(offB.Sub(offA))/4 + 1e-6; rel > allowed {
+				t.Fatalf("tick %d quarter %d: the ball moved %.4f m against its carrier, at most %.4f m allowed", k, q, rel, allowed)
+			}
+		}
+	}
+	if steps < 300 || won < 5 {
+		t.Fatalf("%d carried steps, %d of them leaving the tick the ball was won at", steps, won)
 	}
 }
 

@@ -21,8 +21,10 @@ import (
 // server's (a kick at the later tick changes only the velocity leaving it).
 // Where a player got in the way, the ball follows the earlier tick's flight
 // up to where the two ticks' flights pass closest and the later tick's after
-// it. A carried ball moves on the cubic through both ticks' positions and
-// motions. A ball whose generation changed in a tick was put there (a
+// it. A carried ball moves with its carrier: at its place in the carrier's
+// frame, the carrier's pose and that place both taken linearly between the
+// ticks (the server's carry rule, at the lab's pose of the player between
+// ticks). A ball whose generation changed in a tick was put there (a
 // kickoff or a restart): it stays on the earlier tick's motion until then.
 // So is a player whose generation changed. A ball the server moved at a tick
 // (Truth.BallJumped: a kick made as of an earlier tick and brought to the
@@ -136,6 +138,9 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	}
 	st.record(t)
 	cur := st.ticks[len(st.ticks)-1]
+	if prev.possessor >= 0 && !pt.cut && !pt.jump && (cur.possessor == prev.possessor || cur.possessor < 0) {
+		st.carry(n, prev.possessor)
+	}
 	if stats.Kicks > st.stats.Kicks && prev.possessor >= 0 {
 		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor})
 		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.KickNoTouch, slot: prev.possessor})
@@ -143,6 +148,22 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.TackledNoTouch, slot: prev.possessor})
 	}
 	st.stats, st.ballGen = stats, t.BallGen
+}
+
+// carry marks the step into tick n as carried by player slot, if the player
+// was in play at both ends and not teleported between: the ball is then at
+// its place in the player's frame, taken between the two ticks.
+func (st *soccerTruth) carry(n, slot int) {
+	a, b := st.players[(n-1)*st.np+slot], st.players[n*st.np+slot]
+	if !a.ok || !b.ok || a.gen != b.gen {
+		return
+	}
+	pt := &st.ball.pts[n]
+	pose := func(p soccer.PlayerState, ball geom.Vec3) carryPose {
+		return carryPose{pos: p.Pos, yaw: p.Yaw, off: p.Rot().Conj().Rotate(ball.Sub(p.Pos))}
+	}
+	pt.carried = true
+	pt.carry = [2]carryPose{pose(a.st, st.ball.pts[n-1].state.Pos), pose(b.st, pt.state.Pos)}
 }
 
 // record appends the possession and the players of t.

@@ -32,13 +32,26 @@ type truthPoint struct {
 	// (soccer.Truth.BallJumped): as for a cut, the ball moves on from the
 	// earlier tick until it, but frames after it are measured as any.
 	jump bool
+	// carried marks a step over which a player carried the ball: it moves
+	// with its carrier's pose, from carry's first place to its second.
+	carried bool
+	carry   [2]carryPose
+}
+
+// carryPose is a carrier's pose at one end of a carried step, and the ball's
+// place in its frame there.
+type carryPose struct {
+	pos geom.Vec3 // the carrier's position
+	yaw float64   // radians about +Y
+	off geom.Vec3 // the ball, in the carrier's frame
 }
 
 // at returns the true ball position at server time t: between ticks the motion
 // is the cubic through both ticks' positions and velocities (exact for flight
 // and for rolling at constant deceleration); across a bounce it is the flight
 // from the earlier tick up to the contact and the flight into the later tick
-// after it.
+// after it. Over a carried step the ball is at its place in the frame of its
+// carrier, both taken linearly between the two ticks' poses.
 func (tr *truth) at(t time.Duration) geom.Vec3 {
 	if t <= 0 || len(tr.pts) < 2 {
 		return tr.pts[0].state.Pos
@@ -55,13 +68,20 @@ func (tr *truth) at(t time.Duration) geom.Vec3 {
 		}
 		return a.state.Pos.AddScaled(a.state.Vel, (t - ta).Seconds())
 	}
+	u := float64(t-ta) / float64(tr.tick)
+	if b.carried {
+		from, to := &b.carry[0], &b.carry[1]
+		yaw := from.yaw + geom.WrapAngle(to.yaw-from.yaw)*u
+		off := geom.AxisAngle(geom.V(0, 1, 0), yaw).Rotate(from.off.Lerp(to.off, u))
+		return from.pos.Lerp(to.pos, u).Add(off)
+	}
 	if b.bounce {
 		if t < b.contactAt {
 			return flight(a.state.Pos, a.state.Vel, tr.g, (t - ta).Seconds())
 		}
 		return flight(b.state.Pos, b.velIn, tr.g, (t - tb).Seconds())
 	}
-	pos, _ := geom.Hermite(a.state.Pos, a.state.Vel, b.state.Pos, b.velIn, tr.tick.Seconds(), float64(t-ta)/float64(tr.tick))
+	pos, _ := geom.Hermite(a.state.Pos, a.state.Vel, b.state.Pos, b.velIn, tr.tick.Seconds(), u)
 	return pos
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/wire"
@@ -217,14 +218,18 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		!(prev && g.repeat.t >= g.prevTime)
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
-		dst = appendCarry(dst, -1, geom.Vec3{})
+		dst = appendCarry(dst, -1, geom.Vec3{}, client.Blend{}, g.repeat.t)
 		dst = wire.AppendBody(dst, bodyOf(g.repeat.t, g.repeat.ball, true, g.repeat.cut))
 	}
 	if prev {
-		dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff)
+		if g.prevPossessor == g.possessor && g.carrySince <= g.prevTime {
+			dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.prevTime)
+		} else {
+			dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff, client.Blend{}, g.prevTime)
+		}
 		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false, false))
 	}
-	dst = appendCarry(dst, g.possessor, g.carryOff)
+	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
 	dst = wire.AppendBody(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
 	if flags&snapPlayers == 0 {
 		return dst
@@ -294,14 +299,21 @@ func b2i(b bool) byte {
 	return 0
 }
 
-// appendCarry appends who has the ball (player index, -1 for none) and where
-// in its frame.
-func appendCarry(dst []byte, possessor int, off geom.Vec3) []byte {
+// appendCarry appends who has the ball in a state at server time t (player
+// index, -1 for none) and its place in the player's frame; and, while b still
+// moves it there, where it was won and how long before t.
+func appendCarry(dst []byte, possessor int, place geom.Vec3, b client.Blend, t time.Duration) []byte {
 	if possessor < 0 {
 		return append(dst, 0)
 	}
-	dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(possessor)+1)
-	return wire.AppendVec(dst, off, 0.001)
+	blending := b.Span > 0 && t < b.Since+b.Span
+	dst = binary.AppendUvarint(dst, (uint64(FirstPlayerID)+uint64(possessor)+1)<<1|uint64(b2i(blending)))
+	dst = wire.AppendVec(dst, place, 0.001)
+	if !blending {
+		return dst
+	}
+	dst = wire.AppendVec(dst, b.From, 0.001)
+	return binary.AppendUvarint(dst, uint64(max(t-b.Since, 0)/time.Microsecond))
 }
 
 func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) wire.Body {

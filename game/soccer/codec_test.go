@@ -198,7 +198,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 
 // A regular snapshot after a tick that was not sent holds the ball's carrier
 // as that tick left it, and, while a ball just won moves to the carrier's
-// feet, the ball then too.
+// feet, the ball then too; the ball's states say how it moves there.
 func TestSnapshotCarrier(t *testing.T) {
 	g, _ := NewGame(DefaultRules(), 60)
 	g.Join(0)
@@ -209,9 +209,26 @@ func TestSnapshotCarrier(t *testing.T) {
 	g.Step(tick(2), &recorder{})
 	var then Truth
 	g.Truth(&then)
+	offThen := g.carryOff
 	g.Step(tick(3), &recorder{})
 	var s snapshotForTest
 	s.decode(t, g.AppendSnapshot(nil, true), 3*dt)
+	// Both ball states say where the ball was won, when, and where it is
+	// going: their blend places it where the server carried it.
+	for _, e := range s.Entities {
+		if e.ID != BallID {
+			continue
+		}
+		off := g.carryOff
+		if e.State.Time < 3*dt-time.Millisecond {
+			off = offThen
+		}
+		b := e.Blend
+		if b.Span != g.rules.CarryBlend || (b.Since-dt).Abs() > time.Microsecond || b.From.Dist(geom.V(0.3, 0, 0.2)) > 1e-3 ||
+			e.Offset.Dist(g.rules.dribbleSpot()) > 1e-3 || b.At(e.Offset, e.State.Time).Dist(off) > 2e-3 {
+			t.Errorf("ball at %v: place %v, blend %+v; want won at %v from (0.3, 0, 0.2), now %v in the carrier's frame", e.State.Time, e.Offset, b, dt, off)
+		}
+	}
 	var carrier, ball *client.EntityState
 	for i := range s.Entities {
 		// Times go in microseconds (players) and milliseconds (the ball).
@@ -240,5 +257,8 @@ func TestSnapshotCarrier(t *testing.T) {
 	s.decode(t, g.AppendSnapshot(nil, true), g.now)
 	if got := len(s.Entities); got != 1+2+1 {
 		t.Fatalf("%d entities after the blend, want the ball, two players and the carrier", got)
+	}
+	if e := s.Entities[0]; e.Blend != (client.Blend{}) || e.Offset.Dist(g.rules.dribbleSpot()) > 1e-3 {
+		t.Fatalf("ball after the blend: place %v, blend %+v", e.Offset, e.Blend)
 	}
 }

@@ -17,7 +17,8 @@
 // The ball is either free, simulated by the physics world (bounces, rolling,
 // the posts and nets), or in possession: kept in front of its possessor on the
 // ground (Rules.DribbleOffset ahead, reached within Rules.CarryBlend of winning
-// it), moving with it. A free ball is won by the nearest player touching it;
+// it along a client.Blend, which snapshots send so that clients draw the same
+// way there), moving with it. A free ball is won by the nearest player touching it;
 // it is lost by a kick (a ground pass or a lofted shot, Rules.Kick, never
 // aimed back into the kicker, Rules.KickAim) or by a tackle. A kick is made
 // as of the moment its client made it (the send time of the input carrying

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
@@ -445,15 +446,16 @@ func (g *Game) carry() {
 	p := &g.players[g.possessor]
 	r := g.rules.Ball.Radius
 	prev := g.world.Body(g.ball)
-	g.carryOff = g.rules.dribbleSpot()
-	if blend := g.rules.CarryBlend; blend > 0 && g.now-g.carrySince < blend {
-		u := float64(g.now-g.carrySince) / float64(blend)
-		g.carryOff = g.carryFrom.Lerp(g.carryOff, u*u*(3-2*u))
-	}
+	g.carryOff = g.carryBlend().At(g.rules.dribbleSpot(), g.now)
 	pos := p.st.Pos.Add(p.st.Rot().Rotate(g.carryOff))
 	v := pos.Sub(g.prevBall.Pos.Add(g.carrierJump)).Scale(1 / g.dt.Seconds())
 	w := geom.V(v.Z/r, 0, -v.X/r)
 	g.world.SetBody(g.ball, physics.BodyState{Pos: pos, Vel: v, AngVel: w, Rot: unit(prev.Rot).Integrate(w, g.dt.Seconds())})
+}
+
+// carryBlend is the ball's way from where it was won to the dribble spot.
+func (g *Game) carryBlend() client.Blend {
+	return client.Blend{From: g.carryFrom, Since: g.carrySince, Span: g.rules.CarryBlend}
 }
 
 // dribbleSpot is where the ball is carried, in the player's frame.

@@ -80,16 +80,27 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	}
 	for range nb {
 		parent, off := client.NoParent, geom.Vec3{}
-		if pos := r.Uvarint(math.MaxUint32); pos > 0 {
-			parent = uint32(pos - 1)
+		var blend client.Blend
+		var age time.Duration // of the blend, at the state
+		if pos := r.Uvarint(1 << 33); pos > 1 {
+			parent = uint32(pos>>1 - 1)
 			off = r.Vec(0.001)
+			if pos&1 != 0 {
+				blend.From, blend.Span = r.Vec(0.001), rules.CarryBlend
+				age = time.Duration(r.Uvarint(uint64(time.Hour/time.Microsecond))) * time.Microsecond
+			}
+		} else if pos == 1 {
+			r.Fail(ErrMalformed)
 		}
 		w := r.Body()
 		if r.Err() != nil {
 			break
 		}
+		if blend.Span > 0 {
+			blend.Since = w.Time - age
+		}
 		s.Entities = append(s.Entities, client.EntityState{
-			ID: BallID, Kind: KindBall, Gen: gen, Parent: parent, Offset: off,
+			ID: BallID, Kind: KindBall, Gen: gen, Parent: parent, Offset: off, Blend: blend,
 			State: timeline.State{Time: w.Time, Pos: w.Pos, Vel: w.Vel, Rot: w.Rot, AngVel: w.AngVel, Knot: w.Knot, Cut: w.Cut},
 		})
 	}
