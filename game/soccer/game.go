@@ -41,7 +41,7 @@ const (
 	EventTackle  uint8 = 2 // Entity the ball, Actor the tackler, Arg the tackled player; with the ball's state
 	EventGoal    uint8 = 3 // Actor the last player to touch the ball (or NoPlayer), Arg the scoring team
 	EventKickoff uint8 = 4 // everything teleported to the kickoff positions
-	EventRestart uint8 = 5 // the ball left the field and was put back; with the ball's state
+	EventRestart uint8 = 5 // the ball left the field and was put back; with the ball's state, a Cut
 )
 
 // ErrFull is returned by Join when every player slot is taken.
@@ -599,7 +599,7 @@ func (g *Game) checkOut(events server.Emitter) {
 	g.knot, g.restart = true, true
 	g.stats.Restarts++
 	events.Emit(event.Event{Kind: EventRestart, Time: g.now, Entity: BallID, Actor: NoPlayer, HasState: true,
-		State: ballState(g.now, g.world.Body(g.ball), false)})
+		State: ballState(g.now, g.world.Body(g.ball), true)})
 }
 
 // resetKickoff teleports everyone to the kickoff positions.
