@@ -93,7 +93,8 @@
 // # Ordering and memory
 //
 // States may arrive in any order. One arriving late that still lies after the
-// state the current frame is drawn from is used; a duplicate is ignored; one
+// state the current frame is drawn from is used; a duplicate is ignored but
+// for its Cut, which the state held takes on; one
 // older than that is dropped and counted in Stats.Late. A late Cut is never
 // dropped: it is applied at the next frame. The buffer has a fixed capacity and
 // Sample discards the states the render time has passed. Insert and Sample do

@@ -318,6 +318,11 @@ func (t *Timeline) Insert(s State, arrival time.Duration) {
 		j--
 	}
 	if j >= 0 && t.at(j).Time == s.Time {
+		// A copy adds nothing but its Cut: the copy held (an event's, say)
+		// may have come without one.
+		if held := t.at(j); s.Cut && !held.Cut {
+			held.Cut = true
+		}
 		t.stats.Duplicates++
 		return
 	}

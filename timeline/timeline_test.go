@@ -105,6 +105,43 @@ func TestOrderDuplicatesLate(t *testing.T) {
 	}
 }
 
+// A duplicate that is a Cut makes the state held a Cut: a jump held without
+// its mark (a copy from another source) is drawn as a cut, not as motion.
+func TestDuplicateCut(t *testing.T) {
+	tl := newTL(t, Config{MinDelay: 100 * ms, MaxDelay: 100 * ms})
+	const jump = 500 * ms
+	at := func(t time.Duration) State {
+		s := State{Time: t, Rot: geom.Identity}
+		if t >= jump {
+			s.Pos = geom.V(30, 0, 0)
+		}
+		return s
+	}
+	cuts, between := 0, 0
+	for now := time.Duration(0); now < time.Second; now += ms {
+		if now%(33*ms) == 0 {
+			tl.Insert(at(now), now)
+			if now == jump-jump%(33*ms)+33*ms {
+				s := at(now)
+				s.Cut = true
+				tl.Insert(s, now)
+			}
+		}
+		if now%(16*ms) == 0 {
+			f := tl.Sample(now)
+			if f.Cut {
+				cuts++
+			}
+			if f.Valid && f.Pos.X > 0.01 && f.Pos.X < 29.99 {
+				between++
+			}
+		}
+	}
+	if cuts != 1 || between != 0 || tl.Stats().Duplicates != 1 {
+		t.Fatalf("%d cuts, %d frames between the two places, stats %+v", cuts, between, tl.Stats())
+	}
+}
+
 // A late state that falls between the state the last frame was drawn from and
 // the next one is used, and the correction is blended without a jump.
 func TestLateStateFillsGap(t *testing.T) {
