@@ -15,6 +15,12 @@ type State struct {
 	Vel    geom.Vec3     // velocity, metres per second; at a knot, the velocity leaving it
 	Rot    geom.Quat     // orientation; the zero value is read as geom.Identity
 	AngVel geom.Vec3     // angular velocity, radians per second, world frame
+	// Input is the control the entity moves under from Time on, as the
+	// sender knew it then: for a character, say, the velocity its input
+	// asks for. The timeline only hands it to Config.Extrapolate, which may
+	// hold it past Time; its meaning is the extrapolator's, and Linear and
+	// Ballistic ignore it.
+	Input geom.Vec3
 	// Knot marks a velocity discontinuity (a contact: kick, bounce) at this
 	// instant or since the state before it, as a server stepping at a fixed
 	// rate marks the end of the step that had the contact: the curve

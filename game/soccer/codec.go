@@ -248,7 +248,7 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		}
 		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
 		dst = append(dst, p.team, p.gen)
-		dst = appendPose(dst, sentPose{st: p.st, vel: p.vel, turn: p.turn})
+		dst = appendPose(dst, g.pose(i))
 	}
 	if nc == 0 {
 		return dst
@@ -268,6 +268,13 @@ type sentPose struct {
 	st   PlayerState
 	vel  geom.Vec3 // the motion of the tick before
 	turn float64   // rad/s
+	want geom.Vec3 // the velocity its newest input asks for (timeline.State.Input)
+}
+
+// pose returns the pose of the player in slot i as the last tick left it.
+func (g *Game) pose(i int) sentPose {
+	p := &g.players[i]
+	return sentPose{gen: p.gen, st: p.st, vel: p.vel, turn: p.turn, want: p.want}
 }
 
 func appendPose(dst []byte, p sentPose) []byte {
@@ -276,7 +283,11 @@ func appendPose(dst []byte, p sentPose) []byte {
 	dst = binary.AppendVarint(dst, wire.Quantise(p.vel.X, 0.01))
 	dst = binary.AppendVarint(dst, wire.Quantise(p.vel.Z, 0.01))
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
-	return binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
+	dst = binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
+	// The wanted velocity as its difference from the velocity, which is
+	// mostly zero (running at the speed asked for, or standing).
+	dst = binary.AppendVarint(dst, wire.Quantise(p.want.X, 0.01)-wire.Quantise(p.vel.X, 0.01))
+	return binary.AppendVarint(dst, wire.Quantise(p.want.Z, 0.01)-wire.Quantise(p.vel.Z, 0.01))
 }
 
 // KnotRepeat is how long after a jump of the ball's motion regular snapshots

@@ -139,6 +139,8 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	g, _ := NewGame(DefaultRules(), 60)
 	g.Join(0)
 	g.Join(1)
+	in := Input{Dir: geom.V(0.6, 0, -0.8), Sprint: true}
+	g.players[0].in = in
 	g.Step(tick(1), &recorder{})
 	g.score = [2]int{3, 2}
 	b := g.AppendSnapshot(nil, true)
@@ -148,6 +150,10 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if len(s.Entities) != 3 || s.Entities[0].State.Pos.Dist(tr.Ball.Pos) > 1e-3 || s.Entities[1].State.Pos.Dist(tr.Players[0].Pos) > 1e-3 ||
 		s.Entities[2].Tag != Away || s.Entities[2].State.Rot.Angle(tr.Players[1].Rot()) > 1e-4 || s.Entities[0].Parent != client.NoParent {
 		t.Fatalf("decoded %+v\ntruth %+v", s.Entities, tr)
+	}
+	// Each player's state carries the velocity its input asks for.
+	if _, want := g.rules.wanted(in, false); s.Entities[1].State.Input.Dist(want) > 0.01 || s.Entities[2].State.Input != (geom.Vec3{}) {
+		t.Fatalf("inputs sent %v and %v, want %v and zero", s.Entities[1].State.Input, s.Entities[2].State.Input, want)
 	}
 	if sc, _ := DecodeScore(s.Meta); sc != (Score{Home: 3, Away: 2}) {
 		t.Fatalf("score %+v", sc)

@@ -78,6 +78,8 @@ type player struct {
 	movedAt  time.Duration      // that move's end
 	movedGen uint8              // the teleport generation of moved (Teleport calls)
 	next     PlayerState        // where it stands after the tick being stepped
+	coasting bool               // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
+	want     geom.Vec3          // the velocity it runs toward as the last tick left it (see Game.wants)
 }
 
 // Game is the authoritative soccer match: a physics world with the pitch, the
@@ -345,7 +347,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.prevPossessor, g.prevCarryOff = g.possessor, g.carryOff
 	for i := range g.players {
 		p := &g.players[i]
-		p.prev = sentPose{gen: p.gen, st: p.st, vel: p.vel, turn: p.turn}
+		p.prev = g.pose(i)
 	}
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
 	g.knot, g.jumped, g.kickoff, g.restart = false, false, false, false
@@ -432,6 +434,7 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	if !g.paused {
 		g.actions(events)
 	}
+	g.wants()
 	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
 		g.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
 	}
@@ -451,6 +454,19 @@ func (g *Game) carry() {
 	v := pos.Sub(g.prevBall.Pos.Add(g.carrierJump)).Scale(1 / g.dt.Seconds())
 	w := geom.V(v.Z/r, 0, -v.X/r)
 	g.world.SetBody(g.ball, physics.BodyState{Pos: pos, Vel: v, AngVel: w, Rot: unit(prev.Rot).Integrate(w, g.dt.Seconds())})
+}
+
+// wants sets the velocity each player runs toward, which snapshots send for
+// clients to extrapolate it by (PlayerExtrapolator): the one its newest input
+// asks for, but for a predicted player whose moves are late, which the world
+// moves on at the velocity it has.
+func (g *Game) wants() {
+	for i := range g.players {
+		p := &g.players[i]
+		if _, p.want = g.rules.wanted(p.in, g.possessor == i); p.mv != nil && p.coasting {
+			p.want = p.vel
+		}
+	}
 }
 
 // carryBlend is the ball's way from where it was won to the dribble spot.

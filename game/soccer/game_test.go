@@ -12,6 +12,7 @@ import (
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/server"
+	"github.com/tether-net/tether/timeline"
 )
 
 type recorder struct{ events []event.Event }
@@ -327,6 +328,63 @@ func TestMove(t *testing.T) {
 	}
 	if z := r.Move(PlayerState{}, Input{Dir: geom.V(math.NaN(), 0, 0)}, false, dt); z != (PlayerState{}) {
 		t.Fatalf("NaN moved: %+v", z)
+	}
+}
+
+// PlayerExtrapolator draws a player's motion under its input held as Move
+// makes it: its continuous form matches Move stepped finely, and is off Move
+// at the server's tick only by the tick's stepping (half the acceleration
+// times the tick, per second of acceleration), at most half a straight
+// line's error from two ticks on.
+func TestPlayerExtrapolator(t *testing.T) {
+	r := DefaultRules()
+	cases := []struct {
+		name     string
+		s        PlayerState
+		in       Input
+		carrying bool
+	}{
+		{"start and turn", PlayerState{Pos: geom.V(3, 0, 4), Yaw: 2}, Input{Dir: geom.V(1, 0, 0.2), Sprint: true}, false},
+		{"stop", PlayerState{Vel: geom.V(0, 0, -7), Yaw: math.Pi / 2}, Input{}, false},
+		{"turn back carrying", PlayerState{Vel: geom.V(5, 0, 1), Yaw: -0.2}, Input{Dir: geom.V(-0.5, 0, -0.1)}, true},
+		{"slow turn", PlayerState{Vel: geom.V(6, 0, 0)}, Input{Dir: geom.V(0.9, 0, -0.1)}, false},
+	}
+	extrapolate := PlayerExtrapolator(r)
+	for _, c := range cases {
+		_, want := r.wanted(c.in, c.carrying)
+		s0 := timeline.State{Pos: c.s.Pos, Vel: c.s.Vel, Rot: c.s.Rot(), Input: want}
+		for _, d := range []time.Duration{dt, 2 * dt, 100 * time.Millisecond, 300 * time.Millisecond, time.Second} {
+			got := extrapolate(s0, d)
+			fine := c.s
+			const h = 100 * time.Microsecond
+			for range d / h {
+				fine = r.Move(fine, c.in, c.carrying, h)
+			}
+			if e := got.Pos.Dist(fine.Pos); e > 2e-3 || got.Vel.Dist(fine.Vel) > 2e-3 || math.Abs(angleDiff(YawOfRot(got.Rot), fine.Yaw)) > 2e-3 || got.Time != d {
+				t.Errorf("%s, %v on: extrapolated %+v (yaw %.4f), Move in steps of %v %+v (off by %.4f m)", c.name, d, got, YawOfRot(got.Rot), h, fine, e)
+			}
+			if d < 2*dt {
+				continue
+			}
+			tick := c.s
+			for range d / dt {
+				tick = r.Move(tick, c.in, c.carrying, dt)
+			}
+			stepping := r.Accel * dt.Seconds() / 2 * d.Seconds()
+			lin := timeline.Linear(s0, d)
+			if e, l := got.Pos.Dist(tick.Pos), lin.Pos.Dist(tick.Pos); e > stepping+1e-3 || e > l/2 {
+				t.Errorf("%s, %v on: %.4f m from Move at 60 Hz (stepping %.4f m), a straight line %.4f m", c.name, d, e, stepping, l)
+			}
+		}
+		if back := extrapolate(s0, -dt); back != timeline.Linear(s0, -dt) {
+			t.Errorf("%s: backward %+v, want Linear's", c.name, back)
+		}
+	}
+	// Against the boards it stays inside them, not running into them.
+	lx := r.Pitch.Length/2 + r.Pitch.Margin - r.Edge
+	s0 := timeline.State{Pos: geom.V(lx-0.3, 0, 2), Vel: geom.V(6, 0, 0), Rot: geom.Identity, Input: geom.V(7, 0, 2)}
+	if got := extrapolate(s0, 300*time.Millisecond); got.Pos.X != lx || got.Vel.X != 0 || got.Pos.Z <= 2 {
+		t.Errorf("against the boards: %+v", got)
 	}
 }
 

@@ -220,6 +220,7 @@ func (g *Game) moveInput(slot int, now time.Duration, data []byte) {
 // blend).
 func (g *Game) present(p *player, now time.Duration) (PlayerState, bool) {
 	fr := p.show.Sample(now)
+	p.coasting = fr.Extrapolated || fr.Frozen
 	if !fr.Valid {
 		return p.st, false
 	}

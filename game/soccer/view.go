@@ -16,8 +16,9 @@ import (
 type ClientGame struct {
 	Rules Rules
 	// Ball and Player are the timeline configurations of the ball and of the
-	// players; the zero value of Ball gets the ball's ballistic extrapolation
-	// on the pitch.
+	// players; without an Extrapolate of its own, the ball gets its
+	// ballistic extrapolation on the pitch (BallExtrapolator) and a player
+	// its motion under its input held (PlayerExtrapolator).
 	Ball, Player timeline.Config
 	// Prediction turns on the prediction of the own player (package
 	// movement): each frame's input moves it in that frame, and the server
@@ -57,7 +58,11 @@ func (g *ClientGame) Timeline(kind uint8) timeline.Config {
 		}
 		return c
 	}
-	return g.Player
+	c := g.Player
+	if c.Extrapolate == nil {
+		c.Extrapolate = PlayerExtrapolator(g.Rules)
+	}
+	return c
 }
 
 // DecodeSnapshot implements client.Game: the ball (with its possessor as
@@ -237,6 +242,8 @@ func readPose(r *wire.Reader, t time.Duration) timeline.State {
 	vx, vz := r.Varint(maxQuant), r.Varint(maxQuant)
 	yaw := float64(u16(r)) / 65536 * 2 * math.Pi
 	turn := float64(r.Varint(maxQuant)) / 1000
+	wx, wz := r.Varint(maxQuant), r.Varint(maxQuant)
 	return timeline.State{Time: t, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
-		Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0)}
+		Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0),
+		Input: geom.V(float64(vx+wx)/100, 0, float64(vz+wz)/100)}
 }
