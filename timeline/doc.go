@@ -64,7 +64,10 @@
 // (Linear by default; Ballistic for a body under gravity above a floor, which
 // a ball needs: linear extrapolation misses every bounce; best of all, the
 // body's own physics, stepped as the server steps it) for at most
-// Config.MaxExtrapolation, then holds still and says so (Frame.Frozen).
+// Config.MaxExtrapolation, then holds still and says so (Frame.Frozen). A
+// body moved by its controls (a character) is best extrapolated under the
+// control it had, held: the sender puts it in State.Input and the
+// extrapolator reads it there.
 //
 // Two states further apart than Config.MaxExtrapolation (a blackout) are not
 // joined by a curve: nothing is known of the motion between them. Over the
