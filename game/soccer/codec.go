@@ -268,7 +268,7 @@ type sentPose struct {
 	st   PlayerState
 	vel  geom.Vec3 // the motion of the tick before
 	turn float64   // rad/s
-	want geom.Vec3 // the velocity its newest input asks for (timeline.State.Input)
+	want geom.Vec3 // the velocity it runs toward (Game.wants; timeline.State.Input)
 }
 
 // pose returns the pose of the player in slot i as the last tick left it.

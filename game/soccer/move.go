@@ -175,7 +175,7 @@ func (r Rules) extrapolatePlayer(s timeline.State, dt time.Duration) timeline.St
 	if want.Len2() > 1e-6 {
 		yaw, turn = r.turnToward(yaw, yawOf(want), sec)
 	}
-	st := r.clampPlayer(PlayerState{Pos: geom.V(pos.X, s.Pos.Y, pos.Z), Vel: v, Yaw: yaw})
+	st := r.clampPlayer(PlayerState{Pos: pos, Vel: v, Yaw: yaw})
 	s.Time += dt
 	s.Pos, s.Vel, s.Rot, s.AngVel = st.Pos, st.Vel, yawRot(st.Yaw), geom.V(0, turn, 0)
 	return s
