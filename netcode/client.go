@@ -202,7 +202,14 @@ func (c *Client) fail(now time.Time, st ClientState) {
 	c.state = st
 }
 
-func (c *Client) timeout() time.Duration { return timeoutDuration(c.token.TimeoutSeconds) }
+// timeout is the token's connection timeout; negative means none (the
+// standard allows it; a Tether server refuses such tokens).
+func (c *Client) timeout() time.Duration {
+	if c.token.TimeoutSeconds < 0 {
+		return -1
+	}
+	return time.Duration(c.token.TimeoutSeconds) * time.Second
+}
 
 // Update advances the client to now: it checks token expiry and timeouts and
 // sends requests, responses or keep-alives when due.

@@ -47,6 +47,20 @@
 //     1078-byte request earns at most a 333-byte challenge); garbage gets no
 //     reply and creates no state; pending connections and remembered tokens
 //     are capped (ServerConfig.MaxPending, TokenHistory).
+//   - Each connected client has a budget of datagrams and bytes per second
+//     (ServerConfig.ClientPacketRate, ClientByteRate, ClientBurst); beyond
+//     it datagrams are dropped before decryption and counted. Only
+//     authenticated datagrams spend the budget.
+//   - Token lifecycle: a request whose token expires more than
+//     MaxTokenLife ahead, or whose timeout is zero, negative (none) or above
+//     MaxTimeout, is refused. A token is good from one address, and only
+//     until its client leaves: a captured handshake replayed afterwards is
+//     refused. Used tokens survive a restart if the driver keeps them
+//     (OnTokenUsed, UsedTokens); the alternative of refusing tokens minted
+//     before the server started is not possible, as a request does not
+//     carry the token's creation time.
+//   - OnRefused reports why a well-formed request was refused, so drivers
+//     can tell an operator (wrong key, protocol id, expired, used, full).
 //   - The replay check compares by subtraction, so it is correct up to
 //     sequence 2^64-1, and packets sent before a client has a slot use
 //     sequences from 2^63 for every Server value (both errata of the
@@ -54,10 +68,11 @@
 //
 // # Limits
 //
-// A connect token's per-connection keys are reused if a client reconnects
-// with the same token after a server process restarted; per-client packet
-// sequences then restart at zero under the same key. Backends should mint
-// a fresh token per connection attempt (tokens expire in 30 s by default).
+// A connect token's per-connection keys would be reused if a client
+// reconnected with the same token after a server process restarted that did
+// not keep its used tokens (UsedTokens); per-client packet sequences would
+// then restart at zero under the same key. Backends should mint a fresh
+// token per connection attempt.
 //
 // Drops are reported as errors matching the package's sentinels with
 // errors.Is and counted in ServerStats and ClientStats. Receive, Update,

@@ -29,8 +29,19 @@ var (
 	ErrTokenInvalid = errors.New("tether/netcode: invalid connect token")
 	// ErrServerAddress: the server's public address is not listed in the token.
 	ErrServerAddress = errors.New("tether/netcode: server address not in token")
-	// ErrTokenReused: the connect token was first used from another address.
-	ErrTokenReused = errors.New("tether/netcode: connect token used from another address")
+	// ErrTokenReused: the connect token was first used from another
+	// address, or its client already connected and left (or it was used
+	// before the server restarted: ServerConfig.UsedTokens).
+	ErrTokenReused = errors.New("tether/netcode: connect token already used")
+	// ErrTokenLife: the connect token expires further in the future than
+	// the server allows (ServerConfig.MaxTokenLife).
+	ErrTokenLife = errors.New("tether/netcode: token expires too late")
+	// ErrTokenTimeout: the connect token's timeout is zero, negative (none)
+	// or above the server's ServerConfig.MaxTimeout.
+	ErrTokenTimeout = errors.New("tether/netcode: token timeout out of range")
+	// ErrOverBudget: a connected client sent beyond its packet or byte
+	// budget (ServerConfig.ClientPacketRate, ClientByteRate); dropped.
+	ErrOverBudget = errors.New("tether/netcode: client over its budget")
 	// ErrAlreadyConnected: the address or client id already occupies a slot.
 	ErrAlreadyConnected = errors.New("tether/netcode: already connected")
 	// ErrServerFull: no client slot was free; a denied packet was sent.

@@ -30,14 +30,20 @@ func testKey() Key {
 	return k
 }
 
+// newTestServer returns a server whose per-client budgets are as wide as
+// allowed: the tests using it send bursts far beyond a game's rates (the
+// budget's own tests configure theirs).
 func newTestServer(t testing.TB, maxClients int) *Server {
 	t.Helper()
 	s, err := NewServer(ServerConfig{
-		ProtocolID:    testProtocol,
-		PrivateKey:    testKey(),
-		PublicAddress: testServer,
-		MaxClients:    maxClients,
-		Rand:          testRand(99),
+		ProtocolID:       testProtocol,
+		PrivateKey:       testKey(),
+		PublicAddress:    testServer,
+		MaxClients:       maxClients,
+		Rand:             testRand(99),
+		ClientPacketRate: 100000,
+		ClientByteRate:   100 << 20,
+		ClientBurst:      10 * time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,44 @@ type ServerConfig struct {
 	// RedundantDisconnects is how many disconnect packets are sent when the
 	// server disconnects a client (default 10, range 1..64).
 	RedundantDisconnects int
+	// MaxTokenLife caps how far in the future a connect token may expire:
+	// a request whose token expires more than this after now is refused
+	// with ErrTokenLife (default 1 h, range 1 s..30 days).
+	MaxTokenLife time.Duration
+	// MaxTimeout caps the connection timeout a token may set; a token
+	// whose timeout is above it, zero or negative (no timeout, which would
+	// pin a slot until restart) is refused with ErrTokenTimeout (default
+	// 60 s, range 1 s..1 h).
+	MaxTimeout time.Duration
+	// ClientPacketRate and ClientByteRate are each connected client's
+	// budget of datagrams and bytes per second; ClientBurst is how far
+	// ahead of that rate a client may run (a bucket of rate·ClientBurst).
+	// Datagrams beyond the budget are dropped before decryption and
+	// counted as Dropped.OverBudget; only authenticated datagrams are
+	// charged, so a forged source address cannot spend a client's budget.
+	// Defaults: 250 datagrams/s, 128 KiB/s and 250 ms, several times what
+	// a client sending inputs every 60 Hz frame and 10 clock pings a second
+	// needs (ranges 1..100000, 1 KiB..100 MiB, 10 ms..10 s).
+	ClientPacketRate int
+	ClientByteRate   int
+	ClientBurst      time.Duration
+	// UsedTokens are connect tokens a previous run of the server saw used
+	// (see OnTokenUsed): they are refused with ErrTokenReused until they
+	// expire, so a restart does not make a used token good again.
+	UsedTokens []UsedToken
+	// OnTokenUsed, if set, is called when a request first uses a connect
+	// token. A driver that persists them and passes them back in UsedTokens
+	// remembers used tokens across restarts.
+	OnTokenUsed func(UsedToken)
+	// OnRefused, if set, is called when the server refuses a well-formed
+	// connection request (or denies a response for lack of a slot), with
+	// the sender and the reason: one of ErrVersion, ErrProtocolID,
+	// ErrTokenExpired, ErrAuth (the token was not sealed with this
+	// server's key), ErrTokenInvalid, ErrServerAddress, ErrTokenLife,
+	// ErrTokenTimeout, ErrTokenReused, ErrAlreadyConnected, ErrServerFull
+	// or ErrPendingFull. It is called from Receive; drivers rate-limit what
+	// they log.
+	OnRefused func(from netip.AddrPort, reason error)
 	// Rand supplies the challenge-token key. Required: pass
 	// crypto/rand.Reader in production (the transport drivers do).
 	Rand io.Reader
@@ -59,6 +97,21 @@ func (c *ServerConfig) resolve() error {
 		return err
 	}
 	if err := defaultInt(&c.RedundantDisconnects, "RedundantDisconnects", 10, 1, 64); err != nil {
+		return err
+	}
+	if err := defaultDuration(&c.MaxTokenLife, "MaxTokenLife", time.Hour, time.Second, 30*24*time.Hour); err != nil {
+		return err
+	}
+	if err := defaultDuration(&c.MaxTimeout, "MaxTimeout", time.Minute, time.Second, time.Hour); err != nil {
+		return err
+	}
+	if err := defaultInt(&c.ClientPacketRate, "ClientPacketRate", 250, 1, 100000); err != nil {
+		return err
+	}
+	if err := defaultInt(&c.ClientByteRate, "ClientByteRate", 128<<10, 1<<10, 100<<20); err != nil {
+		return err
+	}
+	if err := defaultDuration(&c.ClientBurst, "ClientBurst", 250*time.Millisecond, 10*time.Millisecond, 10*time.Second); err != nil {
 		return err
 	}
 	return defaultDuration(&c.KeepAliveInterval, "KeepAliveInterval", 100*time.Millisecond, time.Millisecond, 10*time.Second)
@@ -145,14 +198,18 @@ type Event struct {
 type DropCounts struct {
 	Malformed, PacketType, Version, ProtocolID, Expired, Auth, Replay       uint64
 	TokenInvalid, ServerAddress, TokenReused, AlreadyConnected, PendingFull uint64
+	TokenLife, TokenTimeout                                                 uint64
 	UnknownAddress, NotConnected                                            uint64
+	// OverBudget counts datagrams from connected clients beyond their
+	// ClientPacketRate or ClientByteRate.
+	OverBudget uint64
 }
 
 // Total is the number of dropped datagrams.
 func (d DropCounts) Total() uint64 {
 	return d.Malformed + d.PacketType + d.Version + d.ProtocolID + d.Expired + d.Auth + d.Replay +
 		d.TokenInvalid + d.ServerAddress + d.TokenReused + d.AlreadyConnected + d.PendingFull +
-		d.UnknownAddress + d.NotConnected
+		d.TokenLife + d.TokenTimeout + d.UnknownAddress + d.NotConnected + d.OverBudget
 }
 
 func (d *DropCounts) count(err error) {
@@ -183,6 +240,12 @@ func (d *DropCounts) count(err error) {
 		d.PendingFull++
 	case ErrUnknownAddress:
 		d.UnknownAddress++
+	case ErrTokenLife:
+		d.TokenLife++
+	case ErrTokenTimeout:
+		d.TokenTimeout++
+	case ErrOverBudget:
+		d.OverBudget++
 	default:
 		d.NotConnected++
 	}
@@ -215,8 +278,13 @@ type serverSlot struct {
 	window     replayWindow
 	lastRecv   time.Time
 	lastSend   time.Time
-	timeout    time.Duration // negative: none
+	timeout    time.Duration
 	userData   [UserDataSize]byte
+	token      [MACSize]byte // the connect token's MAC, spent when the slot is freed
+	// Budget: the theoretical arrival times of the packet and byte buckets
+	// (a generic cell rate algorithm); a datagram is refused while either
+	// runs more than ClientBurst ahead of now.
+	pktTAT, byteTAT time.Time
 }
 
 type pendingEntry struct {
@@ -227,12 +295,25 @@ type pendingEntry struct {
 	lastAccess time.Time
 	expire     uint64 // token expire timestamp, Unix seconds
 	timeout    time.Duration
+	token      [MACSize]byte
+}
+
+// UsedToken identifies a connect token the server saw used: the MAC of its
+// sealed private part, and its expire timestamp (Unix seconds), after which
+// it need not be remembered.
+type UsedToken struct {
+	MAC    [MACSize]byte
+	Expire uint64
 }
 
 type tokenUse struct {
 	used bool
-	mac  [MACSize]byte
-	addr netip.AddrPort
+	// spent: the token's client connected and left (or it was used before
+	// a restart); it is refused from any address.
+	spent  bool
+	mac    [MACSize]byte
+	addr   netip.AddrPort
+	expire uint64
 }
 
 // globalSequenceStart seeds the sequence of packets sent before a client has
@@ -296,6 +377,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s.history = make([]tokenUse, cfg.TokenHistory)
 	s.historyByMAC = make(map[[MACSize]byte]int, cfg.TokenHistory)
 	s.priv.ServerAddresses = make([]netip.AddrPort, 0, MaxServers)
+	for _, u := range cfg.UsedTokens {
+		s.remember(tokenUse{used: true, spent: true, mac: u.MAC, expire: u.Expire})
+	}
 	s.out.limit = 2*cfg.MaxClients*cfg.RedundantDisconnects + 64
 	return s, nil
 }
@@ -427,10 +511,16 @@ func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte
 		// The client has not seen our keep-alive yet; one is on its way.
 		return -1, nil, ErrAlreadyConnected
 	}
+	// A disconnect always gets through: it ends the flood.
+	if p[0]&0x0f != byte(PacketDisconnect) && (sl.pktTAT.Sub(now) > s.cfg.ClientBurst || sl.byteTAT.Sub(now) > s.cfg.ClientBurst) {
+		return -1, nil, ErrOverBudget
+	}
 	h, body, err := openPacket(p, serverAllowedConnected, sl.recv, s.cfg.ProtocolID, &sl.window, &s.sc)
 	if err != nil {
 		return -1, nil, err
 	}
+	sl.pktTAT = later(sl.pktTAT, now).Add(time.Second / time.Duration(s.cfg.ClientPacketRate))
+	sl.byteTAT = later(sl.byteTAT, now).Add(time.Duration(len(p)) * time.Second / time.Duration(s.cfg.ClientByteRate))
 	sl.lastRecv = now
 	switch h.typ {
 	case PacketKeepAlive:
@@ -446,7 +536,24 @@ func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte
 	}
 }
 
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// receiveRequest handles a connection request; a refusal of a well-formed
+// one is reported to OnRefused.
 func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) error {
+	err := s.checkRequest(now, from, p)
+	if err != nil && err != ErrMalformed && s.cfg.OnRefused != nil {
+		s.cfg.OnRefused(from, err)
+	}
+	return err
+}
+
+func (s *Server) checkRequest(now time.Time, from netip.AddrPort, p []byte) error {
 	req, err := parseRequest(p)
 	if err != nil {
 		return err
@@ -456,6 +563,9 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) er
 	}
 	if req.expire <= unixSeconds(now) {
 		return ErrTokenExpired
+	}
+	if req.expire-unixSeconds(now) > uint64(s.cfg.MaxTokenLife/time.Second) {
+		return ErrTokenLife
 	}
 	if err := openPrivate(&s.priv, req.private, s.tokenAEAD, req.protocolID, req.expire, req.nonce, &s.sc); err != nil {
 		return err
@@ -470,12 +580,15 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) er
 	if !listed {
 		return ErrServerAddress
 	}
+	if t := s.priv.TimeoutSeconds; t <= 0 || int64(t) > int64(s.cfg.MaxTimeout/time.Second) {
+		return ErrTokenTimeout
+	}
 	if _, ok := s.byID[s.priv.ClientID]; ok {
 		return ErrAlreadyConnected
 	}
 	var mac [MACSize]byte
 	copy(mac[:], req.private[PrivateTokenSize-MACSize:])
-	if !s.useToken(mac, from) {
+	if !s.useToken(mac, req.expire, from) {
 		return ErrTokenReused
 	}
 	if s.numConnected >= s.cfg.MaxClients {
@@ -498,7 +611,8 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) er
 	pe.addr = from
 	pe.lastAccess = now
 	pe.expire = req.expire
-	pe.timeout = timeoutDuration(s.priv.TimeoutSeconds)
+	pe.timeout = time.Duration(s.priv.TimeoutSeconds) * time.Second
+	pe.token = mac
 
 	s.chal.ClientID = s.priv.ClientID
 	s.chal.UserData = s.priv.UserData
@@ -509,27 +623,42 @@ func (s *Server) receiveRequest(now time.Time, from netip.AddrPort, p []byte) er
 	return nil
 }
 
-func timeoutDuration(sec int32) time.Duration {
-	if sec < 0 {
-		return -1
+// useToken records that the token with this MAC, expiring at expire, is
+// used from addr; it reports false if the token was already used from
+// another address, or is spent.
+func (s *Server) useToken(mac [MACSize]byte, expire uint64, addr netip.AddrPort) bool {
+	if i, ok := s.historyByMAC[mac]; ok {
+		u := &s.history[i]
+		return !u.spent && u.addr == addr
 	}
-	return time.Duration(sec) * time.Second
+	s.remember(tokenUse{used: true, mac: mac, addr: addr, expire: expire})
+	if s.cfg.OnTokenUsed != nil {
+		s.cfg.OnTokenUsed(UsedToken{MAC: mac, Expire: expire})
+	}
+	return true
 }
 
-// useToken records that the token with this MAC is used from addr; it
-// reports false if the token was already used from another address.
-func (s *Server) useToken(mac [MACSize]byte, addr netip.AddrPort) bool {
-	if i, ok := s.historyByMAC[mac]; ok {
-		return s.history[i].addr == addr
+// remember adds u to the token history, replacing the oldest entry when
+// it is full.
+func (s *Server) remember(u tokenUse) {
+	if _, ok := s.historyByMAC[u.mac]; ok {
+		return
 	}
 	i := s.historyNext
 	s.historyNext = (s.historyNext + 1) % len(s.history)
 	if old := &s.history[i]; old.used {
 		delete(s.historyByMAC, old.mac)
 	}
-	s.history[i] = tokenUse{used: true, mac: mac, addr: addr}
-	s.historyByMAC[mac] = i
-	return true
+	s.history[i] = u
+	s.historyByMAC[u.mac] = i
+}
+
+// spend marks a token whose client left: a replay of its handshake is
+// refused, from any address, until it leaves the history.
+func (s *Server) spend(mac [MACSize]byte) {
+	if i, ok := s.historyByMAC[mac]; ok {
+		s.history[i].spent = true
+	}
 }
 
 // pendingFor returns the pending entry of addr, or a free (or expired) one.
@@ -553,7 +682,7 @@ func (s *Server) pendingExpired(pe *pendingEntry, now time.Time) bool {
 	if pe.expire <= unixSeconds(now) {
 		return true
 	}
-	return pe.timeout >= 0 && now.Sub(pe.lastAccess) > pe.timeout
+	return now.Sub(pe.lastAccess) > pe.timeout
 }
 
 func (s *Server) expirePending(now time.Time) {
@@ -588,6 +717,9 @@ func (s *Server) receiveResponse(now time.Time, pi int, p []byte) error {
 	if s.numConnected >= s.cfg.MaxClients {
 		s.sendGlobal(pe.addr, PacketDenied, nil, pe.send)
 		s.stats.Denied++
+		if s.cfg.OnRefused != nil {
+			s.cfg.OnRefused(pe.addr, ErrServerFull)
+		}
 		return ErrServerFull
 	}
 	idx := 0
@@ -604,6 +736,7 @@ func (s *Server) receiveResponse(now time.Time, pi int, p []byte) error {
 		lastRecv:  now,
 		timeout:   pe.timeout,
 		userData:  s.chal.UserData,
+		token:     pe.token,
 	}
 	s.byAddr[sl.addr] = idx
 	s.byID[sl.clientID] = idx
@@ -699,6 +832,7 @@ func (s *Server) drop(idx int, reason error, notify bool, now time.Time) {
 		}
 	}
 	s.emit(Event{Kind: EventDisconnected, Client: idx, ClientID: sl.clientID, Addr: sl.addr, Reason: reason})
+	s.spend(sl.token)
 	delete(s.byAddr, sl.addr)
 	delete(s.byID, sl.clientID)
 	*sl = serverSlot{}
@@ -718,7 +852,7 @@ func (s *Server) Update(now time.Time) {
 		if !sl.connected {
 			continue
 		}
-		if sl.timeout >= 0 && now.Sub(sl.lastRecv) > sl.timeout {
+		if now.Sub(sl.lastRecv) > sl.timeout {
 			s.drop(i, ErrTimeout, true, now)
 			continue
 		}
@@ -743,10 +877,8 @@ func (s *Server) NextUpdate(now time.Time) time.Time {
 		if t := sl.lastSend.Add(s.cfg.KeepAliveInterval); t.Before(next) {
 			next = t
 		}
-		if sl.timeout >= 0 {
-			if t := sl.lastRecv.Add(sl.timeout + time.Nanosecond); t.Before(next) {
-				next = t
-			}
+		if t := sl.lastRecv.Add(sl.timeout + time.Nanosecond); t.Before(next) {
+			next = t
 		}
 	}
 	if next.Before(now) {

@@ -1,0 +1,260 @@
+package netcode
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// newDefaultVnet is a vnet whose server has the default budgets and token
+// limits.
+func newDefaultVnet(t *testing.T, maxClients, nClients int, cfg ServerConfig) *vnet {
+	t.Helper()
+	n := newVnet(t, maxClients, nClients)
+	cfg.ProtocolID = testProtocol
+	cfg.PrivateKey = testKey()
+	cfg.PublicAddress = testServer
+	cfg.MaxClients = maxClients
+	cfg.Rand = testRand(99)
+	s, err := NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.srv = s
+	return n
+}
+
+// An authenticated client sending 2,000 datagrams a second gets its budget
+// through (250/s and a 250 ms burst by default) and no more; an honest
+// client next to it loses nothing.
+func TestClientBudget(t *testing.T) {
+	n := newDefaultVnet(t, 2, 2, ServerConfig{})
+	connectAll(t, n, 0)
+	flooder, honest := n.clients[0], n.clients[1]
+	before := n.srv.Stats()
+	start := n.now
+	for k := 0; k < 2000; k++ {
+		flooder.SendPayload(n.now, make([]byte, 200))
+		if k%33 == 0 { // 60 Hz
+			honest.SendPayload(n.now, make([]byte, 100))
+		}
+		n.step(500 * time.Microsecond)
+	}
+	st := n.srv.Stats()
+	got := n.srvIn[flooder.ClientIndex()]
+	limit := int(n.now.Sub(start).Seconds()*250) + 250/4 + 1
+	if len(got) > limit || len(got) < 200 {
+		t.Fatalf("flooder: %d of 2000 payloads accepted in %v, want 200 to %d", len(got), n.now.Sub(start), limit)
+	}
+	if d := st.Dropped.OverBudget - before.Dropped.OverBudget; d+uint64(len(got)) < 1900 {
+		t.Fatalf("over budget %d, accepted %d", d, len(got))
+	}
+	if h := len(n.srvIn[honest.ClientIndex()]); h != 61 {
+		t.Fatalf("honest client: %d of 61 payloads accepted", h)
+	}
+	if flooder.State() != StateConnected || honest.State() != StateConnected {
+		t.Fatalf("states %v, %v", flooder.State(), honest.State())
+	}
+	t.Logf("flooder: %d of 2000 accepted in %v, %d over budget", len(got), n.now.Sub(start), st.Dropped.OverBudget)
+}
+
+// The byte budget (128 KiB/s) binds before the packet budget for large
+// payloads.
+func TestClientByteBudget(t *testing.T) {
+	n := newDefaultVnet(t, 1, 1, ServerConfig{})
+	connectAll(t, n, 0)
+	c := n.clients[0]
+	start := n.now
+	for k := 0; k < 1000; k++ { // 200/s of 1200 B: 240 KB/s
+		c.SendPayload(n.now, make([]byte, MaxPayloadSize))
+		n.step(5 * time.Millisecond)
+	}
+	got := len(n.srvIn[c.ClientIndex()])
+	perPacket := float64(MaxPayloadSize + 1 + 8 + MACSize) // at most 9 sequence bytes
+	limit := int((n.now.Sub(start).Seconds()+0.25)*128*1024/(perPacket-8)) + 1
+	if got > limit || got < limit/2 {
+		t.Fatalf("%d of 1000 accepted, want about %d", got, limit)
+	}
+}
+
+// Datagrams forged with a client's source address do not spend its budget.
+func TestForgedSourceKeepsBudget(t *testing.T) {
+	n := newDefaultVnet(t, 1, 1, ServerConfig{})
+	connectAll(t, n, 0)
+	c := n.clients[0]
+	addr := n.addrs[0]
+	forged := make([]byte, 200)
+	forged[0] = byte(PacketPayload) | 1<<4
+	for k := 0; k < 10000; k++ {
+		forged[1] = byte(k)
+		if _, _, err := n.srv.Receive(n.now, addr, append([]byte(nil), forged...)); !errors.Is(err, ErrAuth) && !errors.Is(err, ErrMalformed) {
+			t.Fatalf("forged datagram %d: %v", k, err)
+		}
+	}
+	c.SendPayload(n.now, []byte{1})
+	n.flush()
+	if len(n.srvIn[c.ClientIndex()]) != 1 {
+		t.Fatal("the client's payload was dropped after forged traffic")
+	}
+}
+
+// capture returns the datagrams client i sent to the server.
+func (n *vnet) sentBy(i int) [][]byte {
+	var out [][]byte
+	for _, c := range n.log {
+		if c.from == n.addrs[i] && c.to == testServer {
+			out = append(out, c.data)
+		}
+	}
+	return out
+}
+
+// A handshake captured and replayed from the same address after its
+// client left does not bring the session back.
+func TestReplayedHandshakeAfterLeave(t *testing.T) {
+	n := newVnet(t, 2, 1)
+	connectAll(t, n, 0)
+	handshake := n.sentBy(0)
+	n.clients[0].Disconnect(n.now)
+	n.step(10 * time.Millisecond)
+	if n.srv.NumConnected() != 0 {
+		t.Fatal("client did not leave")
+	}
+	var errs []error
+	for _, p := range handshake {
+		_, _, err := n.srv.Receive(n.now, n.addrs[0], append([]byte(nil), p...))
+		errs = append(errs, err)
+		drainServer(n.srv)
+	}
+	if n.srv.NumConnected() != 0 {
+		t.Fatalf("replayed handshake connected again (errors %v)", errs)
+	}
+	if !errors.Is(errs[0], ErrTokenReused) {
+		t.Fatalf("replayed request: %v, want ErrTokenReused", errs[0])
+	}
+}
+
+// mintTimeout mints a token and reseals its private part with a timeout of
+// sec seconds (which NewConnectToken cannot express for 0).
+func mintTimeout(t *testing.T, now time.Time, sec int32, expiry time.Duration) *ConnectToken {
+	t.Helper()
+	k := testKey()
+	tok, err := NewConnectToken(testRand(5), &k, TokenParams{ProtocolID: testProtocol, ClientID: 9, ServerAddresses: []netip.AddrPort{testServer}, Now: now, Expiry: expiry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p PrivateToken
+	if err := OpenPrivateToken(&p, tok.PrivateData[:], &k, testProtocol, tok.ExpireTimestamp, &tok.Nonce); err != nil {
+		t.Fatal(err)
+	}
+	p.TimeoutSeconds = sec
+	tok.TimeoutSeconds = sec
+	if _, err := SealPrivateToken(tok.PrivateData[:0], &p, &k, testProtocol, tok.ExpireTimestamp, &tok.Nonce); err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestTokenLimits(t *testing.T) {
+	from := netip.MustParseAddrPort("127.0.0.5:5000")
+	for _, c := range []struct {
+		name    string
+		timeout int32
+		expiry  time.Duration
+		want    error
+	}{
+		{"no timeout", -1, time.Minute, ErrTokenTimeout},
+		{"zero timeout", 0, time.Minute, ErrTokenTimeout},
+		{"timeout above the cap", 61, time.Minute, ErrTokenTimeout},
+		{"expiry above the cap", 10, time.Hour + 2*time.Second, ErrTokenLife},
+		{"at the caps", 60, time.Hour, nil},
+	} {
+		s := newTestServer(t, 2)
+		var refused []error
+		s.cfg.OnRefused = func(a netip.AddrPort, err error) {
+			if a != from {
+				t.Errorf("refused %v, want %v", a, from)
+			}
+			refused = append(refused, err)
+		}
+		tok := mintTimeout(t, testEpoch, c.timeout, c.expiry)
+		_, _, err := s.Receive(testEpoch, from, appendRequest(nil, tok))
+		if err != c.want {
+			t.Errorf("%s: %v, want %v", c.name, err, c.want)
+		}
+		if c.want != nil && (len(refused) != 1 || refused[0] != c.want) {
+			t.Errorf("%s: OnRefused got %v", c.name, refused)
+		}
+	}
+}
+
+// OnRefused names the reason a client could fix.
+func TestRefusalReasons(t *testing.T) {
+	k := testKey()
+	other := Key{1, 2, 3}
+	from := netip.MustParseAddrPort("127.0.0.5:5000")
+	mint := func(key *Key, pid uint64, now time.Time, id uint64) []byte {
+		tok, err := NewConnectToken(testRand(id), key, TokenParams{ProtocolID: pid, ClientID: id, ServerAddresses: []netip.AddrPort{testServer}, Now: now, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return appendRequest(nil, tok)
+	}
+	s := newTestServer(t, 1)
+	var got []error
+	s.cfg.OnRefused = func(_ netip.AddrPort, err error) { got = append(got, err) }
+	used := mint(&k, testProtocol, testEpoch, 1)
+	for _, req := range [][]byte{
+		mint(&k, testProtocol+1, testEpoch, 2),
+		mint(&other, testProtocol, testEpoch, 3),
+		mint(&k, testProtocol, testEpoch.Add(-time.Hour), 4),
+		used,
+	} {
+		s.Receive(testEpoch, from, req)
+		drainServer(s)
+	}
+	s.Receive(testEpoch, netip.MustParseAddrPort("127.0.0.6:5000"), append([]byte(nil), used...))
+	want := []error{ErrProtocolID, ErrAuth, ErrTokenExpired, ErrTokenReused}
+	if len(got) != len(want) {
+		t.Fatalf("refusals %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("refusal %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	// Full: a second client meets the first one's slot.
+	n := newVnet(t, 1, 2)
+	var full []error
+	n.srv.cfg.OnRefused = func(_ netip.AddrPort, err error) { full = append(full, err) }
+	n.clients[0].Connect(n.now, newTestToken(t, 1, n.now, 1))
+	n.step(10 * time.Millisecond)
+	n.clients[1].Connect(n.now, newTestToken(t, 2, n.now, 2))
+	n.step(10 * time.Millisecond)
+	if len(full) == 0 || full[0] != ErrServerFull || n.clients[1].State() != StateDenied {
+		t.Fatalf("full server: refusals %v, client %v", full, n.clients[1].State())
+	}
+}
+
+// Tokens used before a restart, handed to the new server, stay used.
+func TestUsedTokensAcrossRestart(t *testing.T) {
+	var log []UsedToken
+	first := newDefaultVnet(t, 2, 1, ServerConfig{OnTokenUsed: func(u UsedToken) { log = append(log, u) }})
+	connectAll(t, first, 0)
+	if len(log) != 1 {
+		t.Fatalf("%d tokens reported used, want 1", len(log))
+	}
+	req := first.sentBy(0)[0]
+
+	second := newDefaultVnet(t, 2, 1, ServerConfig{UsedTokens: log})
+	second.now = first.now
+	if _, _, err := second.srv.Receive(second.now, first.addrs[0], append([]byte(nil), req...)); err != ErrTokenReused {
+		t.Fatalf("used token after restart: %v, want ErrTokenReused", err)
+	}
+	// Without the log the restarted server accepts it: what UsedTokens is for.
+	third := newDefaultVnet(t, 2, 1, ServerConfig{})
+	if _, _, err := third.srv.Receive(first.now, first.addrs[0], append([]byte(nil), req...)); err != nil {
+		t.Fatalf("fresh server: %v", err)
+	}
+}
