@@ -88,6 +88,11 @@ type Config struct {
 	// ClockEpoch identifies this server's clock origin in pongs; pick a new
 	// value per process (see clock.Responder).
 	ClockEpoch uint32
+	// PongHz caps the clock pongs sent to each client per second, with a
+	// burst of PongHz/4 (at least 1); 0 means 20, twice the fastest ping
+	// rate of clock's defaults. Range [1, 1000]. A packet gets at most one
+	// pong whatever it carries, so replies never outgrow the pings.
+	PongHz int
 	// Reliable configures each client's channels.
 	Reliable reliable.Config
 	// OnTick, if set, is called after every tick, once its snapshot is
@@ -123,6 +128,7 @@ type Stats struct {
 	Oversize       uint64 // snapshots too large for one unreliable message, not sent
 	Events         uint64 // events emitted
 	Pongs          uint64 // pings answered
+	PingsIgnored   uint64 // pings not answered: another in the same packet, or beyond PongHz
 	Inputs         uint64 // inputs handed to the game
 	Replies        uint64 // game replies queued (a Replier's), all clients
 	StaleInputs    uint64 // inputs dropped as older than one already handed over
@@ -149,7 +155,8 @@ type conn struct {
 	ep       *reliable.Endpoint
 	stats    ClientStats
 	anyInput bool
-	flush    bool // packets owed before the next tick
+	flush    bool          // packets owed before the next tick
+	pongTAT  time.Duration // pong rate: theoretical arrival time of the next pong
 }
 
 type outPacket struct {
@@ -205,6 +212,9 @@ func New(cfg Config, game Game) (*Server, error) {
 		return nil, err
 	}
 	if err := def(&cfg.MaxClients, 64, 1, 4096, "MaxClients"); err != nil {
+		return nil, err
+	}
+	if err := def(&cfg.PongHz, 20, 1, 1000, "PongHz"); err != nil {
 		return nil, err
 	}
 	if _, err := reliable.New(cfg.Reliable); err != nil {
@@ -315,8 +325,10 @@ func (s *Server) Disconnect(now time.Duration, client int) error {
 }
 
 // Receive processes a payload from the client in slot client, received at
-// server time now: clock pings are answered at once (take the pongs with
-// Transmit), inputs go to the game. A malformed payload is dropped and counted.
+// server time now: a clock ping is answered at once (take the pong with
+// Transmit) — the last of the payload's pings, within the client's PongHz;
+// the others are counted in PingsIgnored — and inputs go to the game. A
+// malformed payload is dropped and counted.
 func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 	s.begin()
 	if client < 0 || client >= len(s.clients) || s.clients[client] == nil {
@@ -333,7 +345,8 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 		}
 		return err
 	}
-	urgent := false
+	var ping clock.Ping
+	pings := 0
 	for {
 		b, _, ok := c.ep.Read()
 		if !ok {
@@ -346,11 +359,8 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 		}
 		switch m.Tag {
 		case protocol.TagPing:
-			s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(m.Ping, now, now))
-			if c.ep.SendUnreliable(s.msg) == nil {
-				s.stats.Pongs++
-				urgent = true
-			}
+			ping = m.Ping
+			pings++
 		case protocol.TagInput:
 			if c.anyInput && int32(m.Input.Seq-c.stats.LastInput) <= 0 {
 				s.stats.StaleInputs++
@@ -365,10 +375,28 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 			s.stats.Malformed++
 		}
 	}
-	if urgent {
-		s.flush(now, client)
+	if pings > 0 {
+		s.pong(c, client, now, ping, pings)
 	}
 	return nil
+}
+
+// pong answers ping, one of n pings in a payload from client, if the
+// client's pong rate allows, and sends the pong at once.
+func (s *Server) pong(c *conn, client int, now time.Duration, ping clock.Ping, n int) {
+	s.stats.PingsIgnored += uint64(n - 1)
+	interval := time.Second / time.Duration(s.cfg.PongHz)
+	burst := max(1, s.cfg.PongHz/4)
+	if c.pongTAT-now > time.Duration(burst-1)*interval {
+		s.stats.PingsIgnored++
+		return
+	}
+	c.pongTAT = max(c.pongTAT, now) + interval
+	s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(ping, now, now))
+	if c.ep.SendUnreliable(s.msg) == nil {
+		s.stats.Pongs++
+		s.flush(now, client)
+	}
 }
 
 // Tick runs the ticks due at server time now, at most MaxCatchUp of them, and
