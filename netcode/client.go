@@ -78,6 +78,10 @@ type ClientConfig struct {
 	// RedundantDisconnects is how many disconnect packets Disconnect sends
 	// (default 10, range 1..64).
 	RedundantDisconnects int
+	// ProtocolID, if non-zero, is the protocol id the client speaks:
+	// Connect refuses a token minted for another with ErrProtocolID
+	// instead of sending requests the server would drop.
+	ProtocolID uint64
 }
 
 func (c *ClientConfig) resolve() error {
@@ -152,14 +156,28 @@ func (c *Client) ServerAddr() netip.AddrPort { return c.serverAddr }
 func (c *Client) Stats() ClientStats { return c.stats }
 
 // Connect starts connecting with token at time now, to the token's first
-// server address. If the token is inconsistent the client enters
-// StateInvalidToken and Connect returns ErrTokenInvalid.
+// server address. It checks what the client can know before sending: if
+// the token is inconsistent, or minted for another protocol id than
+// ClientConfig.ProtocolID, the client enters StateInvalidToken and Connect
+// returns ErrTokenInvalid or ErrProtocolID (wrapped with the ids); if the
+// token's expire timestamp is not after now (Unix seconds) it enters
+// StateTokenExpired and returns ErrTokenExpired (wrapped with how long
+// ago). Otherwise the token's life counts from now, as the standard asks,
+// so a client clock behind the backend's does not shorten it.
 func (c *Client) Connect(now time.Time, token *ConnectToken) error {
 	c.reset()
 	n := len(token.ServerAddresses)
 	if n < 1 || n > MaxServers || token.CreateTimestamp > token.ExpireTimestamp {
 		c.state = StateInvalidToken
 		return ErrTokenInvalid
+	}
+	if c.cfg.ProtocolID != 0 && token.ProtocolID != c.cfg.ProtocolID {
+		c.state = StateInvalidToken
+		return fmt.Errorf("%w: the token is for %#x, this client speaks %#x", ErrProtocolID, token.ProtocolID, c.cfg.ProtocolID)
+	}
+	if at := unixSeconds(now); token.ExpireTimestamp <= at {
+		c.state = StateTokenExpired
+		return fmt.Errorf("%w: %ds ago", ErrTokenExpired, at-token.ExpireTimestamp)
 	}
 	for _, a := range token.ServerAddresses {
 		if !validServerAddress(a) {

@@ -258,3 +258,43 @@ func TestUsedTokensAcrossRestart(t *testing.T) {
 		t.Fatalf("fresh server: %v", err)
 	}
 }
+
+// The client refuses, before sending anything, a token that expired or was
+// minted for another protocol id.
+func TestClientChecksToken(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		cfg   ClientConfig
+		at    time.Time
+		want  error
+		state ClientState
+	}{
+		{"expired", ClientConfig{}, testEpoch.Add(31 * time.Second), ErrTokenExpired, StateTokenExpired},
+		{"other protocol", ClientConfig{ProtocolID: testProtocol + 1}, testEpoch, ErrProtocolID, StateInvalidToken},
+		{"good", ClientConfig{ProtocolID: testProtocol}, testEpoch.Add(29 * time.Second), nil, StateSendingRequest},
+	} {
+		cl, err := NewClient(c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cl.Connect(c.at, newTestToken(t, 1, testEpoch, 1))
+		if !errors.Is(err, c.want) || cl.State() != c.state {
+			t.Errorf("%s: %v in %v, want %v in %v", c.name, err, cl.State(), c.want, c.state)
+		}
+		if _, _, sent := cl.Transmit(); sent != (c.want == nil) {
+			t.Errorf("%s: sent %v", c.name, sent)
+		}
+	}
+}
+
+// Durations a token cannot carry are an error, not a silent cut.
+func TestTokenWholeSeconds(t *testing.T) {
+	k := testKey()
+	for _, p := range []TokenParams{{Expiry: 1500 * time.Millisecond}, {Timeout: 2500 * time.Millisecond}, {Expiry: 500 * time.Millisecond}} {
+		p.ServerAddresses = []netip.AddrPort{testServer}
+		p.Now = testEpoch
+		if _, err := NewConnectToken(testRand(1), &k, p); !errors.Is(err, ErrConfig) {
+			t.Errorf("expiry %v, timeout %v: %v, want ErrConfig", p.Expiry, p.Timeout, err)
+		}
+	}
+}

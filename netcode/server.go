@@ -99,10 +99,10 @@ func (c *ServerConfig) resolve() error {
 	if err := defaultInt(&c.RedundantDisconnects, "RedundantDisconnects", 10, 1, 64); err != nil {
 		return err
 	}
-	if err := defaultDuration(&c.MaxTokenLife, "MaxTokenLife", time.Hour, time.Second, 30*24*time.Hour); err != nil {
+	if err := defaultDuration(&c.MaxTokenLife, "MaxTokenLife", DefaultMaxTokenLife, time.Second, 30*24*time.Hour); err != nil {
 		return err
 	}
-	if err := defaultDuration(&c.MaxTimeout, "MaxTimeout", time.Minute, time.Second, time.Hour); err != nil {
+	if err := defaultDuration(&c.MaxTimeout, "MaxTimeout", DefaultMaxTimeout, time.Second, time.Hour); err != nil {
 		return err
 	}
 	if err := defaultInt(&c.ClientPacketRate, "ClientPacketRate", 250, 1, 100000); err != nil {

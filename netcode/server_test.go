@@ -148,10 +148,14 @@ func TestRefusals(t *testing.T) {
 		tok := newTestToken(t, 1, n.now.Add(-time.Hour), 1) // expired long ago
 		n.clients[0].Connect(n.now, tok)
 		n.run(6*time.Second, 100*time.Millisecond)
-		if n.srv.NumConnected() != 0 || n.clients[0].State() >= 0 {
+		if n.srv.NumConnected() != 0 || n.clients[0].State() != StateTokenExpired {
 			t.Fatalf("state %v", n.clients[0].State())
 		}
-		if n.srv.Stats().Dropped.Expired == 0 {
+		// The client sent nothing; a request sent anyway is dropped.
+		if _, _, err := n.srv.Receive(n.now, n.addrs[0], appendRequest(nil, tok)); err != ErrTokenExpired {
+			t.Fatalf("expired request: %v", err)
+		}
+		if n.srv.Stats().Dropped.Expired != 1 {
 			t.Fatal("no expired drops counted")
 		}
 	})

@@ -67,18 +67,24 @@ type TokenParams struct {
 	ServerAddresses []netip.AddrPort // required, 1 to MaxServers
 	Now             time.Time        // creation time; required
 	// Expiry is how long the token can be used to start connecting
-	// (default 30 s). It is rounded down to whole seconds, minimum 1 s.
+	// (default 30 s): whole seconds, at least 1 s, as tokens carry
+	// seconds. A Server refuses tokens that expire more than its
+	// MaxTokenLife (default 1 h) ahead.
 	Expiry time.Duration
 	// Timeout is the connection timeout written into the token (default
-	// 10 s, rounded up to whole seconds). Negative disables timeouts.
+	// 10 s): whole seconds. Negative disables timeouts, which the standard
+	// allows for development; a Tether Server refuses such tokens, and
+	// those above its MaxTimeout (default 60 s).
 	Timeout  time.Duration
 	UserData [UserDataSize]byte
 }
 
-// Default token parameters.
+// Default token parameters, and the defaults of ServerConfig's caps on them.
 const (
 	DefaultTokenExpiry  = 30 * time.Second
 	DefaultTokenTimeout = 10 * time.Second
+	DefaultMaxTokenLife = time.Hour
+	DefaultMaxTimeout   = time.Minute
 )
 
 // NewConnectToken mints a connect token, as a matchmaking backend does: it
@@ -102,15 +108,17 @@ func NewConnectToken(rand io.Reader, key *Key, p TokenParams) (*ConnectToken, er
 	if expiry == 0 {
 		expiry = DefaultTokenExpiry
 	}
-	if expiry < time.Second {
-		return nil, &ConfigError{Field: "Expiry", Value: expiry, Allowed: ">= 1s"}
+	if expiry < time.Second || expiry%time.Second != 0 {
+		return nil, &ConfigError{Field: "Expiry", Value: expiry, Allowed: "whole seconds, at least 1s"}
 	}
 	timeout := int32(-1)
 	switch {
 	case p.Timeout == 0:
 		timeout = int32(DefaultTokenTimeout / time.Second)
+	case p.Timeout%time.Second != 0:
+		return nil, &ConfigError{Field: "Timeout", Value: p.Timeout, Allowed: "whole seconds"}
 	case p.Timeout > 0:
-		s := (p.Timeout + time.Second - 1) / time.Second
+		s := p.Timeout / time.Second
 		if s > math.MaxInt32 {
 			return nil, &ConfigError{Field: "Timeout", Value: p.Timeout, Allowed: "at most 2^31-1 seconds"}
 		}
