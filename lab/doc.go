@@ -29,7 +29,9 @@
 //     ball in its own copy of the world and showing the present. "oracle" is
 //     a reference, not a method: the server's exact state from one mean
 //     one-way delay ago, advanced to now by the exact physics with no
-//     knowledge of later kicks — the best any client could show.
+//     knowledge of later kicks: a bound on the present error of a client
+//     that shows the present. As it claims to show now, its fidelity is its
+//     present error, which makes it no target for fidelity.
 //
 // # Scenario files
 //

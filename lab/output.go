@@ -4,85 +4,255 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"text/tabwriter"
 	"time"
 )
 
-// WriteTable prints the report as an aligned text table, one row per client.
+// WriteTable prints the report as aligned text tables, one row per client:
+// the clock and traffic, the ball, and in the soccer game the other players,
+// the own kicks and the own player. A figure that was not measured prints as
+// "-", and a column no client measured is left out; report.md's definitions
+// say what each column is.
 func WriteTable(w io.Writer, r *Report) error {
 	s := r.Scenario
-	fmt.Fprintf(w, "scenario %s: game %s, seed %d, %g s, tick %d Hz, snapshots %d Hz, frames %d Hz\n\n",
+	fmt.Fprintf(w, "scenario %s: game %s, seed %d, %g s, tick %d Hz, snapshots %d Hz, frames %d Hz\n",
 		s.Name, s.Game, s.Seed, s.DurationS, s.TickHz, s.SnapshotHz, s.FrameHz)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tclock\tball\terr p50 ms\terr p99 ms\terr max ms\tbacksteps\tmax rate ppm\tconverge s\tcoverage\tclock up kbps\tclock down kbps\tdown kbps\t")
-	for _, res := range r.Results {
-		k := res.Clock
-		cov := "-"
-		if k.BoundCoverage != nil {
-			cov = strconv.FormatFloat(*k.BoundCoverage, 'f', 4, 64)
+	rows := make([]*Result, len(r.Results))
+	for i := range r.Results {
+		rows[i] = &r.Results[i]
+	}
+	// The lab's soccer clients send the clock's pings and pongs in the
+	// datagrams of inputs and snapshots: its own traffic is not told apart.
+	clockBytes := s.Game != GameSoccer || r.clients == nil
+	tables := [][]column{clockColumns(clockBytes), ballColumns(), soccerColumns()}
+	for _, cols := range tables {
+		if err := writeColumns(w, rows, cols); err != nil {
+			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%d\t%.0f\t%.2f\t%s\t%.2f\t%.2f\t%.1f\t\n",
-			res.Client, res.ClockMethod, res.BallMethod, k.ErrMs.P50, k.ErrMs.P99, k.ErrMs.Max,
-			k.Backsteps, k.MaxRatePPM, k.ConvergeS, cov, res.Net.ClockUpKbps, res.Net.ClockDownKbps, res.Net.DownKbps)
 	}
-	if err := tw.Flush(); err != nil {
+	var own []*Result
+	for _, res := range rows {
+		if res.Own != nil {
+			own = append(own, res)
+		}
+	}
+	if err := writeColumns(w, own, ownColumns()); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tball\tfidelity p99 m\tfidelity max m\tpresent rms m\tdelay mean ms\tpops\textrap frames\tfrozen frames\t")
-	for _, res := range r.Results {
-		b := res.Ball
-		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%.4f\t%.4f\t%.1f\t%d\t%d\t%d\t\n",
-			res.Client, res.BallMethod, b.FidelityM.P99, b.FidelityM.Max, b.PresentM.RMS, b.DelayMs.Mean, b.Pops, b.ExtrapFrames, b.FrozenFrames)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if s.Game == GameSoccer {
-		return writeSoccerTable(w, r)
+	for _, res := range rows {
+		if res.BallMethod == BallOracle {
+			fmt.Fprintf(w, "\n%s\n", oracleNote)
+			break
+		}
 	}
 	return nil
 }
 
-// writeSoccerTable prints the soccer game's own figures: the other players,
-// the own kicks and the traffic up.
-func writeSoccerTable(w io.Writer, r *Report) error {
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tball\tothers present rms m\tothers pops\tkicks\tkick visible max frames\tkick correction p99 m\tkick lag mean ms\tkick origin p99 m\tkicks refuted\tup kbps\t")
-	opt := func(s *Stat, f func(Stat) float64, format string) string {
-		if s == nil {
-			return "-"
-		}
-		return fmt.Sprintf(format, f(*s))
-	}
-	p99 := func(s Stat) float64 { return s.P99 }
-	for _, res := range r.Results {
-		b, o := res.Ball, res.Others
-		if o == nil {
-			o = &OthersMetrics{}
-		}
-		kicks := 0
-		if b.Kicks != nil {
-			kicks = *b.Kicks
-		}
-		refuted := "-"
-		if b.KicksPredicted != nil {
-			refuted = "0"
-			if b.KicksRefuted != nil {
-				refuted = fmt.Sprint(*b.KicksRefuted)
+// oracleNote says what the oracle is wherever a table shows it.
+const oracleNote = `oracle is a reference, not a client method: it shows the present, the server's exact state
+from one mean one-way delay ago advanced to now by the exact physics, knowing no kick made
+since. Compare its present error with the methods that show the present (velocity,
+predictive, resim); its fidelity is its present error, as it claims to show now.`
+
+// column is one column of a text table: its header, and the cell of a
+// result, with ok false when that result did not measure it.
+type column struct {
+	head string
+	cell func(res *Result) (text string, ok bool)
+}
+
+// writeColumns prints a table of rows with the columns at least one row
+// measured, "-" in the cells of the others; the first two columns (which
+// client) always print, and the table not at all if no other column does.
+func writeColumns(w io.Writer, rows []*Result, cols []column) error {
+	var keep []column
+	for i, c := range cols {
+		measured := i < 2
+		for _, res := range rows {
+			if _, ok := c.cell(res); ok {
+				measured = true
+				break
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.4f\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", res.Client, res.BallMethod, o.PresentM.RMS, o.Pops, kicks,
-			opt(b.KickVisibleFrames, func(s Stat) float64 { return s.Max }, "%.0f"), opt(b.KickCorrectionM, p99, "%.3f"),
-			opt(b.KickLagMs, func(s Stat) float64 { return s.Mean }, "%.1f"), opt(b.KickOriginM, p99, "%.3f"), refuted, res.Net.UpKbps)
+		if measured {
+			keep = append(keep, c)
+		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	if len(rows) == 0 || len(keep) <= 2 {
+		return nil
 	}
-	return writeOwnTable(w, r)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, c := range keep {
+		fmt.Fprintf(tw, "%s\t", c.head)
+	}
+	fmt.Fprintln(tw)
+	for _, res := range rows {
+		for _, c := range keep {
+			text, ok := c.cell(res)
+			if !ok {
+				text = "-"
+			}
+			fmt.Fprintf(tw, "%s\t", text)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// text and the helpers below make cells.
+func text(f func(*Result) string) func(*Result) (string, bool) {
+	return func(res *Result) (string, bool) { return f(res), true }
+}
+
+func num(format string, x float64, ok bool) (string, bool) {
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf(format, x), true
+}
+
+func count(n int, ok bool) (string, bool) {
+	if !ok {
+		return "", false
+	}
+	return strconv.Itoa(n), true
+}
+
+func optStat(s *Stat, f func(Stat) float64, format string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	return num(format, f(*s), true)
+}
+
+func optCount(n *int) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	return count(*n, true)
+}
+
+var (
+	clientCol = column{"client", text(func(res *Result) string { return res.Client })}
+	ballCol   = column{"ball", text(func(res *Result) string { return res.BallMethod })}
+	p99       = func(s Stat) float64 { return s.P99 }
+)
+
+// clockColumns are the clock's figures and the traffic; clockBytes says
+// whether the clock's own traffic was measured.
+func clockColumns(clockBytes bool) []column {
+	return []column{
+		clientCol,
+		{"clock", text(func(res *Result) string { return res.ClockMethod })},
+		ballCol,
+		{"err p50 ms", func(res *Result) (string, bool) { return num("%.3f", res.Clock.ErrMs.P50, true) }},
+		{"err p99 ms", func(res *Result) (string, bool) { return num("%.3f", res.Clock.ErrMs.P99, true) }},
+		{"err max ms", func(res *Result) (string, bool) { return num("%.3f", res.Clock.ErrMs.Max, true) }},
+		{"backsteps", func(res *Result) (string, bool) { return count(res.Clock.Backsteps, true) }},
+		{"max rate ppm", func(res *Result) (string, bool) { return num("%.0f", res.Clock.MaxRatePPM, true) }},
+		{"converge s", func(res *Result) (string, bool) {
+			if res.Clock.ConvergeS < 0 {
+				return "never", true
+			}
+			return num("%.2f", res.Clock.ConvergeS, true)
+		}},
+		{"coverage", func(res *Result) (string, bool) {
+			c := res.Clock.BoundCoverage
+			return num("%.4f", deref(c), c != nil)
+		}},
+		{"clock up kbps", func(res *Result) (string, bool) { return num("%.2f", res.Net.ClockUpKbps, clockBytes) }},
+		{"clock down kbps", func(res *Result) (string, bool) { return num("%.2f", res.Net.ClockDownKbps, clockBytes) }},
+		{"up kbps", func(res *Result) (string, bool) { return num("%.1f", res.Net.UpKbps, true) }},
+		{"down kbps", func(res *Result) (string, bool) { return num("%.1f", res.Net.DownKbps, true) }},
+	}
+}
+
+// ballColumns are the ball's figures. Fidelity and pops are measured over
+// the frames outside teleports and blackouts, the present error over those
+// outside teleports, the rest over every frame that drew the ball.
+func ballColumns() []column {
+	fid := func(b *BallMetrics) bool { return b.Frames-b.TeleportFrames-b.BlackoutFrames > 0 }
+	return []column{
+		clientCol, ballCol,
+		{"fidelity p99 m", func(res *Result) (string, bool) { return num("%.4f", res.Ball.FidelityM.P99, fid(&res.Ball)) }},
+		{"fidelity max m", func(res *Result) (string, bool) { return num("%.4f", res.Ball.FidelityM.Max, fid(&res.Ball)) }},
+		{"present rms m", func(res *Result) (string, bool) {
+			return num("%.4f", res.Ball.PresentM.RMS, res.Ball.Frames > res.Ball.TeleportFrames)
+		}},
+		{"delay mean ms", func(res *Result) (string, bool) { return num("%.1f", res.Ball.DelayMs.Mean, res.Ball.Frames > 0) }},
+		{"pops", func(res *Result) (string, bool) { return count(res.Ball.Pops, fid(&res.Ball)) }},
+		{"extrap frames", func(res *Result) (string, bool) { return count(res.Ball.ExtrapFrames, res.Ball.Frames > 0) }},
+		{"frozen frames", func(res *Result) (string, bool) { return count(res.Ball.FrozenFrames, fid(&res.Ball)) }},
+		{"resim ticks/s", func(res *Result) (string, bool) {
+			return num("%.0f", deref(res.Ball.ResimTicks), res.Ball.ResimTicks != nil)
+		}},
+	}
+}
+
+// soccerColumns are the soccer game's other players and own kicks.
+func soccerColumns() []column {
+	others := func(res *Result) bool { return res.Others != nil && res.Others.Samples > 0 }
+	return []column{
+		clientCol, ballCol,
+		{"others present rms m", func(res *Result) (string, bool) {
+			if !others(res) {
+				return "", false
+			}
+			return num("%.4f", res.Others.PresentM.RMS, true)
+		}},
+		{"others pops", func(res *Result) (string, bool) {
+			if !others(res) {
+				return "", false
+			}
+			return count(res.Others.Pops, true)
+		}},
+		{"kicks", func(res *Result) (string, bool) { return optCount(res.Ball.Kicks) }},
+		{"kick visible max frames", func(res *Result) (string, bool) {
+			return optStat(res.Ball.KickVisibleFrames, func(s Stat) float64 { return s.Max }, "%.0f")
+		}},
+		{"kick correction p99 m", func(res *Result) (string, bool) { return optStat(res.Ball.KickCorrectionM, p99, "%.3f") }},
+		{"kick lag mean ms", func(res *Result) (string, bool) {
+			return optStat(res.Ball.KickLagMs, func(s Stat) float64 { return s.Mean }, "%.1f")
+		}},
+		{"kick origin p99 m", func(res *Result) (string, bool) { return optStat(res.Ball.KickOriginM, p99, "%.3f") }},
+		{"kicks predicted", func(res *Result) (string, bool) { return optCount(res.Ball.KicksPredicted) }},
+		{"kicks refuted", func(res *Result) (string, bool) {
+			if res.Ball.KicksPredicted == nil {
+				return "", false
+			}
+			return count(deref(res.Ball.KicksRefuted), true)
+		}},
+	}
+}
+
+// ownColumns are the soccer game's own player; a player the client does not
+// predict has no corrections, and its present error and pops are not
+// measured.
+func ownColumns() []column {
+	return []column{
+		clientCol, ballCol,
+		{"predicted", text(func(res *Result) string { return strconv.FormatBool(res.Own.Predicted) })},
+		{"own corrections/min", func(res *Result) (string, bool) { return num("%.1f", res.Own.CorrectionsPerMin, res.Own.Predicted) }},
+		{"correction p99 m", func(res *Result) (string, bool) { return num("%.3f", res.Own.CorrectionM.P99, res.Own.Corrections > 0) }},
+		{"own present rms m", func(res *Result) (string, bool) { return num("%.4f", res.Own.PresentM.RMS, res.Own.Frames > 0) }},
+		{"own pops", func(res *Result) (string, bool) { return count(res.Own.Pops, res.Own.Frames > 0) }},
+		{"input-to-visible max frames", func(res *Result) (string, bool) {
+			return num("%.0f", math.Max(0, res.Own.InputDelayFrames.Max), true)
+		}},
+		{"inputs lost", func(res *Result) (string, bool) { return count(res.Own.InputsLost, true) }},
+	}
+}
+
+// deref returns *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // TraceWriter writes one CSV row per client frame.

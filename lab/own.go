@@ -1,11 +1,7 @@
 package lab
 
 import (
-	"fmt"
-	"io"
-	"math"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	tclient "github.com/tether-net/tether/client"
@@ -235,20 +231,4 @@ func (o *ownRecord) metrics(end time.Duration) OwnMetrics {
 		}
 	}
 	return om
-}
-
-// writeOwnTable prints the own player's figures of a soccer run.
-func writeOwnTable(w io.Writer, r *Report) error {
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tpredicted\town corrections/min\tcorrection p99 m\town present rms m\town pops\tinput-to-visible max frames\tinputs lost\t")
-	for _, res := range r.Results {
-		o := res.Own
-		if o == nil {
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%v\t%.1f\t%.3f\t%.4f\t%d\t%.0f\t%d\t\n", res.Client, o.Predicted, o.CorrectionsPerMin, o.CorrectionM.P99,
-			o.PresentM.RMS, o.Pops, math.Max(0, o.InputDelayFrames.Max), o.InputsLost)
-	}
-	return tw.Flush()
 }

@@ -6,20 +6,18 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// series is one line of a plot: y against true time in seconds.
-type series struct {
-	name string
-	xy   plotter.XYs
-}
-
-// WriteReportDir writes report.md and its PNG plots into dir, creating it.
+// WriteReportDir writes report.md and its PNG plots into dir, creating it:
+// the tables, one plot per metric, and the definitions of every column.
 func WriteReportDir(dir string, r *Report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -35,41 +33,99 @@ func WriteReportDir(dir string, r *Report) error {
 		if err := savePlot(filepath.Join(dir, p.file), p); err != nil {
 			return fmt.Errorf("tether/lab: plot %s: %w", p.file, err)
 		}
-		fmt.Fprintf(&md, "## %s\n\n![%s](%s)\n\n", p.title, p.title, p.file)
+		fmt.Fprintf(&md, "## %s\n\n%s\n\n![%s](%s)\n\n", p.title, p.caption, p.title, p.file)
 	}
+	md.WriteString(definitions)
 	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(md.String()), 0o644)
 }
 
-type plotSpec struct {
-	file, title, ylabel string
-	log                 bool // logarithmic y axis
-	lines               []series
+// series is one line of a plot, named by the clients it stands for.
+type series struct {
+	clients []string
+	xy      plotter.XYs
 }
 
+type plotSpec struct {
+	file, title, caption string
+	xlabel, ylabel       string
+	logX, logY           bool
+	lines                []series
+}
+
+// Errors below floorM metres (or floorMs milliseconds) are drawn at it on
+// the logarithmic axes.
+const (
+	floorM  = 1e-4
+	floorMs = 1e-3
+)
+
 func (r *Report) plots() []plotSpec {
-	clockErr := plotSpec{file: "clock_error.png", title: "Clock error over time", ylabel: "|estimate - server time - asymmetry| (ms, log)", log: true}
-	ballErr := plotSpec{file: "ball_error.png", title: "Ball fidelity error over time", ylabel: "|drawn - true at render time| (m, log)", log: true}
-	delay := plotSpec{file: "render_delay.png", title: "Render delay over time", ylabel: "server time now - render time (ms)"}
+	clockErr := plotSpec{file: "clock_error.png", title: "Clock error over time",
+		caption: fmt.Sprintf("The clock error (err ms in the table) at every frame that had an estimate; below %g ms drawn at %g ms. Clients whose clocks erred alike share a line.", floorMs, floorMs),
+		xlabel:  "true time (s)", ylabel: "clock error (ms)", logY: true}
+	fidelity := plotSpec{file: "ball_fidelity.png", title: "Ball fidelity error",
+		caption: fmt.Sprintf("The share of frames (after the warm-up, outside teleports and blackouts) whose fidelity error, |drawn - true ball at the render time|, is x or more; below %g mm drawn at %g mm. Lower and further left is better; where a line crosses 0.01 is its p99.", floorM*1e3, floorM*1e3),
+		xlabel:  "fidelity error (m)", ylabel: "share of frames with error ≥ x", logX: true, logY: true}
+	present := plotSpec{file: "ball_present.png", title: "Ball present error",
+		caption: fmt.Sprintf("The share of frames (after the warm-up, outside teleports) whose present error, |drawn - true ball now|, is x or more: how far from the ball the player sees it; below %g mm drawn at %g mm.", floorM*1e3, floorM*1e3),
+		xlabel:  "present error (m)", ylabel: "share of frames with error ≥ x", logX: true, logY: true}
+	delay := plotSpec{file: "render_delay.png", title: "Render delay over time",
+		caption: "True server time minus the server time the ball is drawn at (delay ms in the table), at every frame after the warm-up that drew the ball.",
+		xlabel:  "true time (s)", ylabel: "render delay (ms)"}
 	for _, c := range r.clients {
-		ck := series{name: c.spec.Name + " (" + c.spec.Clock + ")"}
-		be := series{name: c.spec.Name + " (" + c.spec.Ball + ")"}
-		dl := series{name: be.name}
+		var ck, dl plotter.XYs
+		var fid, pres []float64
 		for _, f := range c.frames {
 			x := f.t.Seconds()
 			if f.ready {
-				ck.xy = append(ck.xy, plotter.XY{X: x, Y: max(0.001, math.Abs(durMs(f.est-f.t-c.asym)))})
+				ck = append(ck, plotter.XY{X: x, Y: max(floorMs, math.Abs(durMs(f.est-f.t-c.asym)))})
 			}
-			if f.ball.ok && f.t >= warmUp {
-				e := f.ball.pos.Dist(r.truth.at(f.ball.renderTime))
-				be.xy = append(be.xy, plotter.XY{X: x, Y: max(1e-4, e)})
-				dl.xy = append(dl.xy, plotter.XY{X: x, Y: durMs(f.t - f.ball.renderTime)})
+			if !f.ball.ok || f.t < warmUp {
+				continue
+			}
+			dl = append(dl, plotter.XY{X: x, Y: durMs(f.t - f.ball.renderTime)})
+			if r.truth.cutWithin(f.t, teleportSpan) {
+				continue
+			}
+			pres = append(pres, max(floorM, f.ball.pos.Dist(r.truth.at(f.t))))
+			if !c.inBlackout(f.t) && !c.inBlackout(f.ball.renderTime) {
+				fid = append(fid, max(floorM, f.ball.pos.Dist(r.truth.at(f.ball.renderTime))))
 			}
 		}
-		clockErr.lines = append(clockErr.lines, ck)
-		ballErr.lines = append(ballErr.lines, be)
-		delay.lines = append(delay.lines, dl)
+		name := c.spec.Name
+		clockErr.add(name, ck)
+		delay.add(name, dl)
+		fidelity.add(name, exceedance(fid))
+		present.add(name, exceedance(pres))
 	}
-	return []plotSpec{clockErr, ballErr, delay}
+	return []plotSpec{clockErr, fidelity, present, delay}
+}
+
+// add adds client's line to the plot, or its name to a line with the same
+// points: identical series are drawn once, labelled with every client.
+func (p *plotSpec) add(client string, xy plotter.XYs) {
+	if len(xy) == 0 {
+		return
+	}
+	for i := range p.lines {
+		if slices.Equal(p.lines[i].xy, xy) {
+			p.lines[i].clients = append(p.lines[i].clients, client)
+			return
+		}
+	}
+	p.lines = append(p.lines, series{clients: []string{client}, xy: xy})
+}
+
+// exceedance returns the share of xs at least x, at each sample x: a
+// complementary CDF, which on a logarithmic axis shows the tail (where a line
+// crosses 0.01 is the p99). It sorts xs.
+func exceedance(xs []float64) plotter.XYs {
+	slices.Sort(xs)
+	xy := make(plotter.XYs, len(xs))
+	for i, x := range xs {
+		xy[i] = plotter.XY{X: x, Y: float64(len(xs)-i) / float64(len(xs))}
+	}
+	return xy
 }
 
 var palette = []color.Color{
@@ -79,28 +135,56 @@ var palette = []color.Color{
 	color.RGBA{0xe3, 0x77, 0xc2, 0xff}, color.RGBA{0x7f, 0x7f, 0x7f, 0xff},
 }
 
+// Plot size: the data on the left, the legend in a column on the right.
+const (
+	plotWidth  = 10 * vg.Inch
+	plotHeight = 4.5 * vg.Inch
+)
+
+// savePlot draws spec as a PNG at path, its legend outside the data.
 func savePlot(path string, spec plotSpec) error {
 	p := plot.New()
 	p.Title.Text = spec.title
-	p.X.Label.Text = "time (s)"
+	p.X.Label.Text = spec.xlabel
 	p.Y.Label.Text = spec.ylabel
-	if spec.log {
+	if spec.logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if spec.logY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	p.Add(plotter.NewGrid())
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.Padding = 0.05 * vg.Inch
 	for i, s := range spec.lines {
-		if len(s.xy) == 0 {
-			continue
-		}
 		l, err := plotter.NewLine(s.xy)
 		if err != nil {
 			return err
 		}
 		l.Color = palette[i%len(palette)]
+		l.Width = vg.Points(1.5)
+		if i >= len(palette) {
+			l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
 		p.Add(l)
-		p.Legend.Add(s.name, l)
+		legend.Add(strings.Join(s.clients, ", "), l)
 	}
-	p.Legend.Top = true
-	return p.Save(10*vg.Inch, 4*vg.Inch, path)
+	img := vgimg.New(plotWidth, plotHeight)
+	dc := draw.New(img)
+	lw := legend.Rectangle(dc).Size().X + 0.3*vg.Inch
+	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	// The legend's column starts level with the top of the data.
+	legend.Draw(draw.Crop(dc, plotWidth-lw+0.15*vg.Inch, 0, 0, -0.45*vg.Inch))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

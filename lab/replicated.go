@@ -57,7 +57,8 @@ func (b *replicatedBall) resimTicks() (uint64, bool) {
 	return b.resim.Resim().Stats().ResimTicks, true
 }
 
-// oracleBall is a reference, not a method: the best any client could show. At
+// oracleBall is a reference, not a method: the present as well as a client
+// could know it without seeing kicks made in the last one-way delay. At
 // each frame it takes the server's exact state from one one-way delay ago (the
 // mean delay from the server to this client: base latency plus mean jitter)
 // and advances it to now with the exact physics, knowing nothing of later

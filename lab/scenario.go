@@ -65,7 +65,8 @@ const (
 	BallTether = "tether"
 	BallSeed   = "seed"
 	// Unreal Engine 5's physics replication modes (package replicate), and
-	// the oracle: not a method but the best any client could show.
+	// the oracle: a reference, not a method (see BallMetrics and report.md's
+	// definitions).
 	BallVelocity   = "velocity"
 	BallPredictive = "predictive"
 	BallResim      = "resim"

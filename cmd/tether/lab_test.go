@@ -70,10 +70,14 @@ func TestLabJSONFromScenarioFile(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "local_s,client,server_time_s,estimate_s") || len(lines) < 2*5*60 {
 		t.Fatalf("trace has %d lines, header %q", len(lines), lines[0])
 	}
-	for _, name := range []string{"report.md", "clock_error.png", "ball_error.png", "render_delay.png"} {
+	for _, name := range []string{"report.md", "clock_error.png", "ball_fidelity.png", "ball_present.png", "render_delay.png"} {
 		if fi, err := os.Stat(filepath.Join(out, name)); err != nil || fi.Size() == 0 {
 			t.Errorf("report dir lacks %s: %v", name, err)
 		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "## Definitions") || !strings.Contains(string(md), "(ball_fidelity.png)") {
+		t.Errorf("report.md lacks its definitions or a plot (%v):\n%s", err, md)
 	}
 }
 
