@@ -10,6 +10,7 @@ import (
 	"github.com/tether-net/tether/clock"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
 	"github.com/tether-net/tether/server/protocol"
 	"github.com/tether-net/tether/timeline"
@@ -30,7 +31,7 @@ type EntityState struct {
 	// entity jumps (a kickoff reset, a respawn). A state whose Gen differs from
 	// the previous state's is a Cut.
 	Gen   uint8
-	State timeline.State
+	State kinematic.State
 	// Parent is the entity this one is drawn relative to while the state
 	// holds (a ball in possession), or NoParent. Offset is its position in
 	// the parent's frame (rotated by the parent's drawn rotation), metres;

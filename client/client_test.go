@@ -10,6 +10,7 @@ import (
 	"github.com/tether-net/tether/clock"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
 	"github.com/tether-net/tether/server/protocol"
 	"github.com/tether-net/tether/timeline"
@@ -68,7 +69,7 @@ func (testGame) DecodeSnapshot(s *Snapshot, b []byte) error {
 			blend = Blend{From: geom.V(from, 0, 0), Since: time.Duration(ms) * time.Millisecond, Span: blendSpan}
 		}
 		s.Entities = append(s.Entities, EntityState{ID: uint32(p[0]), Kind: p[1], Tag: 7, Gen: p[2], Parent: parent,
-			Offset: geom.V(0.6, 0, 0), Blend: blend, State: timeline.State{Time: t, Pos: geom.V(x, 0, 0), Vel: geom.V(vx, 0, 0)}})
+			Offset: geom.V(0.6, 0, 0), Blend: blend, State: kinematic.State{Time: t, Pos: geom.V(x, 0, 0), Vel: geom.V(vx, 0, 0)}})
 	}
 	return nil
 }
@@ -302,7 +303,7 @@ func TestKickFastForward(t *testing.T) {
 	f := r.c.Frame(r.now)
 	before := f.Find(0).Pos.X
 	_ = r.srv.SendReliable(protocol.AppendEvent(nil, event.Event{ID: 1, Kind: 1, Time: kickAt, Entity: 0, HasState: true,
-		State: timeline.State{Time: kickAt, Vel: geom.V(20, 0, 0), Knot: true}}))
+		State: kinematic.State{Time: kickAt, Vel: geom.V(20, 0, 0), Knot: true}}))
 	r.flush()
 	r.now += time.Second / 60
 	f = r.c.Frame(r.now)
@@ -326,7 +327,7 @@ func TestEventCut(t *testing.T) {
 		return []ent{{id: 0, x: 0}}, every30Hz(t) && t < kickAt
 	}, nil)
 	_ = r.srv.SendReliable(protocol.AppendEvent(nil, event.Event{ID: 1, Kind: 1, Time: kickAt, Entity: 0, HasState: true,
-		State: timeline.State{Time: kickAt, Pos: geom.V(5, 0, 0), Knot: true, Cut: true}}))
+		State: kinematic.State{Time: kickAt, Pos: geom.V(5, 0, 0), Knot: true, Cut: true}}))
 	r.flush()
 	cuts, between := 0, 0
 	r.run(kickAt+time.Second, func(time.Duration) ([]ent, bool) {

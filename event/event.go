@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/timeline"
 	"github.com/tether-net/tether/wire"
 )
@@ -26,11 +27,11 @@ type Event struct {
 	// entity as well (a kick made as of an earlier time and brought to the
 	// present): clients draw a jump there, not a curve.
 	HasState bool
-	State    timeline.State
+	State    kinematic.State
 }
 
 // MaxSize is the largest encoding of an Event.
-const MaxSize = 2 + 5*binary.MaxVarintLen32 + binary.MaxVarintLen64 + wire.MaxBodySize
+const MaxSize = 2 + 5*binary.MaxVarintLen32 + binary.MaxVarintLen64 + wire.MaxStateSize
 
 // Decoding errors; test with errors.Is.
 var (
@@ -45,8 +46,8 @@ const (
 
 // Append appends the encoding of e to b and returns the extended buffer. It does
 // not allocate when b has MaxSize bytes of room. The state is quantised as
-// wire.Body quantises it (millimetres, millimetres per second); its time is
-// the event's.
+// wire.AppendState quantises it (millimetres, millimetres per second; no
+// Input); its time is the event's.
 func Append(b []byte, e Event) []byte {
 	flags := byte(0)
 	if e.HasState {
@@ -60,7 +61,8 @@ func Append(b []byte, e Event) []byte {
 	b = binary.AppendUvarint(b, uint64(e.Arg))
 	if e.HasState {
 		s := e.State
-		b = wire.AppendBody(b, wire.Body{Time: e.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot, AngVel: s.AngVel, Knot: true, Cut: s.Cut})
+		s.Time, s.Knot = e.Time, true
+		b = wire.AppendState(b, s)
 	}
 	return b
 }
@@ -101,19 +103,20 @@ func Decode(b []byte) (Event, int, error) {
 	}
 	e.Entity, e.Actor, e.Arg = uint32(f[0]), uint32(f[1]), uint32(f[2])
 	if flags&flagState != 0 {
-		body, m, err := wire.DecodeBody(b[n:])
+		s, m, err := wire.DecodeState(b[n:])
 		if err != nil {
 			if errors.Is(err, wire.ErrTruncated) {
 				return Event{}, 0, ErrTruncated
 			}
 			return Event{}, 0, ErrMalformed
 		}
-		if body.Time != e.Time {
+		if s.Time != e.Time {
 			return Event{}, 0, ErrMalformed
 		}
 		n += m
 		e.HasState = true
-		e.State = timeline.State{Time: e.Time, Pos: body.Pos, Vel: body.Vel, Rot: body.Rot, AngVel: body.AngVel, Knot: true, Cut: body.Cut}
+		s.Knot = true
+		e.State = s
 	}
 	return e, n, nil
 }
@@ -142,9 +145,9 @@ func (e Event) Age(now time.Duration) time.Duration {
 // "spawn at the message's timestamp and advance by the lag". A now before the
 // event gives the state at the event itself. Without a state it returns the
 // zero State.
-func (e Event) At(now time.Duration, motion timeline.Extrapolator) timeline.State {
+func (e Event) At(now time.Duration, motion timeline.Extrapolator) kinematic.State {
 	if !e.HasState {
-		return timeline.State{}
+		return kinematic.State{}
 	}
 	if motion == nil {
 		motion = timeline.Linear

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/timeline"
 	"github.com/tether-net/tether/wire"
 )
@@ -16,7 +17,7 @@ func sampleEvents() []Event {
 		{},
 		{ID: 1, Kind: 3, Time: 1500 * time.Millisecond, Entity: 0, Actor: 4, Arg: 2},
 		{ID: 70000, Kind: 1, Time: 12*time.Second + 345*time.Microsecond, Entity: 0, Actor: 7, Arg: 1, HasState: true,
-			State: timeline.State{Time: 12*time.Second + 345*time.Microsecond, Pos: geom.V(10.5, 0.11, -3.25), Vel: geom.V(18, 4, -2),
+			State: kinematic.State{Time: 12*time.Second + 345*time.Microsecond, Pos: geom.V(10.5, 0.11, -3.25), Vel: geom.V(18, 4, -2),
 				Rot: geom.AxisAngle(geom.V(0, 1, 0), 1), AngVel: geom.V(0, 0, -20), Knot: true}},
 		{ID: math.MaxUint32, Kind: 255, Time: -time.Second, Entity: math.MaxUint32, Actor: math.MaxUint32, Arg: math.MaxUint32},
 	}
@@ -66,7 +67,7 @@ func TestDecodeMalformed(t *testing.T) {
 	// A state whose time differs from the event's.
 	bad := Append(nil, Event{ID: 1, Time: 2 * time.Second})
 	bad[0] |= flagState
-	bad = wire.AppendBody(bad, wire.Body{Time: time.Second, Rot: geom.Identity})
+	bad = wire.AppendState(bad, kinematic.State{Time: time.Second, Rot: geom.Identity})
 	if _, _, err := Decode(bad); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("a state at another time than its event: %v", err)
 	}
@@ -75,7 +76,7 @@ func TestDecodeMalformed(t *testing.T) {
 // TestFastForward: a kick seen 80 ms late is drawn 80 ms along its path.
 func TestFastForward(t *testing.T) {
 	kick := Event{ID: 1, Time: time.Second, HasState: true,
-		State: timeline.State{Time: time.Second, Pos: geom.V(0, 0.11, 0), Vel: geom.V(20, 0, 0), Rot: geom.Identity, Knot: true}}
+		State: kinematic.State{Time: time.Second, Pos: geom.V(0, 0.11, 0), Vel: geom.V(20, 0, 0), Rot: geom.Identity, Knot: true}}
 	now := time.Second + 80*time.Millisecond
 	if got := kick.Age(now); got != 80*time.Millisecond {
 		t.Fatalf("age %v", got)
@@ -97,7 +98,7 @@ func TestFastForward(t *testing.T) {
 	if s := kick.At(time.Second/2, nil); s.Pos != kick.State.Pos {
 		t.Fatalf("before: %v", s.Pos)
 	}
-	if s := (Event{Time: time.Second}).At(2*time.Second, nil); s != (timeline.State{}) {
+	if s := (Event{Time: time.Second}).At(2*time.Second, nil); s != (kinematic.State{}) {
 		t.Fatalf("stateless: %+v", s)
 	}
 	if kick.Age(0) != 0 {

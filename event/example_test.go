@@ -6,6 +6,7 @@ import (
 
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -13,7 +14,7 @@ import (
 // path: 1.6 m for a 20 m/s ground pass.
 func ExampleEvent_At() {
 	kick := event.Event{ID: 7, Kind: 1, Time: 10 * time.Second, HasState: true,
-		State: timeline.State{Time: 10 * time.Second, Pos: geom.V(0, 0.11, 0), Vel: geom.V(20, 0, 0), Knot: true}}
+		State: kinematic.State{Time: 10 * time.Second, Pos: geom.V(0, 0.11, 0), Vel: geom.V(20, 0, 0), Knot: true}}
 	b := event.Append(nil, kick)
 	got, _, err := event.Decode(b)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
-	"github.com/tether-net/tether/wire"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // ballFigure is one row of the ball figures of the issue that introduced the
@@ -99,8 +99,8 @@ func TestBallFigures(t *testing.T) {
 // extrapolation by its velocity for at most 500 ms, then hold.
 func TestSeedBallFaithful(t *testing.T) {
 	yaw := func(deg float64) geom.Quat { return geom.AxisAngle(geom.V(0, 1, 0), deg*math.Pi/180) }
-	state := func(ms int, pos, vel geom.Vec3, rot geom.Quat) wire.Body {
-		return wire.Body{Time: time.Duration(ms) * time.Millisecond, Pos: pos, Vel: vel, Rot: rot}
+	state := func(ms int, pos, vel geom.Vec3, rot geom.Quat) kinematic.State {
+		return kinematic.State{Time: time.Duration(ms) * time.Millisecond, Pos: pos, Vel: vel, Rot: rot}
 	}
 	const ms = time.Millisecond
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/timeline"
 )
@@ -40,7 +41,7 @@ const predictTrajectories = 4
 // trajectory is the predicted motion from one state: pts[k] is the state k
 // steps after from.Time.
 type trajectory struct {
-	from timeline.State
+	from kinematic.State
 	pts  []predictPoint
 	used uint64
 }
@@ -77,7 +78,7 @@ func newBallPredictor(tickHz int, horizon time.Duration, back timeline.Ballistic
 }
 
 // Extrapolate is a timeline.Extrapolator.
-func (p *ballPredictor) Extrapolate(s timeline.State, dt time.Duration) timeline.State {
+func (p *ballPredictor) Extrapolate(s kinematic.State, dt time.Duration) kinematic.State {
 	if dt <= 0 {
 		return p.back.Extrapolate(s, dt)
 	}
@@ -117,7 +118,7 @@ func (p *ballPredictor) flight(pos, vel geom.Vec3, dt float64) (geom.Vec3, geom.
 
 // trajectory returns the cached trajectory from s, or starts one in the
 // least recently used slot.
-func (p *ballPredictor) trajectory(s *timeline.State) *trajectory {
+func (p *ballPredictor) trajectory(s *kinematic.State) *trajectory {
 	p.used++
 	lru := 0
 	for i := range p.traj {

@@ -37,10 +37,6 @@ func drillRun(ticks int) ([]physics.BodyState, *truth, map[int]bool) {
 	return states, tr, kicks
 }
 
-func toState(t time.Duration, b physics.BodyState) timeline.State {
-	return timeline.State{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: b.Rot, AngVel: b.AngVel}
-}
-
 // From the server's exact state, the predictor steps the same physics as the
 // server: bit for bit at the ticks, and between ticks it follows the lab's
 // true trajectory (bounces included) until the next kick, which it cannot
@@ -52,7 +48,7 @@ func TestBallPredictorMatchesServer(t *testing.T) {
 	p := newBallPredictor(60, 500*time.Millisecond, timeline.Ballistic{})
 	worst, bounces := 0.0, 0
 	for n := 0; n < ticks-30; n += 7 {
-		from := toState(time.Duration(n)*tick, states[n])
+		from := states[n].State(time.Duration(n) * tick)
 		for k := 1; k <= 30 && !kicks[n+k]; k++ {
 			if tr.pts[n+k].bounce {
 				bounces++
@@ -78,7 +74,7 @@ func TestBallPredictorHorizonAndBackward(t *testing.T) {
 	states, tr, _ := drillRun(120)
 	back := timeline.Ballistic{}
 	p := newBallPredictor(60, 100*time.Millisecond, back)
-	from := toState(time.Duration(100)*tr.tick, states[100])
+	from := states[100].State(time.Duration(100) * tr.tick)
 	edge := p.Extrapolate(from, 7*tr.tick) // the last point of the horizon
 	if got, want := p.Extrapolate(from, 7*tr.tick+50*time.Millisecond), back.Extrapolate(edge, 50*time.Millisecond); got.Pos != want.Pos {
 		t.Fatalf("past the horizon: %v, want %v", got.Pos, want.Pos)
@@ -96,12 +92,12 @@ func TestBallPredictorHorizonAndBackward(t *testing.T) {
 func TestBallPredictorNoAllocs(t *testing.T) {
 	states, tr, _ := drillRun(60)
 	p := newBallPredictor(60, 500*time.Millisecond, timeline.Ballistic{})
-	from := toState(30*tr.tick, states[30])
+	from := states[30].State(30 * tr.tick)
 	dt := time.Duration(0)
 	if a := testing.AllocsPerRun(200, func() {
 		dt = (dt + time.Millisecond) % (500 * time.Millisecond)
 		p.Extrapolate(from, dt)
-		p.Extrapolate(toState(20*tr.tick, states[20]), dt/2)
+		p.Extrapolate(states[20].State(20*tr.tick), dt/2)
 	}); a != 0 {
 		t.Fatalf("%v allocations per frame", a)
 	}
@@ -115,7 +111,7 @@ func BenchmarkBallPredictorFrame(b *testing.B) {
 	for b.Loop() {
 		// A new newest state every two frames, as at 30 Hz snapshots and 60 Hz frames.
 		i := 2 + n/2%50
-		p.Extrapolate(toState(time.Duration(i)*tr.tick, states[i]), time.Duration(n%2)*tr.tick+3*time.Millisecond)
+		p.Extrapolate(states[i].State(time.Duration(i)*tr.tick), time.Duration(n%2)*tr.tick+3*time.Millisecond)
 		n++
 	}
 }

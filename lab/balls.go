@@ -5,15 +5,15 @@ import (
 
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/timeline"
-	"github.com/tether-net/tether/wire"
 )
 
 // ballView is a client's way of showing the server's ball.
 type ballView interface {
 	// receive takes a state from a snapshot; arrival is the client's estimate
 	// of server time when it arrived.
-	receive(s wire.Body, arrival time.Duration)
+	receive(s kinematic.State, arrival time.Duration)
 	// render returns what the client draws at estimated server time now.
 	render(now time.Duration) ballFrame
 }
@@ -86,8 +86,8 @@ func newTetherBall(tickHz int, cfg timeline.Config) *tetherBall {
 	return &tetherBall{tl: tl}
 }
 
-func (b *tetherBall) receive(s wire.Body, arrival time.Duration) {
-	b.tl.Insert(timeline.State{Time: s.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot, AngVel: s.AngVel, Knot: s.Knot, Cut: s.Cut}, arrival)
+func (b *tetherBall) receive(s kinematic.State, arrival time.Duration) {
+	b.tl.Insert(s, arrival)
 }
 
 func (b *tetherBall) render(now time.Duration) ballFrame {

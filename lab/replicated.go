@@ -4,10 +4,10 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/replicate"
-	"github.com/tether-net/tether/wire"
 )
 
 // replicatedBall shows the ball with one of Unreal's physics replication
@@ -40,8 +40,8 @@ func newReplicatedBall(method string, tickHz int) *replicatedBall {
 	return &b
 }
 
-func (b *replicatedBall) receive(s wire.Body, arrival time.Duration) {
-	b.view.Receive(replicate.Body{Time: s.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot, AngVel: s.AngVel, Knot: s.Knot, Cut: s.Cut}, arrival)
+func (b *replicatedBall) receive(s kinematic.State, arrival time.Duration) {
+	b.view.Receive(s, arrival)
 }
 
 func (b *replicatedBall) render(now time.Duration) ballFrame {
@@ -77,7 +77,7 @@ func newOracleBall(c *client, tickHz int) *oracleBall {
 	return &oracleBall{c: c, world: w, ball: ball, delay: time.Duration(delayMs * float64(time.Millisecond))}
 }
 
-func (*oracleBall) receive(wire.Body, time.Duration) {}
+func (*oracleBall) receive(kinematic.State, time.Duration) {}
 
 func (o *oracleBall) render(time.Duration) ballFrame {
 	now := o.c.sim.sched.Now()

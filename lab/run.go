@@ -225,7 +225,7 @@ func (c *client) sendSnapshot(packet []byte) {
 			return // no clock yet: nothing to place the states on
 		}
 		for b := packet[msgTypeBytes:]; len(b) > 0; {
-			s, n, err := wire.DecodeBody(b)
+			s, n, err := wire.DecodeState(b)
 			if err != nil {
 				panic(err) // the lab's own encoding
 			}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
-	"github.com/tether-net/tether/wire"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // seedBall is the snapshot interpolation design Tether replaces, implemented as
@@ -32,7 +32,7 @@ const (
 	seedExtrapolate = 500 * time.Millisecond
 )
 
-func (b *seedBall) receive(s wire.Body, _ time.Duration) {
+func (b *seedBall) receive(s kinematic.State, _ time.Duration) {
 	if b.n > 0 && s.Time <= b.ring[b.head].t {
 		return // out of order or duplicate: ignored
 	}

@@ -3,6 +3,7 @@ package lab
 import (
 	"time"
 
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/wire"
 )
@@ -80,11 +81,11 @@ func (s *server) simulate(now time.Duration) {
 	regular := n%s.snapEach == 0
 	s.packet = append(s.packet[:0], msgTypeBytes)
 	if (contactKnot || kicked) && !s.prevSent && n > 0 {
-		s.packet = wire.AppendBody(s.packet, bodyMessage(now-s.sim.tick, s.prev, false))
+		s.packet = wire.AppendState(s.packet, bodyMessage(now-s.sim.tick, s.prev, false))
 	}
 	sent := regular || contactKnot || kicked
 	if sent {
-		s.packet = wire.AppendBody(s.packet, bodyMessage(now, st, kicked))
+		s.packet = wire.AppendState(s.packet, bodyMessage(now, st, kicked))
 	}
 	s.prev, s.prevSent = st, sent
 	if len(s.packet) == msgTypeBytes {
@@ -96,8 +97,10 @@ func (s *server) simulate(now time.Duration) {
 	}
 }
 
-func bodyMessage(t time.Duration, b physics.BodyState, knot bool) wire.Body {
-	return wire.Body{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: b.Rot, AngVel: b.AngVel, Knot: knot}
+func bodyMessage(t time.Duration, b physics.BodyState, knot bool) kinematic.State {
+	s := b.State(t)
+	s.Knot = knot
+	return s
 }
 
 // clockRequest answers a clock request that arrived now: reply runs at once

@@ -7,7 +7,6 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
-	"github.com/tether-net/tether/wire"
 )
 
 // soccerBallView is a soccer client's way of showing the ball. The client
@@ -83,12 +82,12 @@ func (b *snapshotBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
 			continue
 		}
 		st := e.State
-		cut := st.Cut // the position jumped (soccer.Truth.BallJumped)
+		// st.Cut: the position jumped (soccer.Truth.BallJumped)
 		if !b.known || st.Time > b.newest {
-			cut = cut || b.known && e.Gen != b.gen
+			st.Cut = st.Cut || b.known && e.Gen != b.gen
 			b.gen, b.newest, b.known = e.Gen, st.Time, true
 		}
-		b.view.receive(wire.Body{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: st.Rot, AngVel: st.AngVel, Knot: st.Knot, Cut: cut}, arrival)
+		b.view.receive(st, arrival)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	tclient "github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/replicate"
 )
@@ -209,7 +210,7 @@ func (b *soccerResimBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
 			seen := &b.players[slot]
 			cut := seen.known && seen.gen != e.Gen
 			seen.gen, seen.known = e.Gen, true
-			b.r.ReceiveBody(int(b.world.caps[slot]), replicate.Body{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: geom.Identity, Cut: cut}, arrival)
+			b.r.ReceiveBody(int(b.world.caps[slot]), kinematic.State{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: geom.Identity, Cut: cut}, arrival)
 			if rec != nil && st.Time == s.Time { // not a carrier's state of the tick before
 				rec.players[slot] = serverPlayer{active: true, yaw: soccer.YawOfRot(st.Rot), turn: st.AngVel.Y}
 			}
@@ -249,7 +250,8 @@ func (b *soccerResimBall) ballState(e *tclient.EntityState, arrival time.Duratio
 	} else {
 		b.age += (age - b.age) / 8
 	}
-	b.r.Receive(replicate.Body{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: st.Rot, AngVel: st.AngVel, Cut: cut}, arrival)
+	st.Cut = cut
+	b.r.Receive(st, arrival)
 
 	// Possession: a new possessor won the ball where and when the state's
 	// blend says, or, with none, at this state's tick where the state has
@@ -321,7 +323,7 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 	kb := rec.ball
 	kb.Pos = in.KickFrom
 	kb.Vel, kb.AngVel = b.rules.Kick(in.Action, b.rules.KickAim(in.Aim, kicker, kb.Pos), in.Power)
-	b.r.Receive(replicate.Body{Time: at, Pos: kb.Pos, Vel: kb.Vel, Rot: kb.Rot, AngVel: kb.AngVel}, f.Server)
+	b.r.Receive(kb.State(at), f.Server)
 	rec.fixBall, rec.possessor, rec.released, rec.releasedTo = true, -1, b.self, at+b.rules.KickNoTouch
 	b.fixed(rec)
 	b.ballTick, b.hasBall = k, true
@@ -367,7 +369,7 @@ func (b *soccerResimBall) perform(reqs []replicate.Request[replicate.NoInput]) {
 		case replicate.SaveState:
 			b.save = w.w.Save(b.save)
 			for j, s := range b.save {
-				q.Cell.Set(j, replicate.Body{Pos: s.Pos, Vel: s.Vel, AngVel: s.AngVel, Rot: s.Rot})
+				q.Cell.Set(j, s.State(0))
 			}
 			rec := b.rec(q.Tick)
 			if rec.tick != q.Tick {
@@ -379,8 +381,7 @@ func (b *soccerResimBall) perform(reqs []replicate.Request[replicate.NoInput]) {
 			rec.overlay(&rec.ex)
 		case replicate.LoadState:
 			for j := range b.save {
-				c := q.Cell.Get(j)
-				b.save[j] = physics.BodyState{Pos: c.Pos, Vel: c.Vel, AngVel: c.AngVel, Rot: c.Rot}
+				b.save[j] = physics.BodyStateOf(q.Cell.Get(j))
 			}
 			_ = w.w.Restore(b.save) // one state per body: cannot fail
 			rec := b.rec(q.Tick)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // BodyID names a sphere or a capsule of a World: its index in the slice Save
@@ -96,6 +97,22 @@ type BodyState struct {
 	Vel    geom.Vec3 // m/s
 	AngVel geom.Vec3 // rad/s, world frame
 	Rot    geom.Quat // unit quaternion
+}
+
+// State returns s as the kinematic state at server time t, with no Input and
+// neither mark (Knot, Cut) set.
+func (s BodyState) State(t time.Duration) kinematic.State {
+	return kinematic.State{Time: t, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot, AngVel: s.AngVel}
+}
+
+// BodyStateOf returns the part of k a World steps (its Time, Input and marks
+// dropped), its zero rotation read as geom.Identity.
+func BodyStateOf(k kinematic.State) BodyState {
+	rot := k.Rot
+	if rot == (geom.Quat{}) {
+		rot = geom.Identity
+	}
+	return BodyState{Pos: k.Pos, Vel: k.Vel, AngVel: k.AngVel, Rot: rot}
 }
 
 // Contact is one collision resolved during a step.

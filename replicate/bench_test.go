@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // benchRollback re-simulates depth ticks of the pitch with the ball and 22
@@ -20,12 +21,12 @@ func benchRollback(b *testing.B, depth int64) {
 	var n int64 = 100
 	frame := func() {
 		n++
-		s := Body{Time: ticks(n - 1 - depth), Pos: geom.V(float64(n%7), 0.11, 0), Vel: geom.V(5, 0, 0), Rot: geom.Identity}
+		s := kinematic.State{Time: ticks(n - 1 - depth), Pos: geom.V(float64(n%7), 0.11, 0), Vel: geom.V(5, 0, 0), Rot: geom.Identity}
 		d.Receive(s, ticks(n))
 		d.SetInput(geom.V(float64(n%3), 0, 2))
 		d.Render(ticks(n))
 	}
-	d.Receive(Body{Time: ticks(n), Pos: geom.V(0, 0.11, 0), Rot: geom.Identity}, ticks(n))
+	d.Receive(kinematic.State{Time: ticks(n), Pos: geom.V(0, 0.11, 0), Rot: geom.Identity}, ticks(n))
 	for range 2 * depth {
 		frame()
 	}
@@ -59,7 +60,7 @@ func BenchmarkResimFrame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d.Receive(Body{Time: 0, Pos: geom.V(0, 0.11, 0), Rot: geom.Identity}, 0)
+	d.Receive(kinematic.State{Time: 0, Pos: geom.V(0, 0.11, 0), Rot: geom.Identity}, 0)
 	var n int64
 	b.ReportAllocs()
 	for b.Loop() {
@@ -89,7 +90,7 @@ func benchFollow(b *testing.B, v View) {
 	for b.Loop() {
 		n++
 		if n%2 == 0 {
-			v.Receive(Body{Time: ticks(n - 3), Pos: geom.V(float64(n%5)*0.1, 0.11, 0), Vel: geom.V(3, 0, 0), Rot: geom.Identity}, ticks(n))
+			v.Receive(kinematic.State{Time: ticks(n - 3), Pos: geom.V(float64(n%5)*0.1, 0.11, 0), Vel: geom.V(3, 0, 0), Rot: geom.Identity}, ticks(n))
 		}
 		v.Render(ticks(n))
 	}

@@ -5,9 +5,9 @@
 //
 // # Time and units
 //
-// Every time is a time.Duration of server time. A Body carries the server
-// time it holds at; Receive takes with it arrival, the client's estimate of
-// server time when it arrived; Render takes now, the client's estimate of
+// Every time is a time.Duration of server time. A kinematic.State carries
+// the server time it holds at; Receive takes with it arrival, the client's
+// estimate of server time when it arrived; Render takes now, the client's estimate of
 // server time at the frame being drawn (package clock provides both; now
 // must be smooth and should not go back). Nothing in the package reads a
 // clock, does I/O, starts a goroutine or draws a random number. Positions

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/replicate"
 )
@@ -27,9 +28,8 @@ func pitch() (*physics.World, physics.BodyID) {
 	return w, ball
 }
 
-func state(w *physics.World, id physics.BodyID, t time.Duration) replicate.Body {
-	s := w.Body(id)
-	return replicate.Body{Time: t, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot, AngVel: s.AngVel}
+func state(w *physics.World, id physics.BodyID, t time.Duration) kinematic.State {
+	return w.Body(id).State(t)
 }
 
 // A client re-simulates the ball on its own copy of the pitch. The server
@@ -46,7 +46,7 @@ func Example() {
 	}
 	type packet struct {
 		at time.Duration
-		s  replicate.Body
+		s  kinematic.State
 	}
 	var inFlight []packet
 	var f replicate.Frame
@@ -87,7 +87,7 @@ func ExampleResim_Update() {
 		for _, q := range reqs {
 			switch q.Kind {
 			case replicate.SaveState:
-				q.Cell.Set(0, replicate.Body{Pos: geom.V(x, 0, 0), Vel: geom.V(v, 0, 0), Rot: geom.Identity})
+				q.Cell.Set(0, kinematic.State{Pos: geom.V(x, 0, 0), Vel: geom.V(v, 0, 0), Rot: geom.Identity})
 			case replicate.LoadState:
 				b := q.Cell.Get(0)
 				x, v = b.Pos.X, b.Vel.X
@@ -98,10 +98,10 @@ func ExampleResim_Update() {
 		}
 	}
 	r.SetInput(2) // push at 2 m/s²
-	r.Receive(replicate.Body{Time: 0, Rot: geom.Identity}, 0)
+	r.Receive(kinematic.State{Time: 0, Rot: geom.Identity}, 0)
 	perform(r.Update(3 * tick))
 	// The server says that at tick 1 the body was already 0.5 m along.
-	r.Receive(replicate.Body{Time: tick, Pos: geom.V(0.5, 0, 0), Rot: geom.Identity}, 3*tick)
+	r.Receive(kinematic.State{Time: tick, Pos: geom.V(0.5, 0, 0), Rot: geom.Identity}, 3*tick)
 	reqs := r.Update(4 * tick)
 	var steps []string
 	for _, q := range reqs {
@@ -125,7 +125,7 @@ func ExampleNewVelocity() {
 	}
 	// The server's ball rolls along X at 4 m/s (spinning at 4/0.11 rad/s);
 	// its state for 1 s arrives 40 ms later.
-	rolling := replicate.Body{
+	rolling := kinematic.State{
 		Time: time.Second, Pos: geom.V(0, 0.11, 0), Vel: geom.V(4, 0, 0),
 		AngVel: geom.V(0, 0, -4/0.11), Rot: geom.Identity,
 	}

@@ -3,6 +3,8 @@ package replicate
 import (
 	"math"
 	"time"
+
+	"github.com/tether-net/tether/kinematic"
 )
 
 // FollowStats are the counters of Velocity and Predictive.
@@ -25,7 +27,7 @@ type FollowStats struct {
 type law interface {
 	// correct returns b steered toward target t at one tick, and whether
 	// the correction is over.
-	correct(f *follower, b, t Body) (Body, bool)
+	correct(f *follower, b, t kinematic.State) (kinematic.State, bool)
 	// limit is how many ticks a target is advanced after its state was
 	// received before the correction stops; 0 means no limit.
 	limit(f *follower) int
@@ -40,21 +42,21 @@ type follower struct {
 	law  law
 
 	started bool
-	cur     int64 // the tick the sim is at
-	prev    Body  // the body at cur-1, after any correction then
-	at      Body  // the body at cur
+	cur     int64           // the tick the sim is at
+	prev    kinematic.State // the body at cur-1, after any correction then
+	at      kinematic.State // the body at cur
 
 	pending  bool // a state received and not yet taken
-	pend     Body
+	pend     kinematic.State
 	pendTick int64
 	have     bool  // a state has been received
 	newest   int64 // tick of the newest state received
 	newestT  time.Duration
 	wait     int64 // states before this tick predate a local interaction
 
-	active  bool // a correction is under way
-	target  Body // the newest state advanced to cur
-	since   int  // ticks the target has been advanced
+	active  bool            // a correction is under way
+	target  kinematic.State // the newest state advanced to cur
+	since   int             // ticks the target has been advanced
 	lastErr float64
 	accum   time.Duration // time the error has not shrunk
 	cut     bool          // show the next frame as a cut
@@ -66,8 +68,8 @@ type follower struct {
 // skips ahead (the client was paused).
 const maxCatchUp = 120
 
-func (f *follower) receive(s Body, arrival time.Duration) {
-	if !s.valid() {
+func (f *follower) receive(s kinematic.State, arrival time.Duration) {
+	if !valid(s) {
 		f.stats.Invalid++
 		return
 	}
@@ -91,7 +93,7 @@ func (f *follower) receive(s Body, arrival time.Duration) {
 		f.stats.Waited++
 		return
 	}
-	f.pending, f.pend, f.pendTick = true, s.norm(), k
+	f.pending, f.pend, f.pendTick = true, norm(s), k
 }
 
 // interact ends any correction and ignores the server's states for ticks
@@ -123,14 +125,14 @@ func (f *follower) take() {
 }
 
 // snap sets the body to the target and ends the correction.
-func (f *follower) snap(t Body) (Body, bool) {
+func (f *follower) snap(t kinematic.State) (kinematic.State, bool) {
 	f.stats.Snaps++
 	f.lastErr, f.accum = math.Inf(1), 0
 	return t, true
 }
 
 // restored ends the correction with the error gone.
-func (f *follower) restored(b Body) (Body, bool) {
+func (f *follower) restored(b kinematic.State) (kinematic.State, bool) {
 	f.lastErr, f.accum = math.Inf(1), 0
 	return b, true
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 )
 
@@ -91,13 +92,13 @@ func TestPredictiveLocalPush(t *testing.T) {
 		}
 		l := &link{srv: srv, ball: sball, delay: 60 * time.Millisecond}
 		const pushTick = 61
-		shove := func(b Body) Body { b.Vel = b.Vel.Add(geom.V(6, 0, 0)); return b }
+		shove := func(b kinematic.State) kinematic.State { b.Vel = b.Vel.Add(geom.V(6, 0, 0)); return b }
 		worst := 0.0
 		for i := int64(1); i < 120; i++ {
 			now := ticks(i)
 			l.run(v, now, func(n int64) {
 				if n == pushTick {
-					srv.SetBody(sball, toState(shove(fromState(srv.Body(sball)))))
+					srv.SetBody(sball, physics.BodyStateOf(shove(srv.Body(sball).State(0))))
 				}
 			})
 			f := v.Render(now)
@@ -130,12 +131,12 @@ func TestFollowCutAndStale(t *testing.T) {
 	if f := v.Render(0); f.Valid {
 		t.Fatal("valid frame before any state")
 	}
-	v.Receive(Body{Time: ticks(10), Pos: geom.V(0, 0.11, 0)}, ticks(13))
+	v.Receive(kinematic.State{Time: ticks(10), Pos: geom.V(0, 0.11, 0)}, ticks(13))
 	if f := v.Render(ticks(13)); !f.Valid || !f.Cut {
 		t.Fatalf("first frame %+v", f)
 	}
-	v.Receive(Body{Time: ticks(9), Pos: geom.V(5, 0.11, 0)}, ticks(14))
-	v.Receive(Body{Time: ticks(12), Pos: geom.V(20, 0.11, 0), Cut: true}, ticks(14))
+	v.Receive(kinematic.State{Time: ticks(9), Pos: geom.V(5, 0.11, 0)}, ticks(14))
+	v.Receive(kinematic.State{Time: ticks(12), Pos: geom.V(20, 0.11, 0), Cut: true}, ticks(14))
 	f := v.Render(ticks(14))
 	if !f.Cut || f.Pos.Dist(geom.V(20, 0.11, 0)) > 1e-3 {
 		t.Fatalf("frame after a cut %+v", f)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/timeline"
@@ -64,7 +65,7 @@ type tickTruth struct {
 
 type sent struct {
 	at time.Duration
-	b  Body
+	b  kinematic.State
 }
 
 // drill is a server run: the truth at every tick and the states sent.
@@ -148,11 +149,11 @@ func kick(w *physics.World, ball physics.BodyID, rng *rand.Rand) {
 
 // wireBody is a state as the wire carries it: quantised to a millimetre, a
 // millimetre per second and a milliradian per second.
-func wireBody(t time.Duration, s physics.BodyState, knot bool) Body {
+func wireBody(t time.Duration, s physics.BodyState, knot bool) kinematic.State {
 	q := func(v geom.Vec3) geom.Vec3 {
 		return geom.V(math.Round(v.X*1e3)/1e3, math.Round(v.Y*1e3)/1e3, math.Round(v.Z*1e3)/1e3)
 	}
-	return Body{Time: t, Pos: q(s.Pos), Vel: q(s.Vel), Rot: s.Rot, AngVel: q(s.AngVel), Knot: knot}
+	return kinematic.State{Time: t, Pos: q(s.Pos), Vel: q(s.Vel), Rot: s.Rot, AngVel: q(s.AngVel), Knot: knot}
 }
 
 func flight(p, v geom.Vec3, dt float64) geom.Vec3 {
@@ -182,7 +183,7 @@ func (d *drill) at(t time.Duration) geom.Vec3 {
 
 type delivery struct {
 	at time.Duration
-	b  Body
+	b  kinematic.State
 }
 
 // deliver sends every state through a path of link and returns the
@@ -215,7 +216,7 @@ type oracle struct {
 	newest   int64
 }
 
-func (o *oracle) Receive(s Body, _ time.Duration) {
+func (o *oracle) Receive(s kinematic.State, _ time.Duration) {
 	o.newest = max(o.newest, tickOf(s.Time, hTick))
 }
 
@@ -229,12 +230,12 @@ func (o *oracle) Render(now time.Duration) Frame {
 	}
 	m := ceilTick(now, hTick)
 	o.w.SetBody(o.ball, o.d.ticks[k].st)
-	var a, b Body
-	b = fromState(o.w.Body(o.ball))
+	var a, b kinematic.State
+	b = o.w.Body(o.ball).State(0)
 	for j := k; j < m; j++ {
 		a = b
 		o.w.Step()
-		b = fromState(o.w.Body(o.ball))
+		b = o.w.Body(o.ball).State(0)
 	}
 	if m <= k {
 		a = b

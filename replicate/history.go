@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // packed is one body's state as the history keeps it, in 56 bytes: the
@@ -36,7 +37,7 @@ func unpackRot(p [2]uint32) geom.Quat {
 	return geom.UnpackSmallestThree(uint64(p[0])<<32|uint64(p[1]), rotBits)
 }
 
-func packBody(b Body) packed {
+func packBody(b kinematic.State) packed {
 	r := b.Rot
 	if d := r.Dot(r); d < 1-1e-9 || d > 1+1e-9 {
 		r = r.Norm()
@@ -44,8 +45,8 @@ func packBody(b Body) packed {
 	return packed{pos: b.Pos, vel: pack3(b.Vel), angVel: pack3(b.AngVel), rot: packRot(r)}
 }
 
-func (p *packed) body() Body {
-	return Body{Pos: p.pos, Vel: unpack3(p.vel), AngVel: unpack3(p.angVel), Rot: unpackRot(p.rot)}
+func (p *packed) body() kinematic.State {
+	return kinematic.State{Pos: p.pos, Vel: unpack3(p.vel), AngVel: unpack3(p.angVel), Rot: unpackRot(p.rot)}
 }
 
 // Cell is the state of every body of the world at one tick, as the history
@@ -70,7 +71,7 @@ func (c *Cell) Len() int { return len(c.state) }
 // which the cell already holds the server's state for this tick keeps it:
 // that is how a correction enters the world. Set panics if i is out of
 // range.
-func (c *Cell) Set(i int, b Body) {
+func (c *Cell) Set(i int, b kinematic.State) {
 	if c.fixed[i/64]&(1<<(i%64)) != 0 {
 		return
 	}
@@ -79,14 +80,14 @@ func (c *Cell) Set(i int, b Body) {
 
 // Get returns body i's state; its Time is the cell's tick time. Get panics if
 // i is out of range.
-func (c *Cell) Get(i int) Body {
+func (c *Cell) Get(i int) kinematic.State {
 	b := c.state[i].body()
 	b.Time = c.time
 	return b
 }
 
 // fix stores the server's state of body i, which Set will then keep.
-func (c *Cell) fix(i int, b Body) {
+func (c *Cell) fix(i int, b kinematic.State) {
 	c.state[i] = packBody(b)
 	c.fixed[i/64] |= 1 << (i % 64)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/physics"
 )
 
 func TestPackRot(t *testing.T) {
@@ -59,8 +60,8 @@ func TestQuantisedStateConverges(t *testing.T) {
 		states := exact.Save(nil)
 		c := Cell{state: make([]packed, len(states)), fixed: make([]uint64, 1)}
 		for i, s := range states {
-			c.Set(i, fromState(s))
-			states[i] = toState(c.Get(i))
+			c.Set(i, s.State(0))
+			states[i] = physics.BodyStateOf(c.Get(i))
 		}
 		if err := quant.Restore(states); err != nil {
 			t.Fatal(err)

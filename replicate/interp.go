@@ -3,6 +3,7 @@ package replicate
 import (
 	"time"
 
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -32,10 +33,8 @@ func NewInterp(cfg timeline.Config) (*Interp, error) {
 
 // Receive inserts a server state; arrival is the client's estimate of
 // server time when it arrived.
-func (v *Interp) Receive(s Body, arrival time.Duration) {
-	v.tl.Insert(timeline.State{
-		Time: s.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot, AngVel: s.AngVel, Knot: s.Knot, Cut: s.Cut,
-	}, arrival)
+func (v *Interp) Receive(s kinematic.State, arrival time.Duration) {
+	v.tl.Insert(s, arrival)
 }
 
 // Render samples the timeline at now (estimated server time); the frame's

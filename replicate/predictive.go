@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // PredictiveConfig configures a Predictive. The zero value gives the
@@ -127,7 +128,7 @@ func NewPredictive(cfg PredictiveConfig, sim Sim) (*Predictive, error) {
 
 // Receive takes a server state; arrival is the client's estimate of server
 // time when it arrived. A state older than the newest received is dropped.
-func (p *Predictive) Receive(s Body, arrival time.Duration) { p.f.receive(s, arrival) }
+func (p *Predictive) Receive(s kinematic.State, arrival time.Duration) { p.f.receive(s, arrival) }
 
 // Render steps the Sim up to the first tick at or after now (estimated
 // server time), blending it toward the server's state on the way, and
@@ -155,7 +156,7 @@ func (p *Predictive) limit(f *follower) int {
 	return int(math.Ceil(d / f.tick.Seconds()))
 }
 
-func (p *Predictive) correct(f *follower, b, t Body) (Body, bool) {
+func (p *Predictive) correct(f *follower, b, t kinematic.State) (kinematic.State, bool) {
 	h := f.tick.Seconds()
 	iv := p.interval(f)
 	rtt := 2 * max(f.stats.Latency, 0).Seconds()

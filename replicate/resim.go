@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // RequestKind says what a Request asks the game to do with its world.
@@ -157,7 +158,7 @@ type ResimStats struct {
 
 type correction struct {
 	tick  int64
-	state Body
+	state kinematic.State
 	have  bool
 	fresh bool // not yet compared or applied
 }
@@ -259,12 +260,14 @@ func (r *Resim[In]) SetInput(in In) { r.input = in }
 
 // Receive takes a server state of the configured body; arrival is the
 // client's estimate of server time when it arrived.
-func (r *Resim[In]) Receive(s Body, arrival time.Duration) { r.ReceiveBody(r.cfg.Body, s, arrival) }
+func (r *Resim[In]) Receive(s kinematic.State, arrival time.Duration) {
+	r.ReceiveBody(r.cfg.Body, s, arrival)
+}
 
 // ReceiveBody takes a server state of body i. Only the newest state of each
 // body counts: an older one is dropped.
-func (r *Resim[In]) ReceiveBody(i int, s Body, arrival time.Duration) {
-	if i < 0 || i >= len(r.corr) || !s.valid() {
+func (r *Resim[In]) ReceiveBody(i int, s kinematic.State, arrival time.Duration) {
+	if i < 0 || i >= len(r.corr) || !valid(s) {
 		r.stats.Invalid++
 		return
 	}
@@ -281,7 +284,7 @@ func (r *Resim[In]) ReceiveBody(i int, s Body, arrival time.Duration) {
 		r.stats.Latency += (age - r.stats.Latency) / 8
 	}
 	r.stats.Received++
-	*c = correction{tick: k, state: s.norm(), have: true, fresh: true}
+	*c = correction{tick: k, state: norm(s), have: true, fresh: true}
 	r.newestT = max(r.newestT, s.Time)
 }
 
@@ -330,7 +333,7 @@ func (r *Resim[In]) index(k int64) int {
 
 // differs reports whether the server's state s differs from the history's
 // h beyond the thresholds.
-func (r *Resim[In]) differs(h, s Body) bool {
+func (r *Resim[In]) differs(h, s kinematic.State) bool {
 	c := &r.cfg
 	return h.Pos.Dist(s.Pos) > c.PosThreshold ||
 		h.Rot.Angle(s.Rot) > c.AngleThreshold ||

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 )
 
@@ -25,8 +26,8 @@ func kinds[In any](reqs []Request[In]) string {
 }
 
 // ballState is the ball's state in w as a server state at tick n.
-func ballState(w *physics.World, ball physics.BodyID, n int64) Body {
-	b := fromState(w.Body(ball))
+func ballState(w *physics.World, ball physics.BodyID, n int64) kinematic.State {
+	b := w.Body(ball).State(0)
 	b.Time = ticks(n)
 	return b
 }
@@ -135,7 +136,7 @@ func TestResimCut(t *testing.T) {
 	for range 30 {
 		frame()
 	}
-	cut := Body{Time: now - 30*time.Millisecond, Pos: geom.V(30, 0.11, 10), Rot: geom.Identity, Cut: true}
+	cut := kinematic.State{Time: now - 30*time.Millisecond, Pos: geom.V(30, 0.11, 10), Rot: geom.Identity, Cut: true}
 	d.Receive(cut, now)
 	f := frame()
 	if !f.Cut || f.Offset != (geom.Vec3{}) || f.Pos.Dist(cut.Pos) > 1e-3 {
@@ -216,7 +217,7 @@ func TestResimSyncTest(t *testing.T) {
 			}
 			if i%7 == 0 {
 				n := tickOf(now, hTick) - 4
-				s := Body{Time: ticks(n), Pos: geom.V(rng.Float64()*10, 0.11+rng.Float64(), rng.Float64()*10),
+				s := kinematic.State{Time: ticks(n), Pos: geom.V(rng.Float64()*10, 0.11+rng.Float64(), rng.Float64()*10),
 					Vel: geom.V(rng.Float64()*20-10, rng.Float64()*5, rng.Float64()*20-10), Rot: geom.Identity}
 				d.Receive(s, now)
 			}
@@ -255,7 +256,7 @@ func TestResimAllocs(t *testing.T) {
 		now += hFrame
 		i++
 		if i%3 == 0 {
-			d.Receive(Body{Time: now - 100*time.Millisecond, Pos: geom.V(float64(i%5), 0.11, 0), Rot: geom.Identity}, now)
+			d.Receive(kinematic.State{Time: now - 100*time.Millisecond, Pos: geom.V(float64(i%5), 0.11, 0), Rot: geom.Identity}, now)
 		}
 		d.SetInput(geom.V(float64(i%4), 0, 1))
 		d.Render(now)

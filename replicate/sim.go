@@ -1,7 +1,7 @@
 package replicate
 
 import (
-	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 )
 
@@ -13,9 +13,9 @@ import (
 type Sim interface {
 	// Body returns the body's current state; its Time, Knot and Cut are
 	// ignored.
-	Body() Body
+	Body() kinematic.State
 	// SetBody replaces the body's state (only Pos, Vel, Rot and AngVel).
-	SetBody(b Body)
+	SetBody(b kinematic.State)
 	// Step advances the simulation by one tick.
 	Step()
 	// Predict returns b advanced by ticks steps of the simulation, with the
@@ -23,7 +23,7 @@ type Sim interface {
 	// The result's Time, Knot and Cut are ignored.
 	// It should not allocate: it is called on every tick while a correction
 	// is under way.
-	Predict(b Body, ticks int) Body
+	Predict(b kinematic.State, ticks int) kinematic.State
 }
 
 // WorldSim is a Sim for one body of a physics.World. Predict saves the whole
@@ -45,37 +45,25 @@ func NewWorldSim(w *physics.World, id physics.BodyID) *WorldSim {
 func (s *WorldSim) World() *physics.World { return s.w }
 
 // Body returns the body's state.
-func (s *WorldSim) Body() Body { return fromState(s.w.Body(s.id)) }
+func (s *WorldSim) Body() kinematic.State { return s.w.Body(s.id).State(0) }
 
 // SetBody sets the body's state.
-func (s *WorldSim) SetBody(b Body) { s.w.SetBody(s.id, toState(b)) }
+func (s *WorldSim) SetBody(b kinematic.State) { s.w.SetBody(s.id, physics.BodyStateOf(b)) }
 
 // Step steps the world.
 func (s *WorldSim) Step() { s.w.Step() }
 
 // Predict returns b advanced by ticks steps of the world, which it restores.
-func (s *WorldSim) Predict(b Body, ticks int) Body {
+func (s *WorldSim) Predict(b kinematic.State, ticks int) kinematic.State {
 	if ticks <= 0 {
 		return b
 	}
 	s.save = s.w.Save(s.save)
-	s.w.SetBody(s.id, toState(b))
+	s.w.SetBody(s.id, physics.BodyStateOf(b))
 	for range ticks {
 		s.w.Step()
 	}
-	out := fromState(s.w.Body(s.id))
+	out := s.w.Body(s.id).State(0)
 	_ = s.w.Restore(s.save) // same world: cannot fail
 	return out
-}
-
-func toState(b Body) physics.BodyState {
-	rot := b.Rot
-	if rot == (geom.Quat{}) {
-		rot = geom.Identity
-	}
-	return physics.BodyState{Pos: b.Pos, Vel: b.Vel, AngVel: b.AngVel, Rot: rot}
-}
-
-func fromState(s physics.BodyState) Body {
-	return Body{Pos: s.Pos, Vel: s.Vel, AngVel: s.AngVel, Rot: s.Rot}
 }

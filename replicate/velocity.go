@@ -3,6 +3,8 @@ package replicate
 import (
 	"math"
 	"time"
+
+	"github.com/tether-net/tether/kinematic"
 )
 
 // VelocityConfig configures a Velocity. The zero value gives the defaults
@@ -101,7 +103,7 @@ func NewVelocity(cfg VelocityConfig, sim Sim) (*Velocity, error) {
 
 // Receive takes a server state; arrival is the client's estimate of server
 // time when it arrived. A state older than the newest received is dropped.
-func (v *Velocity) Receive(s Body, arrival time.Duration) { v.f.receive(s, arrival) }
+func (v *Velocity) Receive(s kinematic.State, arrival time.Duration) { v.f.receive(s, arrival) }
 
 // Render steps the Sim up to the first tick at or after now (estimated
 // server time), correcting it on the way, and returns the body at now.
@@ -112,7 +114,7 @@ func (v *Velocity) Stats() FollowStats { return v.f.stats }
 
 func (v *Velocity) limit(*follower) int { return 0 }
 
-func (v *Velocity) correct(f *follower, b, t Body) (Body, bool) {
+func (v *Velocity) correct(f *follower, b, t kinematic.State) (kinematic.State, bool) {
 	e := t.Pos.Sub(b.Pos)
 	d := e.Len()
 	rv := rotVec(b.Rot, t.Rot)

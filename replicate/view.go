@@ -7,32 +7,18 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
-// Body is one state of a replicated body as the server sent it.
-type Body struct {
-	Time   time.Duration // server time the state holds at
-	Pos    geom.Vec3     // metres
-	Vel    geom.Vec3     // metres per second; at a knot, the velocity leaving it
-	Rot    geom.Quat     // unit quaternion; the zero value is read as geom.Identity
-	AngVel geom.Vec3     // radians per second, world frame
-	// Knot marks a velocity discontinuity at this instant (a kick, a bounce):
-	// Vel is the velocity leaving it. Only Interp uses it.
-	Knot bool
-	// Cut marks a discontinuity in position (a teleport, a kickoff reset):
-	// every mode jumps to it rather than blending.
-	Cut bool
-}
-
-// valid reports whether every field of b is finite.
-func (b Body) valid() bool {
+// valid reports whether every field of b that a mode reads is finite.
+func valid(b kinematic.State) bool {
 	r := b.Rot
 	return b.Pos.IsFinite() && b.Vel.IsFinite() && b.AngVel.IsFinite() &&
 		geom.V(r.W, r.X, r.Y).IsFinite() && !math.IsNaN(r.Z) && !math.IsInf(r.Z, 0)
 }
 
 // norm returns b with a unit rotation (the zero quaternion read as Identity).
-func (b Body) norm() Body {
+func norm(b kinematic.State) kinematic.State {
 	b.Rot = b.Rot.Norm()
 	return b
 }
@@ -62,14 +48,16 @@ type Frame struct {
 // View is the client's view of one replicated server-owned body. Receive
 // takes each server state, with arrival the client's estimate of server time
 // when it arrived; Render returns the frame to draw at now, the client's
-// estimate of server time at the frame. Both take the time as an argument:
+// estimate of server time at the frame. Of a state's marks, every mode jumps
+// to a Cut rather than blending, and only Interp uses a Knot; Input is not
+// read. Both take the time as an argument:
 // a View reads no clock, does no I/O and starts no goroutine. A View is not
 // safe for concurrent use.
 //
 // Resim fits this interface only through a driver that performs its requests
 // (WorldResim does, on a physics.World).
 type View interface {
-	Receive(s Body, arrival time.Duration)
+	Receive(s kinematic.State, arrival time.Duration)
 	Render(now time.Duration) Frame
 }
 
@@ -165,7 +153,7 @@ func rotVec(from, to geom.Quat) geom.Vec3 {
 // curve evaluates the motion between a (at tick time t0) and b (one tick
 // later) at fraction u in [0, 1]: the cubic Hermite curve for position and
 // velocity, slerp for rotation.
-func curve(a, b Body, tick time.Duration, u float64) (pos, vel geom.Vec3, rot geom.Quat, angVel geom.Vec3) {
+func curve(a, b kinematic.State, tick time.Duration, u float64) (pos, vel geom.Vec3, rot geom.Quat, angVel geom.Vec3) {
 	u = min(max(u, 0), 1)
 	pos, vel = geom.Hermite(a.Pos, a.Vel, b.Pos, b.Vel, tick.Seconds(), u)
 	rot = geom.Slerp(a.Rot, b.Rot, u)

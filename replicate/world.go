@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 )
 
@@ -44,10 +45,10 @@ func (d *WorldResim[In]) Resim() *Resim[In] { return d.r }
 func (d *WorldResim[In]) World() *physics.World { return d.w }
 
 // Receive takes a server state of the body.
-func (d *WorldResim[In]) Receive(s Body, arrival time.Duration) { d.r.Receive(s, arrival) }
+func (d *WorldResim[In]) Receive(s kinematic.State, arrival time.Duration) { d.r.Receive(s, arrival) }
 
 // ReceiveBody takes a server state of body id of the world.
-func (d *WorldResim[In]) ReceiveBody(id physics.BodyID, s Body, arrival time.Duration) {
+func (d *WorldResim[In]) ReceiveBody(id physics.BodyID, s kinematic.State, arrival time.Duration) {
 	d.r.ReceiveBody(int(id), s, arrival)
 }
 
@@ -69,11 +70,11 @@ func (d *WorldResim[In]) Perform(reqs []Request[In]) {
 		case SaveState:
 			d.scratch = d.w.Save(d.scratch)
 			for j := range d.scratch {
-				q.Cell.Set(j, fromState(d.scratch[j]))
+				q.Cell.Set(j, d.scratch[j].State(0))
 			}
 		case LoadState:
 			for j := range d.scratch {
-				d.scratch[j] = toState(q.Cell.Get(j))
+				d.scratch[j] = physics.BodyStateOf(q.Cell.Get(j))
 			}
 			_ = d.w.Restore(d.scratch) // one state per body: cannot fail
 		case AdvanceTick:

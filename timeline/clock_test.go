@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // TestSharedClock: timelines that share a render clock draw at the same
@@ -23,16 +24,16 @@ func TestSharedClock(t *testing.T) {
 		st := time.Duration(i) * iv
 		arrival := st + 20*time.Millisecond
 		k.Arrived(st, arrival)
-		a.Insert(State{Time: st, Pos: geom.V(st.Seconds(), 0, 0)}, arrival)
+		a.Insert(kinematic.State{Time: st, Pos: geom.V(st.Seconds(), 0, 0)}, arrival)
 		// b also gets an extra state between every two regular ones, and
 		// states that arrive far later: neither moves the clock.
-		b.Insert(State{Time: st - iv/2, Pos: geom.V(1, 0, 0)}, arrival+200*time.Millisecond)
-		b.Insert(State{Time: st, Pos: geom.V(2, 0, 0)}, arrival+200*time.Millisecond)
+		b.Insert(kinematic.State{Time: st - iv/2, Pos: geom.V(1, 0, 0)}, arrival+200*time.Millisecond)
+		b.Insert(kinematic.State{Time: st, Pos: geom.V(2, 0, 0)}, arrival+200*time.Millisecond)
 		if i == 60 {
 			late, _ = New(Config{Clock: k})
 		}
 		if late != nil {
-			late.Insert(State{Time: st}, arrival)
+			late.Insert(kinematic.State{Time: st}, arrival)
 		}
 		for f := range 2 {
 			now := arrival + time.Duration(f)*iv/2

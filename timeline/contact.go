@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // A segment ending at a knot, or between two states whose velocities do not
@@ -23,9 +24,9 @@ type crossing struct {
 
 // contact evaluates the contact curve from a to b at rt into out's position
 // and velocity.
-func (t *Timeline) contact(a, b *State, rt time.Duration, out *State) {
+func (t *Timeline) contact(a, b *kinematic.State, rt time.Duration, out *kinematic.State) {
 	c := t.solveCrossing(a, b)
-	var s State
+	var s kinematic.State
 	if rt < c.at {
 		s = t.cfg.Extrapolate(*a, rt-a.Time)
 	} else {
@@ -48,7 +49,7 @@ func (t *Timeline) contact(a, b *State, rt time.Duration, out *State) {
 
 // gapDist is the squared distance between a's motion forward and b's
 // backward at time x.
-func (t *Timeline) gapDist(a, b *State, x time.Duration) float64 {
+func (t *Timeline) gapDist(a, b *kinematic.State, x time.Duration) float64 {
 	f := t.cfg.Extrapolate(*a, x-a.Time).Pos
 	g := t.cfg.Extrapolate(*b, x-b.Time).Pos
 	return f.Sub(g).Len2()
@@ -56,7 +57,7 @@ func (t *Timeline) gapDist(a, b *State, x time.Duration) float64 {
 
 // solveCrossing finds (or recalls) where the segment's two motions come
 // closest.
-func (t *Timeline) solveCrossing(a, b *State) crossing {
+func (t *Timeline) solveCrossing(a, b *kinematic.State) crossing {
 	for i := range t.cross {
 		if c := t.cross[i]; c.from == a.Time && c.to == b.Time {
 			return c

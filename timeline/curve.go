@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // What a render time falls on.
@@ -27,7 +28,7 @@ const knotMismatch = 1.0
 
 // eval computes the curve at rt into out and returns the index of the state it
 // is drawn from (the newest at or before rt; -1 if rt is before them all).
-func (t *Timeline) eval(rt time.Duration, out *State) (int, kind) {
+func (t *Timeline) eval(rt time.Duration, out *kinematic.State) (int, kind) {
 	i := t.n - 1
 	for i >= 0 && t.at(i).Time > rt {
 		i--
@@ -86,7 +87,7 @@ func (t *Timeline) eval(rt time.Duration, out *State) (int, kind) {
 // (the shortest arc, or it plus whole turns, or the other way round) it turns
 // through the one closest to what the mean angular velocity predicts; with no
 // angular velocity that is the shortest arc, i.e. Slerp.
-func interpRot(a, b *State, dt, u float64) geom.Quat {
+func interpRot(a, b *kinematic.State, dt, u float64) geom.Quat {
 	w := a.AngVel.Add(b.AngVel).Scale(dt / 2) // predicted rotation vector
 	d := b.Rot.Mul(a.Rot.Conj())
 	if d.W < 0 {
@@ -115,7 +116,7 @@ func interpRot(a, b *State, dt, u float64) geom.Quat {
 
 // extrapolate computes the state dt past a into out, holding still past the
 // extrapolation bound, and returns k or kindFrozen.
-func (t *Timeline) extrapolate(a *State, dt time.Duration, out *State, k kind) kind {
+func (t *Timeline) extrapolate(a *kinematic.State, dt time.Duration, out *kinematic.State, k kind) kind {
 	if dt > t.cfg.MaxExtrapolation {
 		*out = t.cfg.Extrapolate(*a, t.cfg.MaxExtrapolation)
 		out.Vel, out.AngVel = geom.Vec3{}, geom.Vec3{}
@@ -128,7 +129,7 @@ func (t *Timeline) extrapolate(a *State, dt time.Duration, out *State, k kind) k
 }
 
 // Linear extrapolates at constant velocity and angular velocity.
-func Linear(s State, dt time.Duration) State {
+func Linear(s kinematic.State, dt time.Duration) kinematic.State {
 	sec := dt.Seconds()
 	s.Time += dt
 	s.Pos = s.Pos.AddScaled(s.Vel, sec)
@@ -158,7 +159,7 @@ const settleSpeed = 0.5
 // Extrapolate advances s by dt. A negative dt runs the motion backward: the
 // parabola without floor contacts in the air, the slide (faster going back)
 // on the floor.
-func (b Ballistic) Extrapolate(s State, dt time.Duration) State {
+func (b Ballistic) Extrapolate(s kinematic.State, dt time.Duration) kinematic.State {
 	g := b.Gravity.Len()
 	if g == 0 || dt == 0 {
 		return Linear(s, dt)
@@ -222,7 +223,7 @@ func (b Ballistic) Extrapolate(s State, dt time.Duration) State {
 	return s
 }
 
-func (b Ballistic) backward(s State, dt time.Duration) State {
+func (b Ballistic) backward(s kinematic.State, dt time.Duration) kinematic.State {
 	sec := dt.Seconds() // negative
 	up := b.Gravity.Norm().Neg()
 	vu := s.Vel.Dot(up)

@@ -4,10 +4,10 @@
 //
 // # Time
 //
-// Every time is a time.Duration of server time. A State carries the server time
-// it describes; Insert takes, with each state, the client's estimate of server
-// time when it arrived; Sample takes the estimated server time of the frame
-// being drawn ("now"). The estimate must be smooth and monotonic (package clock
+// Every time is a time.Duration of server time. A kinematic.State carries the
+// server time it describes; Insert takes, with each state, the client's
+// estimate of server time when it arrived; Sample takes the estimated server
+// time of the frame being drawn ("now"). The estimate must be smooth and monotonic (package clock
 // provides one). The timeline renders at a render time behind now; the
 // difference, the render delay, is reported with every frame.
 //
@@ -66,8 +66,8 @@
 // body's own physics, stepped as the server steps it) for at most
 // Config.MaxExtrapolation, then holds still and says so (Frame.Frozen). A
 // body moved by its controls (a character) is best extrapolated under the
-// control it had, held: the sender puts it in State.Input and the
-// extrapolator reads it there.
+// control it had, held: the sender puts it in kinematic.State.Input and the
+// extrapolator reads it there (the timeline only hands it on).
 //
 // Two states further apart than Config.MaxExtrapolation (a blackout) are not
 // joined by a curve: nothing is known of the motion between them. Over the

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -20,9 +21,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	ball := func(t time.Duration) timeline.State {
+	ball := func(t time.Duration) kinematic.State {
 		s := t.Seconds()
-		return timeline.State{
+		return kinematic.State{
 			Time: t,
 			Pos:  geom.V(3*s, 0.11+12*s-9.81*s*s/2, 0),
 			Vel:  geom.V(3, 12-9.81*s, 0),

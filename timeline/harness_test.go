@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // The ball and its pitch.
@@ -65,11 +66,11 @@ func (s *seg) at(t float64) (geom.Vec3, geom.Vec3, geom.Quat, geom.Vec3) {
 }
 
 // at returns the true state at t seconds.
-func (b *ballPath) at(t float64) State {
+func (b *ballPath) at(t float64) kinematic.State {
 	i := sort.Search(len(b.segs), func(i int) bool { return b.segs[i].t0 > t }) - 1
 	i = max(i, 0)
 	p, v, q, w := b.segs[i].at(t)
-	return State{Time: secs(t), Pos: p, Vel: v, Rot: q, AngVel: w}
+	return kinematic.State{Time: secs(t), Pos: p, Vel: v, Rot: q, AngVel: w}
 }
 
 func (b *ballPath) pos(t float64) geom.Vec3 { return b.at(t).Pos }
@@ -257,12 +258,12 @@ var profiles = []link{
 
 type delivery struct {
 	arrival float64
-	s       State
+	s       kinematic.State
 }
 
 // deliver sends each state at its own time through l and returns the
 // deliveries in arrival order.
-func (l link) deliver(rng *rand.Rand, sent []State, dur float64) []delivery {
+func (l link) deliver(rng *rand.Rand, sent []kinematic.State, dur float64) []delivery {
 	type spike struct{ from, to, extra float64 }
 	var spikes []spike
 	if l.spikes {
@@ -317,8 +318,8 @@ func (l link) deliver(rng *rand.Rand, sent []State, dur float64) []delivery {
 
 // sendStates returns what the server sends: the state every 1/30 s (on its
 // 60 Hz ticks) and a knot state at every contact, in send order.
-func sendStates(b *ballPath, dur float64, knots bool) []State {
-	var out []State
+func sendStates(b *ballPath, dur float64, knots bool) []kinematic.State {
+	var out []kinematic.State
 	ci := 0
 	for k := 0; float64(k)/30 < dur; k++ {
 		t := float64(k) / 30
@@ -341,10 +342,10 @@ func sendStates(b *ballPath, dur float64, knots bool) []State {
 // now - 100 ms by linear interpolation, past the newest extrapolate by its
 // velocity for at most 500 ms, then hold.
 type seedBall struct {
-	states []State
+	states []kinematic.State
 }
 
-func (sb *seedBall) receive(s State) {
+func (sb *seedBall) receive(s kinematic.State) {
 	if n := len(sb.states); n > 0 && s.Time <= sb.states[n-1].Time {
 		return
 	}

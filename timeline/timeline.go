@@ -6,37 +6,15 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
-
-// State is an entity's state at one server time, as the server sent it.
-type State struct {
-	Time   time.Duration // server time the state describes
-	Pos    geom.Vec3     // position, metres
-	Vel    geom.Vec3     // velocity, metres per second; at a knot, the velocity leaving it
-	Rot    geom.Quat     // orientation; the zero value is read as geom.Identity
-	AngVel geom.Vec3     // angular velocity, radians per second, world frame
-	// Input is the control the entity moves under from Time on, as the
-	// sender knew it then: for a character, say, the velocity its input
-	// asks for. The timeline only hands it to Config.Extrapolate, which may
-	// hold it past Time; its meaning is the extrapolator's, and Linear and
-	// Ballistic ignore it.
-	Input geom.Vec3
-	// Knot marks a velocity discontinuity (a contact: kick, bounce) at this
-	// instant or since the state before it, as a server stepping at a fixed
-	// rate marks the end of the step that had the contact: the curve
-	// arriving here does not use Vel before the contact.
-	Knot bool
-	// Cut marks a discontinuity in position (a teleport, a reset): the timeline
-	// never interpolates into this state from earlier ones.
-	Cut bool
-}
 
 // Frame is what Sample renders.
 type Frame struct {
 	// State is the rendered state. Time is the render time; Pos includes the
 	// correction Offset; Vel and AngVel are those of the curve. Cut is set on
 	// the first frame at or after a Cut state.
-	State
+	kinematic.State
 	Delay        time.Duration // now minus the render time
 	Offset       geom.Vec3     // correction still being blended out, metres (included in Pos)
 	Valid        bool          // false until a state has been inserted
@@ -56,7 +34,7 @@ type Frame struct {
 // Extrapolator(s, 0) must be s. It should not allocate: it is called several
 // times on every frame, mostly with the same few states, so an expensive one
 // should cache what it computed from a state.
-type Extrapolator func(s State, dt time.Duration) State
+type Extrapolator func(s kinematic.State, dt time.Duration) kinematic.State
 
 // The render clock's rate relative to now stays within [MinScale, MaxScale].
 const (
@@ -241,7 +219,7 @@ type Stats struct {
 type Timeline struct {
 	cfg Config
 
-	ring []State // fixed capacity, ordered by Time from head
+	ring []kinematic.State // fixed capacity, ordered by Time from head
 	head int
 	n    int
 
@@ -275,7 +253,7 @@ func New(c Config) (*Timeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Timeline{cfg: c, ring: make([]State, c.Capacity), offRot: geom.Identity, clock: c.Clock}
+	t := &Timeline{cfg: c, ring: make([]kinematic.State, c.Capacity), offRot: geom.Identity, clock: c.Clock}
 	if !t.shared() {
 		t.clock = newClock(c)
 	}
@@ -300,7 +278,7 @@ func (t *Timeline) Reset() {
 	t.stats = stats
 }
 
-func (t *Timeline) at(i int) *State {
+func (t *Timeline) at(i int) *kinematic.State {
 	j := t.head + i
 	if j >= len(t.ring) {
 		j -= len(t.ring)
@@ -311,7 +289,7 @@ func (t *Timeline) at(i int) *State {
 // Insert adds a state received at arrival (the client's estimate of server
 // time when it arrived). States may come in any order; see the package
 // documentation for how late and duplicate ones are treated.
-func (t *Timeline) Insert(s State, arrival time.Duration) {
+func (t *Timeline) Insert(s kinematic.State, arrival time.Duration) {
 	if !s.Pos.IsFinite() || !s.Vel.IsFinite() || !s.AngVel.IsFinite() ||
 		math.IsNaN(s.Rot.W+s.Rot.X+s.Rot.Y+s.Rot.Z) || math.IsInf(s.Rot.W+s.Rot.X+s.Rot.Y+s.Rot.Z, 0) {
 		t.stats.Invalid++
@@ -425,7 +403,7 @@ func (t *Timeline) Sample(now time.Duration) Frame {
 	if !f.Cut && t.haveLast && t.dirty {
 		// New data may have changed the curve at the previous render time:
 		// keep the picture continuous there and blend the difference out.
-		var prev State
+		var prev kinematic.State
 		t.eval(prevRT, &prev)
 		jump := t.last.Sub(prev.Pos)
 		t.off = t.off.Add(jump)
@@ -509,7 +487,7 @@ func (t *Timeline) prune(base int) {
 		return
 	}
 	for i := 0; i < base; i++ {
-		*t.at(i) = State{}
+		*t.at(i) = kinematic.State{}
 	}
 	t.head = (t.head + base) % len(t.ring)
 	t.n -= base

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"pgregory.net/rapid"
 )
 
@@ -23,14 +24,14 @@ func newTL(t testing.TB, c Config) *Timeline {
 }
 
 // line is a body moving at 2 m/s along X, its state at time at.
-func line(at time.Duration) State {
-	return State{Time: at, Pos: geom.V(2*at.Seconds(), 0, 0), Vel: geom.V(2, 0, 0), Rot: geom.Identity}
+func line(at time.Duration) kinematic.State {
+	return kinematic.State{Time: at, Pos: geom.V(2*at.Seconds(), 0, 0), Vel: geom.V(2, 0, 0), Rot: geom.Identity}
 }
 
 // arc is a body under gravity, exact at any time.
-func arc(at time.Duration) State {
+func arc(at time.Duration) kinematic.State {
 	s := at.Seconds()
-	return State{
+	return kinematic.State{
 		Time: at,
 		Pos:  geom.V(10*s, 1+8*s-9.81*s*s/2, 0),
 		Vel:  geom.V(10, 8-9.81*s, 0),
@@ -110,8 +111,8 @@ func TestOrderDuplicatesLate(t *testing.T) {
 func TestDuplicateCut(t *testing.T) {
 	tl := newTL(t, Config{MinDelay: 100 * ms, MaxDelay: 100 * ms})
 	const jump = 500 * ms
-	at := func(t time.Duration) State {
-		s := State{Time: t, Rot: geom.Identity}
+	at := func(t time.Duration) kinematic.State {
+		s := kinematic.State{Time: t, Rot: geom.Identity}
 		if t >= jump {
 			s.Pos = geom.V(30, 0, 0)
 		}
@@ -148,8 +149,8 @@ func TestLateStateFillsGap(t *testing.T) {
 	tl := newTL(t, Config{MinDelay: 100 * ms, MaxDelay: 100 * ms})
 	// A kick at 150 ms: rest before, 10 m/s after. The state at 150 ms (the
 	// knot) is late.
-	kick := func(at time.Duration) State {
-		s := State{Time: at, Rot: geom.Identity}
+	kick := func(at time.Duration) kinematic.State {
+		s := kinematic.State{Time: at, Rot: geom.Identity}
 		if at >= 150*ms {
 			s.Vel = geom.V(10, 0, 0)
 			s.Pos = geom.V(10*(at-150*ms).Seconds(), 0, 0)
@@ -201,7 +202,7 @@ func TestCurves(t *testing.T) {
 	// its speed; the states come every 1/30 s, the knot with the first one
 	// after the bounce.
 	const wallX, tw = 3.1, 0.31
-	ball := func(s float64) State {
+	ball := func(s float64) kinematic.State {
 		st := arc(secs(s))
 		if s > tw {
 			st.Pos.X = wallX - 8*(s-tw)
@@ -228,13 +229,13 @@ func TestCurves(t *testing.T) {
 // exact at any time, with an extrapolator that knows it.
 const decayRate = 8 // 1/s
 
-func decay(at time.Duration) State {
+func decay(at time.Duration) kinematic.State {
 	s := at.Seconds()
 	e := math.Exp(-decayRate * s)
-	return State{Time: at, Pos: geom.V(30*(1-e)/decayRate, 0, 0), Vel: geom.V(30*e, 0, 0), Rot: geom.Identity}
+	return kinematic.State{Time: at, Pos: geom.V(30*(1-e)/decayRate, 0, 0), Vel: geom.V(30*e, 0, 0), Rot: geom.Identity}
 }
 
-func decayExtrapolate(s State, dt time.Duration) State {
+func decayExtrapolate(s kinematic.State, dt time.Duration) kinematic.State {
 	e := math.Exp(-decayRate * dt.Seconds())
 	s.Time += dt
 	s.Pos = s.Pos.AddScaled(s.Vel, (1-e)/decayRate)
@@ -273,12 +274,12 @@ func TestCurveFollowsExtrapolator(t *testing.T) {
 func TestGapRejoin(t *testing.T) {
 	tl := newTL(t, Config{MinDelay: 50 * ms, MaxDelay: 50 * ms, MaxExtrapolation: 300 * ms})
 	// Along X until 1 s, then, after a 2 s gap in which it was kicked, along Z.
-	path := func(at time.Duration) State {
+	path := func(at time.Duration) kinematic.State {
 		if at <= time.Second {
 			return line(at)
 		}
 		d := (at - 2*time.Second).Seconds()
-		return State{Time: at, Pos: geom.V(5, 0, 3*d), Vel: geom.V(0, 0, 3), Rot: geom.Identity}
+		return kinematic.State{Time: at, Pos: geom.V(5, 0, 3*d), Vel: geom.V(0, 0, 3), Rot: geom.Identity}
 	}
 	const late = 20 * ms
 	next := time.Duration(0)
@@ -318,11 +319,11 @@ func TestGapRejoin(t *testing.T) {
 // motion before it and the motion after it meet.
 func TestContactCrossing(t *testing.T) {
 	const tk = 0.137 // kick time
-	kick := func(s float64) State {
+	kick := func(s float64) kinematic.State {
 		if s < tk {
-			return State{Time: secs(s), Pos: geom.V(1+0.5*s, 0, 0), Vel: geom.V(0.5, 0, 0)}
+			return kinematic.State{Time: secs(s), Pos: geom.V(1+0.5*s, 0, 0), Vel: geom.V(0.5, 0, 0)}
 		}
-		return State{Time: secs(s), Pos: geom.V(1+0.5*tk+12*(s-tk), 0, 4*(s-tk)), Vel: geom.V(12, 0, 4)}
+		return kinematic.State{Time: secs(s), Pos: geom.V(1+0.5*tk+12*(s-tk), 0, 4*(s-tk)), Vel: geom.V(12, 0, 4)}
 	}
 	tl := newTL(t, Config{MinDelay: 100 * ms, MaxDelay: 100 * ms})
 	for _, s := range []float64{0, 0.1, 0.2, 0.3} {
@@ -392,8 +393,8 @@ func TestRotation(t *testing.T) {
 	up := geom.V(0, 1, 0)
 	deg := math.Pi / 180
 	tl := newTL(t, Config{MinDelay: 100 * ms, MaxDelay: 100 * ms})
-	a := State{Time: 0, Rot: geom.AxisAngle(up, 170*deg)}
-	b := State{Time: 100 * ms, Rot: geom.AxisAngle(up, -170*deg)}
+	a := kinematic.State{Time: 0, Rot: geom.AxisAngle(up, 170*deg)}
+	b := kinematic.State{Time: 100 * ms, Rot: geom.AxisAngle(up, -170*deg)}
 	tl.Insert(a, 0)
 	tl.Insert(b, 100*ms)
 	tl.Sample(150 * ms)
@@ -407,8 +408,8 @@ func TestRotation(t *testing.T) {
 	for _, w := range []float64{30, 50} {
 		tl := newTL(t, Config{MinDelay: 100 * ms, MaxDelay: 100 * ms})
 		spin := geom.V(0, w, 0)
-		tl.Insert(State{Time: 0, Rot: geom.Identity, AngVel: spin}, 0)
-		tl.Insert(State{Time: 100 * ms, Rot: geom.AxisAngle(up, w*0.1), AngVel: spin}, 100*ms)
+		tl.Insert(kinematic.State{Time: 0, Rot: geom.Identity, AngVel: spin}, 0)
+		tl.Insert(kinematic.State{Time: 100 * ms, Rot: geom.AxisAngle(up, w*0.1), AngVel: spin}, 100*ms)
 		for now := 100 * ms; now <= 200*ms; now += 10 * ms {
 			f := tl.Sample(now)
 			if want := geom.AxisAngle(up, w*f.Time.Seconds()); f.Rot.Angle(want) > 1e-6 {
@@ -452,8 +453,8 @@ func TestBlendBack(t *testing.T) {
 	tl := newTL(t, Config{MinDelay: 50 * ms, MaxDelay: 50 * ms, MaxCorrectionSpeed: 2, SnapDistance: 5})
 	// At rest until 100 ms, then moving at 5 m/s in Y, unannounced; the states
 	// after 100 ms arrive 150 ms late.
-	path := func(at time.Duration) State {
-		s := State{Time: at, Rot: geom.Identity}
+	path := func(at time.Duration) kinematic.State {
+		s := kinematic.State{Time: at, Rot: geom.Identity}
 		if at > 100*ms {
 			s.Pos = geom.V(0, 5*(at-100*ms).Seconds(), 0)
 			s.Vel = geom.V(0, 5, 0)
@@ -667,18 +668,18 @@ func TestReset(t *testing.T) {
 func TestBallistic(t *testing.T) {
 	b := Ballistic{Gravity: geom.V(0, -10, 0), Floor: 0.1, Restitution: 0.5, RollingDecel: 1}
 	// Dropped from 5.1 m: lands at 1 s at 10 m/s, bounces up at 5 m/s.
-	s := State{Pos: geom.V(0, 5.1, 0), Vel: geom.V(2, 0, 0), Rot: geom.Identity}
+	s := kinematic.State{Pos: geom.V(0, 5.1, 0), Vel: geom.V(2, 0, 0), Rot: geom.Identity}
 	e := b.Extrapolate(s, 1200*ms)
 	if want := geom.V(2.4, 0.1+5*0.2-5*0.04, 0); e.Pos.Dist(want) > 1e-9 || math.Abs(e.Vel.Y-3) > 1e-9 {
 		t.Fatalf("after the bounce: %v %v, want %v vy=3", e.Pos, e.Vel, want)
 	}
 	// Rolling on the floor at 3 m/s slows at 1 m/s² and stops after 3 s.
-	r := State{Pos: geom.V(0, 0.1, 0), Vel: geom.V(0, 0, 3), Rot: geom.Identity}
+	r := kinematic.State{Pos: geom.V(0, 0.1, 0), Vel: geom.V(0, 0, 3), Rot: geom.Identity}
 	if e := b.Extrapolate(r, 5*time.Second); e.Pos.Dist(geom.V(0, 0.1, 4.5)) > 1e-9 || e.Vel != (geom.Vec3{}) {
 		t.Fatalf("rolled to %v at %v", e.Pos, e.Vel)
 	}
 	// Backward, then forward again, returns to the start in the air.
-	a := State{Pos: geom.V(0, 3, 0), Vel: geom.V(1, 2, 0), Rot: geom.Identity}
+	a := kinematic.State{Pos: geom.V(0, 3, 0), Vel: geom.V(1, 2, 0), Rot: geom.Identity}
 	back := b.Extrapolate(a, -200*ms)
 	if fwd := b.Extrapolate(back, 200*ms); fwd.Pos.Dist(a.Pos) > 1e-9 || fwd.Vel.Dist(a.Vel) > 1e-9 {
 		t.Fatalf("back and forth: %v %v", fwd.Pos, fwd.Vel)

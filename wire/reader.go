@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
 // Reader decodes a message field by field, for the codecs built on this
@@ -129,12 +130,12 @@ func Quantise(x, unit float64) int64 {
 	return int64(math.Round(math.Max(-maxQuantum, math.Min(maxQuantum, x/unit))))
 }
 
-// Body reads a Body written by AppendBody.
-func (r *Reader) Body() Body {
+// State reads a kinematic.State written by AppendState.
+func (r *Reader) State() kinematic.State {
 	if r.err != nil {
-		return Body{}
+		return kinematic.State{}
 	}
-	b, n, err := DecodeBody(r.b[r.n:])
+	b, n, err := DecodeState(r.b[r.n:])
 	r.Sub(n, err, ErrTruncated)
 	return b
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/lab"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
@@ -233,7 +234,7 @@ const botWarmUp = time.Second
 
 // ballState is a ball state the bot received.
 type ballState struct {
-	s   timeline.State
+	s   kinematic.State
 	gen uint8
 }
 

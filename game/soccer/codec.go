@@ -7,6 +7,7 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/wire"
 )
@@ -137,7 +138,7 @@ func DecodeInput(in *Input, b []byte) (int, error) {
 //	                 possessor (unsigned varint: player entity id + 1, 0 for
 //	                 a free ball), with a possessor the ball's place in its
 //	                 frame (x, y, z in millimetres, signed varints), then the
-//	                 ball's wire.Body
+//	                 ball's state (wire.AppendState)
 //	players          (if bit 0) unsigned varint count, then per player:
 //	                 id (unsigned varint), team, generation, x and z in
 //	                 millimetres, vx and vz in centimetres per second (signed
@@ -219,7 +220,7 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
 		dst = appendCarry(dst, -1, geom.Vec3{}, client.Blend{}, g.repeat.t)
-		dst = wire.AppendBody(dst, bodyOf(g.repeat.t, g.repeat.ball, true, g.repeat.cut))
+		dst = wire.AppendState(dst, bodyOf(g.repeat.t, g.repeat.ball, true, g.repeat.cut))
 	}
 	if prev {
 		if g.prevPossessor == g.possessor && g.carrySince <= g.prevTime {
@@ -227,10 +228,10 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		} else {
 			dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff, client.Blend{}, g.prevTime)
 		}
-		dst = wire.AppendBody(dst, bodyOf(g.prevTime, g.prevBall, false, false))
+		dst = wire.AppendState(dst, bodyOf(g.prevTime, g.prevBall, false, false))
 	}
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
-	dst = wire.AppendBody(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
+	dst = wire.AppendState(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
 	if flags&snapPlayers == 0 {
 		return dst
 	}
@@ -268,7 +269,7 @@ type sentPose struct {
 	st   PlayerState
 	vel  geom.Vec3 // the motion of the tick before
 	turn float64   // rad/s
-	want geom.Vec3 // the velocity it runs toward (Game.wants; timeline.State.Input)
+	want geom.Vec3 // the velocity it runs toward (Game.wants; kinematic.State.Input)
 }
 
 // pose returns the pose of the player in slot i as the last tick left it.
@@ -327,8 +328,12 @@ func appendCarry(dst []byte, possessor int, place geom.Vec3, b client.Blend, t t
 	return binary.AppendUvarint(dst, uint64(max(t-b.Since, 0)/time.Microsecond))
 }
 
-func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) wire.Body {
-	return wire.Body{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: knot, Cut: cut}
+// bodyOf is b as the state at server time t, its zero rotation read as
+// geom.Identity, with the marks given.
+func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) kinematic.State {
+	s := b.State(t)
+	s.Rot, s.Knot, s.Cut = unit(s.Rot), knot, cut
+	return s
 }
 
 // maxQuant bounds decoded integers.

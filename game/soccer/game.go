@@ -615,7 +615,7 @@ func (g *Game) checkOut(events server.Emitter) {
 	g.knot, g.restart = true, true
 	g.stats.Restarts++
 	events.Emit(event.Event{Kind: EventRestart, Time: g.now, Entity: BallID, Actor: NoPlayer, HasState: true,
-		State: ballState(g.now, g.world.Body(g.ball), true)})
+		State: bodyOf(g.now, g.world.Body(g.ball), true, true)})
 }
 
 // resetKickoff teleports everyone to the kickoff positions.
@@ -722,7 +722,7 @@ func (g *Game) kick(i int, events server.Emitter) {
 		g.stats.Passes++
 	}
 	events.Emit(event.Event{Kind: EventKick, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: uint32(p.in.Action),
-		HasState: true, State: ballState(g.now, g.world.Body(g.ball), g.jumped)})
+		HasState: true, State: bodyOf(g.now, g.world.Body(g.ball), true, g.jumped)})
 }
 
 // tackle judges a tackle by player i on the ball's possessor where the
@@ -774,7 +774,7 @@ func (g *Game) tackle(i int, events server.Emitter) {
 	g.knot = true
 	g.jumped = g.jumped || g.world.Body(g.ball).Pos != from
 	events.Emit(event.Event{Kind: EventTackle, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: FirstPlayerID + uint32(v),
-		HasState: true, State: ballState(g.now, g.world.Body(g.ball), g.jumped)})
+		HasState: true, State: bodyOf(g.now, g.world.Body(g.ball), true, g.jumped)})
 }
 
 // record adds this tick's poses to the rewind history and to the record moves

@@ -9,6 +9,7 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/server"
@@ -352,7 +353,7 @@ func TestPlayerExtrapolator(t *testing.T) {
 	extrapolate := PlayerExtrapolator(r)
 	for _, c := range cases {
 		_, want := r.wanted(c.in, c.carrying)
-		s0 := timeline.State{Pos: c.s.Pos, Vel: c.s.Vel, Rot: c.s.Rot(), Input: want}
+		s0 := kinematic.State{Pos: c.s.Pos, Vel: c.s.Vel, Rot: c.s.Rot(), Input: want}
 		for _, d := range []time.Duration{dt, 2 * dt, 100 * time.Millisecond, 300 * time.Millisecond, time.Second} {
 			got := extrapolate(s0, d)
 			fine := c.s
@@ -382,7 +383,7 @@ func TestPlayerExtrapolator(t *testing.T) {
 	}
 	// Against the boards it stays inside them, not running into them.
 	lx := r.Pitch.Length/2 + r.Pitch.Margin - r.Edge
-	s0 := timeline.State{Pos: geom.V(lx-0.3, 0, 2), Vel: geom.V(6, 0, 0), Rot: geom.Identity, Input: geom.V(7, 0, 2)}
+	s0 := kinematic.State{Pos: geom.V(lx-0.3, 0, 2), Vel: geom.V(6, 0, 0), Rot: geom.Identity, Input: geom.V(7, 0, 2)}
 	if got := extrapolate(s0, 300*time.Millisecond); got.Pos.X != lx || got.Vel.X != 0 || got.Pos.Z <= 2 {
 		t.Errorf("against the boards: %+v", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -133,7 +134,7 @@ func (r Rules) wanted(in Input, carrying bool) (dir, want geom.Vec3) {
 
 // PlayerExtrapolator returns the extrapolation of a player under rules, for
 // the timelines of the players a client draws: the motion Move gives while
-// the input is held, with timeline.State.Input the velocity the input asks
+// the input is held, with kinematic.State.Input the velocity the input asks
 // for (as snapshots send it). The velocity turns toward it at Accel, the
 // player faces its way (turning by TurnGain of the angle left per second, at
 // most TurnRate), and it stays inside the boards. It is Move's motion in
@@ -148,7 +149,7 @@ func PlayerExtrapolator(rules Rules) timeline.Extrapolator {
 	return rules.extrapolatePlayer
 }
 
-func (r Rules) extrapolatePlayer(s timeline.State, dt time.Duration) timeline.State {
+func (r Rules) extrapolatePlayer(s kinematic.State, dt time.Duration) kinematic.State {
 	if dt <= 0 {
 		return timeline.Linear(s, dt)
 	}

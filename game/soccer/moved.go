@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/timeline"
 )
@@ -188,7 +189,7 @@ func (g *Game) startMoving(slot int) error {
 		if g.onMove != nil {
 			g.onMove(p.client, m, s)
 		}
-		p.show.Insert(timeline.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}, g.arrival)
+		p.show.Insert(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}, g.arrival)
 	}
 	mv, err := movement.NewServer(g.moveCfg, movement.Game[PlayerState, MoveInput](serverSim{g: g, slot: slot}), p.st, onMove)
 	if err != nil {
@@ -241,7 +242,7 @@ func (g *Game) teleportMoved(p *player) {
 	p.moved = p.st
 	p.movedGen++
 	p.show.Reset()
-	p.show.Insert(timeline.State{Time: p.movedAt, Pos: p.st.Pos, Rot: p.st.Rot(), Cut: true}, g.now)
+	p.show.Insert(kinematic.State{Time: p.movedAt, Pos: p.st.Pos, Rot: p.st.Rot(), Cut: true}, g.now)
 }
 
 // AppendReply implements server.Replier: a predicted player's

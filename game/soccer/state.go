@@ -4,12 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/physics"
-	"github.com/tether-net/tether/timeline"
 )
-
-func ballState(t time.Duration, b physics.BodyState, cut bool) timeline.State {
-	return timeline.State{Time: t, Pos: b.Pos, Vel: b.Vel, Rot: unit(b.Rot), AngVel: b.AngVel, Knot: true, Cut: cut}
-}
 
 // PlayerTruth is a player as the server has it.
 type PlayerTruth struct {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/timeline"
 	"github.com/tether-net/tether/wire"
@@ -97,7 +98,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 		} else if pos == 1 {
 			r.Fail(ErrMalformed)
 		}
-		w := r.Body()
+		w := r.State()
 		if r.Err() != nil {
 			break
 		}
@@ -106,7 +107,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 		}
 		s.Entities = append(s.Entities, client.EntityState{
 			ID: BallID, Kind: KindBall, Gen: gen, Parent: parent, Offset: off, Blend: blend,
-			State: timeline.State{Time: w.Time, Pos: w.Pos, Vel: w.Vel, Rot: w.Rot, AngVel: w.AngVel, Knot: w.Knot, Cut: w.Cut},
+			State: w,
 		})
 	}
 	players := len(s.Entities)
@@ -237,13 +238,13 @@ func (g *ClientGame) RenderClock() timeline.Config {
 }
 
 // readPose reads a player's state at time t as appendPose wrote it.
-func readPose(r *wire.Reader, t time.Duration) timeline.State {
+func readPose(r *wire.Reader, t time.Duration) kinematic.State {
 	x, z := r.Varint(maxQuant), r.Varint(maxQuant)
 	vx, vz := r.Varint(maxQuant), r.Varint(maxQuant)
 	yaw := float64(u16(r)) / 65536 * 2 * math.Pi
 	turn := float64(r.Varint(maxQuant)) / 1000
 	wx, wz := r.Varint(maxQuant), r.Varint(maxQuant)
-	return timeline.State{Time: t, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
+	return kinematic.State{Time: t, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
 		Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0),
 		Input: geom.V(float64(vx+wx)/100, 0, float64(vz+wz)/100)}
 }

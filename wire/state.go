@@ -6,23 +6,8 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
-
-// Body is the state of one simulated rigid body at one moment of server time,
-// as the server sends it in a snapshot.
-type Body struct {
-	Time   time.Duration // server time the state holds at
-	Pos    geom.Vec3     // metres
-	Vel    geom.Vec3     // metres per second
-	Rot    geom.Quat     // unit quaternion
-	AngVel geom.Vec3     // radians per second
-	// Cut marks a discontinuity (a teleport, a kickoff reset): a client must
-	// not interpolate from the previous state to this one.
-	Cut bool
-	// Knot marks a velocity discontinuity at this instant (a kick): Vel is the
-	// velocity leaving it, and a client's curve arriving here must not use it.
-	Knot bool
-}
 
 // Resolution of the quantised fields.
 const (
@@ -33,8 +18,8 @@ const (
 	RotBits    = 14 // bits per smallest-three component
 )
 
-// MaxBodySize is the largest encoding of a Body.
-const MaxBodySize = 1 + binary.MaxVarintLen64 + 9*binary.MaxVarintLen64 + 6
+// MaxStateSize is the largest encoding of a kinematic.State.
+const MaxStateSize = 1 + binary.MaxVarintLen64 + 9*binary.MaxVarintLen64 + 6
 
 const (
 	flagCut  = 1 << 0
@@ -53,10 +38,11 @@ var (
 	ErrMalformed = errors.New("tether/wire: malformed message")
 )
 
-// AppendBody appends the encoding of s to b and returns the extended buffer. It
-// does not allocate when b has MaxBodySize bytes of room. Values beyond the
-// quantiser's range are clamped; NaN encodes as zero.
-func AppendBody(b []byte, s Body) []byte {
+// AppendState appends the encoding of s to b and returns the extended buffer.
+// It does not allocate when b has MaxStateSize bytes of room. Values beyond
+// the quantiser's range are clamped; NaN encodes as zero. s.Input is not
+// encoded: it is a game's, and a game that sends it encodes it itself.
+func AppendState(b []byte, s kinematic.State) []byte {
 	flags := byte(0)
 	if s.Cut {
 		flags |= flagCut
@@ -83,10 +69,10 @@ func AppendBody(b []byte, s Body) []byte {
 	return b
 }
 
-// DecodeBody decodes a Body from the start of b and returns it with the number
-// of bytes it took.
-func DecodeBody(b []byte) (Body, int, error) {
-	var s Body
+// DecodeState decodes a kinematic.State written by AppendState from the start
+// of b and returns it with the number of bytes it took. Its Input is zero.
+func DecodeState(b []byte) (kinematic.State, int, error) {
+	var s kinematic.State
 	r := NewReader(b)
 	flags := r.Byte()
 	if flags&^flagMask != 0 {
@@ -109,7 +95,7 @@ func DecodeBody(b []byte) (Body, int, error) {
 		s.AngVel = r.Vec(AngVelUnit)
 	}
 	if err := r.Err(); err != nil {
-		return Body{}, 0, err
+		return kinematic.State{}, 0, err
 	}
 	return s, r.Offset(), nil
 }

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 )
 
-func sampleBodies() []Body {
-	return []Body{
+func sampleStates() []kinematic.State {
+	return []kinematic.State{
 		{},
 		{Time: 1234567 * time.Microsecond, Pos: geom.V(12.345, 0.11, -30.5), Vel: geom.V(20, 3.5, -1), Rot: geom.AxisAngle(geom.V(0, 1, 0), 2), AngVel: geom.V(0, -40, 5)},
 		{Time: 90 * time.Minute, Pos: geom.V(-52.5, 0.11, 34), Rot: geom.Identity, Cut: true},
@@ -18,10 +19,10 @@ func sampleBodies() []Body {
 	}
 }
 
-func TestBodyRoundTrip(t *testing.T) {
-	for _, s := range sampleBodies() {
-		b := AppendBody(nil, s)
-		got, n, err := DecodeBody(b)
+func TestStateRoundTrip(t *testing.T) {
+	for _, s := range sampleStates() {
+		b := AppendState(nil, s)
+		got, n, err := DecodeState(b)
 		if err != nil || n != len(b) {
 			t.Fatalf("decode %+v: n=%d/%d err=%v", s, n, len(b), err)
 		}
@@ -40,58 +41,58 @@ func TestBodyRoundTrip(t *testing.T) {
 		if a := got.Rot.Angle(want); a > 0.001 {
 			t.Fatalf("rotation off by %v rad", a)
 		}
-		if len(b) > MaxBodySize {
-			t.Fatalf("encoding of %d bytes exceeds MaxBodySize %d", len(b), MaxBodySize)
+		if len(b) > MaxStateSize {
+			t.Fatalf("encoding of %d bytes exceeds MaxStateSize %d", len(b), MaxStateSize)
 		}
 	}
 }
 
-func TestBodySize(t *testing.T) {
+func TestStateSize(t *testing.T) {
 	// A ball in flight mid-pitch: what a snapshot costs.
-	b := AppendBody(nil, sampleBodies()[1])
+	b := AppendState(nil, sampleStates()[1])
 	if len(b) > 32 {
 		t.Fatalf("ball state takes %d bytes, want <= 32", len(b))
 	}
 }
 
-func TestBodyClampsAndRejects(t *testing.T) {
-	b := AppendBody(nil, Body{Pos: geom.V(math.NaN(), math.Inf(1), -1e300), Rot: geom.Identity})
-	got, _, err := DecodeBody(b)
+func TestStateClampsAndRejects(t *testing.T) {
+	b := AppendState(nil, kinematic.State{Pos: geom.V(math.NaN(), math.Inf(1), -1e300), Rot: geom.Identity})
+	got, _, err := DecodeState(b)
 	if err != nil || !got.Pos.IsFinite() {
 		t.Fatalf("non-finite input: %+v %v", got, err)
 	}
-	good := AppendBody(nil, sampleBodies()[1])
+	good := AppendState(nil, sampleStates()[1])
 	for i := range len(good) {
-		if _, _, err := DecodeBody(good[:i]); !errors.Is(err, ErrTruncated) {
+		if _, _, err := DecodeState(good[:i]); !errors.Is(err, ErrTruncated) {
 			t.Fatalf("prefix of %d bytes: %v, want ErrTruncated", i, err)
 		}
 	}
-	if _, _, err := DecodeBody(append([]byte{0x80}, good[1:]...)); !errors.Is(err, ErrMalformed) {
+	if _, _, err := DecodeState(append([]byte{0x80}, good[1:]...)); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("unknown flag: %v", err)
 	}
 	overlong := append([]byte{0, 0x80, 0x00}, good[2:]...)
-	if _, _, err := DecodeBody(overlong); !errors.Is(err, ErrMalformed) {
+	if _, _, err := DecodeState(overlong); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("overlong varint: %v", err)
 	}
 }
 
-func TestAppendBodyDoesNotAllocate(t *testing.T) {
-	buf := make([]byte, 0, MaxBodySize)
-	s := sampleBodies()[3]
-	if n := testing.AllocsPerRun(100, func() { buf = AppendBody(buf[:0], s) }); n != 0 {
-		t.Fatalf("AppendBody allocates %v times", n)
+func TestAppendStateDoesNotAllocate(t *testing.T) {
+	buf := make([]byte, 0, MaxStateSize)
+	s := sampleStates()[3]
+	if n := testing.AllocsPerRun(100, func() { buf = AppendState(buf[:0], s) }); n != 0 {
+		t.Fatalf("AppendState allocates %v times", n)
 	}
-	if n := testing.AllocsPerRun(100, func() { _, _, _ = DecodeBody(buf) }); n != 0 {
-		t.Fatalf("DecodeBody allocates %v times", n)
+	if n := testing.AllocsPerRun(100, func() { _, _, _ = DecodeState(buf) }); n != 0 {
+		t.Fatalf("DecodeState allocates %v times", n)
 	}
 }
 
-func FuzzDecodeBody(f *testing.F) {
-	for _, s := range sampleBodies() {
-		f.Add(AppendBody(nil, s))
+func FuzzDecodeState(f *testing.F) {
+	for _, s := range sampleStates() {
+		f.Add(AppendState(nil, s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		s, n, err := DecodeBody(b)
+		s, n, err := DecodeState(b)
 		if err != nil {
 			return
 		}
@@ -99,26 +100,26 @@ func FuzzDecodeBody(f *testing.F) {
 			t.Fatalf("decoded %+v from %d of %d bytes", s, n, len(b))
 		}
 		// A decoded body re-encodes to a body that decodes the same.
-		again, _, err := DecodeBody(AppendBody(nil, s))
+		again, _, err := DecodeState(AppendState(nil, s))
 		if err != nil || again.Time != s.Time || again.Pos.Dist(s.Pos) > 1e-9 || again.Cut != s.Cut || again.Knot != s.Knot {
 			t.Fatalf("re-encoding changed %+v into %+v (%v)", s, again, err)
 		}
 	})
 }
 
-func BenchmarkAppendBody(b *testing.B) {
-	buf := make([]byte, 0, MaxBodySize)
-	s := sampleBodies()[1]
+func BenchmarkAppendState(b *testing.B) {
+	buf := make([]byte, 0, MaxStateSize)
+	s := sampleStates()[1]
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = AppendBody(buf[:0], s)
+		buf = AppendState(buf[:0], s)
 	}
 }
 
-func BenchmarkDecodeBody(b *testing.B) {
-	buf := AppendBody(nil, sampleBodies()[1])
+func BenchmarkDecodeState(b *testing.B) {
+	buf := AppendState(nil, sampleStates()[1])
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _, _ = DecodeBody(buf)
+		_, _, _ = DecodeState(buf)
 	}
 }
