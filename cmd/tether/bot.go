@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/lab"
@@ -52,7 +54,7 @@ const botConnectWait = 15 * time.Second
 // correction_m is the distance from the drawn ball to that curve.
 func runBot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bot", stderr,
-		"usage: tether bot [-token FILE] [-duration D] [-json] [-seed N]",
+		"usage: tether bot [-token FILE] [-duration D] [-json] [-seed N] [-protocol-id ID]",
 		"       tether token ... | tether bot [-duration D]",
 		"Connects to a tether serve with a connect token, plays one player as a bot, and prints",
 		"its clock bound, render delay, traffic and ball smoothness.",
@@ -61,8 +63,13 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 30*time.Second, "how long to play once connected (0: until interrupted)")
 	asJSON := fs.Bool("json", false, "print the metrics as JSON")
 	seed := fs.Uint64("seed", 0, "seed of the bot's decisions (0: from the clock)")
+	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id of the game, as given to tether serve; a token for another is refused before sending")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	pid, err := strconv.ParseUint(*protocol, 0, 64)
+	if err != nil || pid == 0 {
+		return fmt.Errorf("-protocol-id %q: want a non-zero 64-bit unsigned number", *protocol)
 	}
 	if *duration < 0 {
 		return fmt.Errorf("-duration %v: want 0 (until interrupted) or more", *duration)
@@ -93,7 +100,7 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	var once sync.Once
 	start := time.Now()
 	driver, err := client.DialUDP(conn, tok, core, client.UDPConfig{
-		Transport: udp.ClientConfig{OnState: func(s netcode.ClientState) {
+		Transport: udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}, OnState: func(s netcode.ClientState) {
 			if s == netcode.StateConnected {
 				once.Do(func() { close(connected) })
 			}
@@ -107,7 +114,7 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	})
 	if err != nil {
 		conn.Close()
-		return err
+		return tokenRefused(err)
 	}
 	defer driver.Close()
 
@@ -118,9 +125,9 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	select {
 	case <-connected:
 	case <-driver.Done():
-		return fmt.Errorf("could not connect to %s: %v", servers(tok), driver.Transport().State())
+		return fmt.Errorf("could not connect to %s: %v%s", servers(tok), driver.Transport().State(), connectCauses(driver.Transport().State()))
 	case <-wait.C:
-		return fmt.Errorf("not connected to %s after %v: %v", servers(tok), botConnectWait, driver.Transport().State())
+		return fmt.Errorf("not connected to %s after %v: %v%s", servers(tok), botConnectWait, driver.Transport().State(), connectCauses(netcode.StateRequestTimedOut))
 	case <-ctx.Done():
 		return nil
 	}
@@ -168,6 +175,37 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	return ended
 }
 
+// tokenRefused explains a token the client refused before sending.
+func tokenRefused(err error) error {
+	switch {
+	case errors.Is(err, netcode.ErrTokenExpired):
+		return fmt.Errorf("%w; mint a new one (tether token; -expiry sets how long it lasts)", err)
+	case errors.Is(err, netcode.ErrProtocolID):
+		return fmt.Errorf("%w; mint it with tether token -protocol-id matching the server's, or give -protocol-id", err)
+	}
+	return err
+}
+
+// connectCauses lists what a connection attempt that ended in st is likely
+// to mean; the server's log names the reason for a refused request.
+func connectCauses(st netcode.ClientState) string {
+	switch st {
+	case netcode.StateRequestTimedOut:
+		return "\nthe server never answered the connection request. Likely causes:" +
+			"\n  - no server is running at that address, or a firewall drops UDP to it" +
+			"\n  - the token was minted with another key than the server's (-key)" +
+			"\n  - the token names another protocol id than the server's (-protocol-id)" +
+			"\n  - the token was already used (once a client leaves, its token is spent)" +
+			"\n  - the server's clock says the token expired, or it expires too far ahead" +
+			"\ntether serve logs the reason for each refused request."
+	case netcode.StateDenied:
+		return "\nthe server is full (every client slot is taken)"
+	case netcode.StateResponseTimedOut:
+		return "\nthe server stopped answering during the handshake"
+	}
+	return ""
+}
+
 // readToken reads a connect token from path (2048 raw bytes, or base64), or
 // base64 from stdin when path is empty.
 func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
@@ -179,9 +217,9 @@ func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return nil, errors.New("no token: give -token FILE, or pipe the base64 token from tether token into standard input")
 		}
-		b, err = io.ReadAll(io.LimitReader(stdin, 8*netcode.ConnectTokenSize))
+		b, err = readLimited(stdin, from, maxTokenFile)
 	} else {
-		b, err = os.ReadFile(path)
+		b, err = readFileLimited(path, maxTokenFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("token: %w", err)

@@ -33,31 +33,32 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 		_, err := stdout.Write(text)
 		return err
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if *force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	}
-	f, err := os.OpenFile(*out, flags, 0o600)
+	// A new file with mode 0600, also with -force over a file others could read.
+	err = writePrivate(*out, text, *force)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s exists; use -force to replace it", *out)
 	}
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(text); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
 	fmt.Fprintf(stdout, "wrote private key to %s\n", *out)
 	return nil
 }
 
-// readKeyFile reads a key written by keygen.
-func readKeyFile(path string) (netcode.Key, error) {
-	b, err := os.ReadFile(path)
+// readKeyFile reads a key written by keygen. Unless allowReadable, a key
+// file other users may read is refused: whoever reads it can mint tokens.
+func readKeyFile(path string, allowReadable bool) (netcode.Key, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return netcode.Key{}, err
+	}
+	defer f.Close()
+	if !allowReadable {
+		if err := checkPrivateMode(f); err != nil {
+			return netcode.Key{}, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	b, err := readLimited(f, path, maxKeyFile)
 	if err != nil {
 		return netcode.Key{}, err
 	}

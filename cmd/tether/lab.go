@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,12 +75,11 @@ func loadScenario(name, file string) (lab.Scenario, error) {
 	case name != "" && file != "":
 		return lab.Scenario{}, errors.New("give -scenario or -scenario-file, not both")
 	case file != "":
-		f, err := os.Open(file)
+		b, err := readFileLimited(file, maxScenarioFile)
 		if err != nil {
 			return lab.Scenario{}, err
 		}
-		defer f.Close()
-		s, err := lab.ParseScenario(f)
+		s, err := lab.ParseScenario(bytes.NewReader(b))
 		if err != nil {
 			return lab.Scenario{}, fmt.Errorf("%s: %w", file, err)
 		}

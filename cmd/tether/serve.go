@@ -30,9 +30,9 @@ const maxServePlayers = 64
 // minted with its key and protocol id and name its public address. It prints
 // where it listens, each client that connects or leaves, and a summary when
 // it stops.
-func runServe(args []string, stdout, stderr io.Writer) error {
+func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("serve", stderr,
-		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N]",
+		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
 		"minted with the same key and protocol id, until interrupted.",
 	)
@@ -40,6 +40,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	public := fs.String("public", "", "address clients send to, as written in their tokens (default: -addr; required when -addr is 0.0.0.0 or ::)")
 	keyPath := fs.String("key", "tether.key", "private key file written by tether keygen")
 	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id of the game, decimal or 0x-prefixed hex; tokens must carry the same")
+	allowReadable := fs.Bool("allow-readable-key", false, "use a key file other users can read")
+	usedPath := fs.String("used-tokens", "", `file that keeps the tokens clients used, so a restarted server refuses them (default: the -key file's name with ".used" added; "none": forget them on exit)`)
 	maxClients := fs.Int("max-clients", 22, fmt.Sprintf("client slots, one player each, 1 to %d", maxServePlayers))
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -64,9 +66,26 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	} else if listen.Addr().IsUnspecified() {
 		return fmt.Errorf("-addr %s listens on every interface: give -public, the IP:PORT clients reach the server at and their tokens name", listen)
 	}
-	key, err := readKeyFile(*keyPath)
+	key, err := readKeyFile(*keyPath, *allowReadable)
 	if err != nil {
 		return fmt.Errorf("-key: %w", err)
+	}
+	ncfg := netcode.ServerConfig{ProtocolID: pid, PrivateKey: key, MaxClients: *maxClients,
+		OnRefused: newRefusalLog(stdout, time.Now).refused}
+	if *usedPath == "" {
+		*usedPath = *keyPath + ".used"
+	}
+	if *usedPath != "none" {
+		used, file, err := openUsedTokens(*usedPath, time.Now())
+		if err != nil {
+			return fmt.Errorf("-used-tokens: %w", err)
+		}
+		defer func() {
+			if cerr := file.Close(); cerr != nil && err == nil {
+				err = fmt.Errorf("-used-tokens: %w", cerr)
+			}
+		}()
+		ncfg.UsedTokens, ncfg.OnTokenUsed = used, file.record
 	}
 
 	rules := soccer.DefaultRules()
@@ -96,8 +115,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return errors.New("-public with -addr port 0: give -addr a fixed port, the one -public's port forwards to")
 	}
 
+	ncfg.PublicAddress = pub
 	srv, err := server.ServeUDP(conn, core, udp.ServerConfig{
-		Netcode: netcode.ServerConfig{ProtocolID: pid, PrivateKey: key, PublicAddress: pub, MaxClients: *maxClients},
+		Netcode: ncfg,
 		OnConnect: func(slot int, id uint64) {
 			fmt.Fprintf(stdout, "client %d connected in slot %d\n", id, slot)
 		},

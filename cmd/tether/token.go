@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,11 +15,30 @@ import (
 	"github.com/tether-net/tether/netcode"
 )
 
+// defaultTokenExpiry is tether token's -expiry: long enough to copy a
+// token to another machine and start a client there.
+const defaultTokenExpiry = 5 * time.Minute
+
+// wholeSeconds checks a token duration flag: tokens carry whole seconds,
+// and tether serve refuses more than max.
+func wholeSeconds(flag string, d, max time.Duration) error {
+	switch {
+	case d%time.Second != 0:
+		return fmt.Errorf("%s %v: tokens carry whole seconds; give %v or %v", flag, d, d.Truncate(time.Second), d.Truncate(time.Second)+time.Second)
+	case d < time.Second || d > max:
+		return fmt.Errorf("%s %v: want 1s to %v (tether serve refuses more)", flag, d, max)
+	}
+	return nil
+}
+
 // runToken mints a netcode connect token, as a matchmaking backend does.
 func runToken(args []string, stdout, stderr io.Writer) error {
 	fset := newFlags("token", stderr,
-		"usage: tether token -protocol-id ID -client-id N -server IP:PORT [-server ...] [-key FILE] [-expiry 30s] [-timeout 10s] [-user-data HEX] [-o FILE]",
+		"usage: tether token -protocol-id ID -client-id N -server IP:PORT [-server ...] [-key FILE] [-expiry 5m] [-timeout 10s] [-user-data HEX] [-o FILE]",
 		"Mints a netcode 1.02 connect token; without -o it prints the token as standard base64.",
+		"The client must start connecting within -expiry of minting (5 minutes by default, room to",
+		"copy the token to another machine); tether serve refuses tokens that expire more than an",
+		"hour ahead or whose timeout is above a minute.",
 	)
 	keyPath := fset.String("key", "tether.key", "private key file written by tether keygen")
 	clientID := fset.Uint64("client-id", 0, "client id (unique per authenticated player)")
@@ -36,8 +54,9 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	})
-	expiry := fset.Duration("expiry", netcode.DefaultTokenExpiry, "how long the token can be used to start connecting (whole seconds)")
-	timeout := fset.Duration("timeout", netcode.DefaultTokenTimeout, "connection timeout written into the token (negative: none, development only)")
+	expiry := fset.Duration("expiry", defaultTokenExpiry, fmt.Sprintf("how long the token can be used to start connecting: whole seconds, 1s to %v", netcode.DefaultMaxTokenLife))
+	timeout := fset.Duration("timeout", netcode.DefaultTokenTimeout, fmt.Sprintf("connection timeout written into the token: whole seconds, 1s to %v", netcode.DefaultMaxTimeout))
+	allowReadable := fset.Bool("allow-readable-key", false, "use a key file other users can read")
 	userData := fset.String("user-data", "", "up to 256 bytes of application data, hex encoded")
 	out := fset.String("o", "", "write the 2048-byte token to this file instead of printing it as base64")
 	if err := parseFlags(fset, args); err != nil {
@@ -53,11 +72,11 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	if len(servers) == 0 {
 		return errors.New("at least one -server is required")
 	}
-	if *expiry < time.Second {
-		return fmt.Errorf("-expiry %v: must be at least 1s", *expiry)
+	if err := wholeSeconds("-expiry", *expiry, netcode.DefaultMaxTokenLife); err != nil {
+		return err
 	}
-	if *timeout == 0 {
-		return errors.New("-timeout 0: use a positive duration, or a negative one for no timeout")
+	if err := wholeSeconds("-timeout", *timeout, netcode.DefaultMaxTimeout); err != nil {
+		return err
 	}
 	var p netcode.TokenParams
 	if *userData != "" {
@@ -70,7 +89,7 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 		}
 		copy(p.UserData[:], ud)
 	}
-	key, err := readKeyFile(*keyPath)
+	key, err := readKeyFile(*keyPath, *allowReadable)
 	if err != nil {
 		return err
 	}
@@ -92,7 +111,7 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(b))
 		return err
 	}
-	if err := os.WriteFile(*out, b, 0o600); err != nil {
+	if err := writePrivate(*out, b, true); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d-byte connect token for client %d to %s (expires %s)\n", len(b), p.ClientID, *out, time.Unix(int64(tok.ExpireTimestamp), 0).UTC().Format(time.RFC3339))

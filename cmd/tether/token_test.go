@@ -28,7 +28,7 @@ func TestKeygenWritesKey(t *testing.T) {
 	if info.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", info.Mode())
 	}
-	k, err := readKeyFile(path)
+	k, err := readKeyFile(path, false)
 	if err != nil || k == (netcode.Key{}) {
 		t.Fatalf("key %v", err)
 	}
@@ -39,7 +39,7 @@ func TestKeygenWritesKey(t *testing.T) {
 	if err := runKeygen([]string{"-o", path, "-force"}, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	k2, _ := readKeyFile(path)
+	k2, _ := readKeyFile(path, false)
 	if k2 == k {
 		t.Fatal("key not replaced")
 	}
@@ -59,7 +59,7 @@ func TestTokenMintsOpenableToken(t *testing.T) {
 	if err := runKeygen([]string{"-o", keyPath}, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	key, _ := readKeyFile(keyPath)
+	key, _ := readKeyFile(keyPath, false)
 	out.Reset()
 	args := []string{"-key", keyPath, "-client-id", "42", "-protocol-id", "0x1122", "-server", "127.0.0.1:40000,[::1]:40001", "-server", "127.0.0.2:5", "-expiry", "45s", "-timeout", "7s", "-user-data", "cafe"}
 	if err := runToken(args, &out, &errb); err != nil {
