@@ -12,7 +12,7 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
-	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/protocol"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -109,9 +109,11 @@ type Predictor interface {
 	// purpose), or ok false to leave it drawn from its timeline.
 	Predict(now time.Duration, input []byte, f *Frame) (e Entity, ok bool)
 	// AppendInput appends the game's bytes of the input message Update sends
-	// at estimated server time now. send false sends none this time;
-	// predicting false means the game does not predict (yet), and the data
-	// of SetInput is sent as it is.
+	// at estimated server time now: its packet of moves, sent as a Moves
+	// message (package protocol) that the server's game receives with
+	// server.Input.Moves set. send false sends none this time; predicting
+	// false means the game does not predict (yet), and the data of SetInput
+	// is sent as it is, as a plain Input.
 	AppendInput(dst []byte, now time.Duration) (b []byte, send, predicting bool)
 	// Reply takes a reply from the server to this client's inputs, received
 	// at estimated server time now.
@@ -560,12 +562,12 @@ func (c *Client) Update(local time.Duration) {
 			c.stats.Pings++
 		}
 	}
-	data, send := c.input, c.hasInput
+	data, send, appendHeader := c.input, c.hasInput, protocol.AppendInput
 	est, ready := c.clk.Now(local)
 	if c.pred != nil && ready {
 		b, ok, predicting := c.pred.AppendInput(c.pbuf[:0], est)
 		if predicting {
-			c.pbuf, data, send = b, b, ok
+			c.pbuf, data, send, appendHeader = b, b, ok, protocol.AppendMoves
 		}
 	}
 	if c.welcomed && send {
@@ -575,7 +577,7 @@ func (c *Client) Update(local time.Duration) {
 			h.Sent = est
 			h.View = est - c.frame.Delay
 		}
-		c.msg = protocol.AppendInput(c.msg[:0], h)
+		c.msg = appendHeader(c.msg[:0], h)
 		c.msg = append(c.msg, data...)
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.stats.Inputs++

@@ -12,7 +12,7 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
-	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/protocol"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -89,6 +89,9 @@ type rig struct {
 	c   *Client
 	srv *reliable.Endpoint
 	now time.Duration
+	// inputs are the bodies of the Input messages the server received,
+	// moves those of the Moves messages.
+	inputs, moves []string
 }
 
 func newRig(t *testing.T) *rig {
@@ -120,8 +123,17 @@ func (r *rig) exchange() {
 		if !ok {
 			break
 		}
-		if msg, err := protocol.Decode(m); err == nil && msg.Tag == protocol.TagPing {
+		msg, err := protocol.Decode(m)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		switch msg.Tag {
+		case protocol.TagPing:
 			_ = r.srv.SendUnreliable(protocol.AppendPong(nil, clock.Responder{}.Pong(msg.Ping, r.now, r.now)))
+		case protocol.TagInput:
+			r.inputs = append(r.inputs, string(msg.Body))
+		case protocol.TagMoves:
+			r.moves = append(r.moves, string(msg.Body))
 		}
 	}
 	r.flush()

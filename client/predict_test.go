@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
-	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/protocol"
 )
 
 // predictGame is testGame predicting entity 1: drawn at x = 100 + the number
@@ -36,8 +36,8 @@ func (g *predictGame) Reply(b []byte, now time.Duration) error {
 
 // TestPredictor: a game that predicts draws its own entity at the present
 // with the input set before the frame, attached entities stay with the
-// entity's timeline, Update sends the game's bytes when it says so, and
-// Reply messages go to the game.
+// entity's timeline, Update sends the game's bytes when it says so, as a
+// Moves message, and Reply messages go to the game.
 func TestPredictor(t *testing.T) {
 	g := &predictGame{}
 	c, err := New(Config{}, g)
@@ -66,6 +66,19 @@ func TestPredictor(t *testing.T) {
 	// game's bytes every other frame, as it says.
 	if st, before := c.Stats(), 60-g.frames; st.Inputs == 0 || st.Inputs > uint64(before+g.frames/2+1) {
 		t.Fatalf("%d inputs sent for %d frames predicted of 60", st.Inputs, g.frames)
+	}
+	if len(r.inputs) == 0 || len(r.moves) == 0 || uint64(len(r.inputs)+len(r.moves)) != c.Stats().Inputs {
+		t.Fatalf("%d plain inputs and %d moves received, %d sent", len(r.inputs), len(r.moves), c.Stats().Inputs)
+	}
+	for _, in := range r.inputs {
+		if in != "in" {
+			t.Fatalf("plain input %q, want SetInput's", in)
+		}
+	}
+	for _, m := range r.moves {
+		if len(m) != 1 || m[0]%2 != 0 {
+			t.Fatalf("moves %q, want the game's bytes (an even frame count)", m)
+		}
 	}
 	r.srv.SendUnreliable(append(protocol.AppendReply(nil), "ack"...))
 	r.flush()

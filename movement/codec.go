@@ -37,20 +37,14 @@ const PosUnit = 1e-4
 // a tenth of a millisecond is well within what it tolerates.)
 const LagUnit = 100 * time.Microsecond
 
-// packetTag marks a move packet: the first byte has bit 7 set, so that a
-// game can tell move packets from other inputs whose first byte is below
-// 0x80. Bit 0 says a position follows the moves.
+// A packet's first byte holds its flags: bit 0 says a position follows the
+// moves; the other bits are zero. (A packet travels in a message of its own
+// kind, protocol's Moves, so nothing in it tells it from a plain input.)
 const (
-	packetTag = 0x80
 	packetPos = 0x01
 	maxMoveDt = 10 * time.Second // the longest Dt a packet may carry
 	maxLag    = 60 * time.Second // the furthest View may be before Time
 )
-
-// IsPacket reports whether b starts like a move packet (bit 7 of its first
-// byte set), as opposed to a game's own input encoding that keeps that bit
-// clear.
-func IsPacket(b []byte) bool { return len(b) > 0 && b[0]&0xfe == packetTag }
 
 // Per move, a byte of flags says what follows: its length (the first move's
 // in full, a later one's as the change from the move before), how far View is
@@ -67,7 +61,7 @@ const (
 	maxDelta  = 63
 )
 
-// AppendPacket appends the encoding of p to dst: a tag byte, the first move's
+// AppendPacket appends the encoding of p to dst: a flags byte, the first move's
 // sequence, Fix, the number of moves, the first move's start time, the moves
 // (lengths in wire.TimeUnits, lags in LagUnits, inputs in the game's
 // encoding, each as a change from the move before where that is shorter),
@@ -78,12 +72,12 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	if n == 0 || n > MaxPacketMoves {
 		panic("tether/movement: packet with no moves or too many")
 	}
-	tag := byte(packetTag)
+	flags := byte(0)
 	if p.HasPos {
-		tag |= packetPos
+		flags |= packetPos
 	}
 	first := &p.Moves[0]
-	dst = append(dst, tag)
+	dst = append(dst, flags)
 	dst = binary.AppendUvarint(dst, uint64(first.Seq))
 	dst = binary.AppendUvarint(dst, uint64(p.Fix))
 	dst = append(dst, byte(n))
@@ -173,8 +167,8 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 	p.Moves = p.Moves[:0]
 	p.HasPos = false
 	r := wire.NewReader(b)
-	tag := r.Byte()
-	if r.Err() == nil && tag&0xfe != packetTag {
+	flags := r.Byte()
+	if r.Err() == nil && flags&^packetPos != 0 {
 		return ErrMalformed
 	}
 	first := r.Uvarint(math.MaxUint32)
@@ -253,7 +247,7 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 		p.Moves = append(p.Moves, Move[I]{Seq: uint32(first) + uint32(k), Time: t, Dt: time.Duration(dt) * wire.TimeUnit,
 			View: t - time.Duration(lag)*LagUnit, Input: in})
 	}
-	if tag&packetPos != 0 {
+	if flags&packetPos != 0 {
 		p.HasPos, p.Pos = true, r.Vec(PosUnit)
 	}
 	return r.Done()

@@ -108,10 +108,11 @@
 // # Wire
 //
 // Packets and replies have their own encodings (AppendPacket, DecodePacket,
-// AppendReply, DecodeReply), with the game's inputs and states inside. A move
-// packet's first byte has bit 7 set (IsPacket), so a game can carry it in
-// the same message as an older input encoding whose first byte keeps it
-// clear. Decoders return ErrTruncated or ErrMalformed and are fuzzed.
+// AppendReply, DecodeReply), with the game's inputs and states inside. A
+// packet travels in a message of its own kind (package protocol's Moves, which
+// the server hands the game with server.Input.Moves set), so the game tells it
+// from a plain input by the message, not by its bytes. Decoders return
+// ErrTruncated or ErrMalformed and are fuzzed.
 //
 // # Time and units
 //

@@ -11,7 +11,7 @@
 // send with Transmit. It reads no clock, starts no goroutine and is not safe
 // for concurrent use. Payloads are the packets of a tether/netcode/reliable
 // Endpoint per client, which the caller carries (for example as netcode
-// payloads); package server/protocol defines the messages inside them.
+// payloads); package protocol defines the messages inside them.
 //
 // UDP is the driver for real sockets: it runs the core over a
 // tether/transport/udp Server with a 60 Hz ticker, serialising every call.

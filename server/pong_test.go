@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/clock"
-	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/protocol"
 )
 
 // A packet carrying many pings earns one pong: replies never outgrow the

@@ -8,7 +8,7 @@ import (
 	"github.com/tether-net/tether/clock"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/netcode/reliable"
-	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/protocol"
 )
 
 // Game is what a game provides to the server. Its methods are called from one
@@ -55,6 +55,10 @@ type Input struct {
 	Sent time.Duration // the client's estimate of server time when it sent it
 	View time.Duration // server time of what the client was showing then
 	Data []byte        // the game's bytes; only valid during Game.Input
+	// Moves says Data is a packet of the moves a predicting client made
+	// (what its client.Predictor appended, sent as a protocol Moves
+	// message), not a plain input.
+	Moves bool
 	// Arrival is the server time the input arrived (Receive's now), which
 	// may be later than the last tick's time.
 	Arrival time.Duration
@@ -361,7 +365,7 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 		case protocol.TagPing:
 			ping = m.Ping
 			pings++
-		case protocol.TagInput:
+		case protocol.TagInput, protocol.TagMoves:
 			if c.anyInput && int32(m.Input.Seq-c.stats.LastInput) <= 0 {
 				s.stats.StaleInputs++
 				continue
@@ -369,7 +373,8 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 			c.anyInput = true
 			c.stats.LastInput = m.Input.Seq
 			s.stats.Inputs++
-			s.game.Input(client, Input{Seq: m.Input.Seq, Sent: m.Input.Sent, View: m.Input.View, Data: m.Body, Arrival: now})
+			s.game.Input(client, Input{Seq: m.Input.Seq, Sent: m.Input.Sent, View: m.Input.View, Data: m.Body,
+				Moves: m.Tag == protocol.TagMoves, Arrival: now})
 			s.reply(c, client, now)
 		default:
 			s.stats.Malformed++

@@ -8,7 +8,7 @@ import (
 	"github.com/tether-net/tether/clock"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/netcode/reliable"
-	"github.com/tether-net/tether/server/protocol"
+	"github.com/tether-net/tether/protocol"
 )
 
 // fakeGame records what the server asks of it.
@@ -213,7 +213,9 @@ func TestOverrunCatchUp(t *testing.T) {
 }
 
 // TestPingInputLeave: pings are answered on receipt with the receive time;
-// stale inputs are dropped; a client leaves and a refused one is counted.
+// stale inputs are dropped (moves and plain inputs share one sequence, and
+// the message's tag tells the game which it has); a client leaves and a
+// refused one is counted.
 func TestPingInputLeave(t *testing.T) {
 	g := newFake()
 	s, _ := New(Config{ClockEpoch: 42}, g)
@@ -224,10 +226,16 @@ func TestPingInputLeave(t *testing.T) {
 	}
 	drain(t, s, time.Second, peers)
 	now := 1234 * time.Millisecond
+	h := protocol.Input{Sent: now, View: now - 100*time.Millisecond}
 	in := func(seq uint32, data byte) []byte {
-		return append(protocol.AppendInput(nil, protocol.Input{Seq: seq, Sent: now, View: now - 100*time.Millisecond}), data)
+		h.Seq = seq
+		return append(protocol.AppendInput(nil, h), data)
 	}
-	if err := p.send(t, s, now, 3, protocol.AppendPing(nil, clock.Ping{ID: 5}), in(2, 'a'), in(1, 'b'), in(3, 'c')); err != nil {
+	moves := func(seq uint32, data byte) []byte {
+		h.Seq = seq
+		return append(protocol.AppendMoves(nil, h), data)
+	}
+	if err := p.send(t, s, now, 3, protocol.AppendPing(nil, clock.Ping{ID: 5}), in(2, 'a'), moves(1, 'b'), moves(3, 'c')); err != nil {
 		t.Fatal(err)
 	}
 	drain(t, s, now, peers)
@@ -238,7 +246,8 @@ func TestPingInputLeave(t *testing.T) {
 	if pong.ID != 5 || pong.Epoch != 42 || pong.Recv != now || pong.Send != now {
 		t.Fatalf("pong %+v", pong)
 	}
-	if len(g.inputs) != 2 || g.inputs[0].Seq != 2 || g.inputs[1].Data[0] != 'c' || g.inputs[0].View != now-100*time.Millisecond {
+	if len(g.inputs) != 2 || g.inputs[0].Seq != 2 || g.inputs[1].Data[0] != 'c' || g.inputs[0].View != now-100*time.Millisecond ||
+		g.inputs[0].Moves || !g.inputs[1].Moves {
 		t.Fatalf("inputs %+v", g.inputs)
 	}
 	if st := s.Stats(); st.StaleInputs != 1 || st.Pongs != 1 || st.Inputs != 2 {

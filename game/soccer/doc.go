@@ -64,19 +64,19 @@
 //
 // # What travels
 //
-// Inputs are a few bytes (AppendInput, DecodeInput); a predicting client
-// sends packets of moves instead (movement.AppendPacket, whose first byte has
-// bit 7 set, which an Input's never has), each move an Input and its Env. A regular snapshot holds
-// the score, the possessor, the ball (a kinematic.State, as wire.AppendState
+// Inputs are a few bytes (AppendInput, DecodeInput); a predicting client sends
+// packets of moves instead (movement.AppendPacket, in the protocol's Moves
+// messages), each move an Input and its Env. A regular snapshot holds the
+// score, the possessor, the ball (a kinematic.State, as wire.AppendState
 // encodes it) and every player (position, velocity, facing, team, teleport
-// generation); an extra one, sent at a kick, a contact or a possession change, holds the ball's state there as a knot,
-// preceded by the state of the tick before when that was not sent. Kicks,
-// tackles, goals, kickoffs and restarts are events (package event) on the
-// reliable channel; a kick's and a tackle's carry the ball's state leaving
-// them, so a client that learns of one late draws the ball as far along as its
-// age. A teleport changes the entity's generation, which clients turn into a
-// cut. Every decoder returns ErrTruncated or ErrMalformed on bad input and is
-// fuzzed.
+// generation); an extra one, sent at a kick, a contact or a possession change,
+// holds the ball's state there as a knot, preceded by the state of the tick
+// before when that was not sent. Kicks, tackles, goals, kickoffs and restarts
+// are events (package event) on the reliable channel; a kick's and a tackle's
+// carry the ball's state leaving them, so a client that learns of one late
+// draws the ball as far along as its age. A teleport changes the entity's
+// generation, which clients turn into a cut. Every decoder returns
+// ErrTruncated or ErrMalformed on bad input and is fuzzed.
 //
 // # Bots
 //

@@ -271,15 +271,15 @@ func (g *Game) Leave(client int) {
 }
 
 // Input implements server.Game: the newest input of each client drives its
-// player from the next tick on; a packet of moves (package movement) from a
-// predicting client is applied at once, and its player is a predicted one
+// player from the next tick on; a packet of moves (package movement, in.Moves
+// set) from a predicting client is applied at once, and its player is a predicted one
 // from then on (plain inputs are then ignored).
 func (g *Game) Input(client int, in server.Input) {
 	slot, ok := g.byClient[client]
 	if !ok {
 		return
 	}
-	if movement.IsPacket(in.Data) {
+	if in.Moves {
 		g.moveInput(slot, in.Arrival, in.Data)
 		return
 	}

@@ -582,7 +582,7 @@ func TestPredictedJumpIsTeleport(t *testing.T) {
 		c.Move(now, now, MoveInput{Input: Input{Dir: geom.V(0, 0, 1)}, Env: Env{Carrying: carrying}})
 		pkt, _ := c.AppendPacket(nil, now)
 		if now < outage[0] || now >= outage[1] {
-			m.g.Input(0, server.Input{Sent: now, Arrival: now, View: now, Data: pkt})
+			m.g.Input(0, server.Input{Sent: now, Arrival: now, View: now, Data: pkt, Moves: true})
 			if reply := m.g.AppendReply(nil, 0, now); len(reply) > 0 {
 				if err := c.HandleReply(reply, now); err != nil {
 					t.Fatal(err)

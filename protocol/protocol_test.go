@@ -22,11 +22,12 @@ func samples() [][]byte {
 		append(AppendInput(nil, Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}), game...),
 		AppendInput(nil, Input{Seq: 1}),
 		append(AppendReply(nil), game...),
+		append(AppendMoves(nil, Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}), game...),
 	}
 }
 
 func TestRoundTrip(t *testing.T) {
-	want := []Tag{TagWelcome, TagSnapshot, TagSnapshot, TagEvent, TagPong, TagPing, TagInput, TagInput, TagReply}
+	want := []Tag{TagWelcome, TagSnapshot, TagSnapshot, TagEvent, TagPong, TagPing, TagInput, TagInput, TagReply, TagMoves}
 	for i, b := range samples() {
 		m, err := Decode(b)
 		if err != nil || m.Tag != want[i] {
@@ -49,7 +50,7 @@ func TestRoundTrip(t *testing.T) {
 			if m.Pong != (clock.Pong{ID: 4, Epoch: 7, Recv: time.Second, Send: time.Second + time.Millisecond}) {
 				t.Fatalf("%+v", m.Pong)
 			}
-		case 6:
+		case 6, 9:
 			if m.Input != (Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}) || len(m.Body) != 3 {
 				t.Fatalf("%+v", m.Input)
 			}
@@ -106,6 +107,8 @@ func FuzzDecode(f *testing.F) {
 			again = append(AppendSnapshot(nil, m.Snapshot), m.Body...)
 		case TagInput:
 			again = append(AppendInput(nil, m.Input), m.Body...)
+		case TagMoves:
+			again = append(AppendMoves(nil, m.Input), m.Body...)
 		case TagPing:
 			again = AppendPing(nil, m.Ping)
 		case TagReply:

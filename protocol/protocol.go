@@ -1,6 +1,7 @@
 // Package protocol is the session protocol between package server and package
-// client: the messages they exchange inside the channels of
-// tether/netcode/reliable, each message starting with a one-byte Tag.
+// client, which both import it: the messages they exchange inside the
+// channels of tether/netcode/reliable, each message starting with a one-byte
+// Tag.
 //
 //	tag       direction         channel     body
 //	Welcome   server → client   reliable    the client's own entity, tick and snapshot rates
@@ -9,11 +10,15 @@
 //	Pong      server → client   unreliable  a clock.Pong
 //	Ping      client → server   unreliable  a clock.Ping
 //	Input     client → server   unreliable  sequence, client times, then the game's bytes
+//	Moves     client → server   unreliable  as Input; the game's bytes are a packet of moves
 //	Reply     server → client   unreliable  the game's bytes: its answer to the client's inputs
 //
-// A Reply carries what the game tells one client about its inputs: for a
-// predicted character, acknowledgements of its moves and adjustments (see
-// package movement).
+// A client whose game predicts its own character sends Moves instead of
+// Input: the game's packet of the moves it predicted (see package movement),
+// which the server's game applies as of when they were made rather than as
+// the control from its next tick on. The tag, not the game's bytes, tells the
+// two apart. A Reply carries what the game tells one client about its inputs:
+// for a predicted character, acknowledgements of its moves and adjustments.
 //
 // Times are server time in whole wire.TimeUnits (zig-zag varints). Append
 // functions append to a caller's buffer and do not allocate when it has room;
@@ -44,6 +49,7 @@ const (
 	TagPing     Tag = 5
 	TagInput    Tag = 6
 	TagReply    Tag = 7
+	TagMoves    Tag = 8
 )
 
 // Decoding errors, the wire package's; test with errors.Is.
@@ -70,7 +76,8 @@ type Snapshot struct {
 	Regular bool
 }
 
-// Input is the header of an input message; the game's bytes follow it.
+// Input is the header of an Input or a Moves message; the game's bytes follow
+// it.
 type Input struct {
 	Seq uint32 // increases by one per input sent
 	// Sent is the client's estimate of server time when it sent the input;
@@ -79,9 +86,9 @@ type Input struct {
 	Sent, View time.Duration
 }
 
-// Message is a decoded message. Only the fields of its Tag are set; Body is the
-// game's bytes of a Snapshot, an Input or a Reply, a sub-slice of the decoded
-// buffer.
+// Message is a decoded message. Only the fields of its Tag are set (Input for
+// TagInput and TagMoves); Body is the game's bytes of a Snapshot, an Input, a
+// Moves or a Reply, a sub-slice of the decoded buffer.
 type Message struct {
 	Tag      Tag
 	Welcome  Welcome
@@ -131,9 +138,15 @@ func AppendPing(b []byte, p clock.Ping) []byte {
 	return clock.AppendPing(append(b, byte(TagPing)), p)
 }
 
-// AppendInput appends an input header; the caller appends the game's bytes.
-func AppendInput(b []byte, in Input) []byte {
-	b = append(b, byte(TagInput))
+// AppendInput appends an Input header; the caller appends the game's bytes.
+func AppendInput(b []byte, in Input) []byte { return appendInput(b, TagInput, in) }
+
+// AppendMoves appends a Moves header; the caller appends the game's packet of
+// moves. Moves and Inputs share one sequence.
+func AppendMoves(b []byte, in Input) []byte { return appendInput(b, TagMoves, in) }
+
+func appendInput(b []byte, tag Tag, in Input) []byte {
+	b = append(b, byte(tag))
 	b = binary.AppendUvarint(b, uint64(in.Seq))
 	b = wire.AppendTime(b, in.Sent)
 	return wire.AppendTime(b, in.View)
@@ -144,7 +157,7 @@ func AppendInput(b []byte, in Input) []byte {
 func AppendReply(b []byte) []byte { return append(b, byte(TagReply)) }
 
 // Decode decodes one message. Trailing bytes are an error except for the
-// game's bytes of a Snapshot, an Input or a Reply, returned in Body.
+// game's bytes of a Snapshot, an Input, a Moves or a Reply, returned in Body.
 func Decode(b []byte) (Message, error) {
 	var m Message
 	if len(b) == 0 {
@@ -167,7 +180,7 @@ func Decode(b []byte) (Message, error) {
 			m.Snapshot.Regular = f == 1
 		}
 		m.Body = r.Rest()
-	case TagInput:
+	case TagInput, TagMoves:
 		m.Input.Seq = uint32(r.Uvarint(math.MaxUint32))
 		m.Input.Sent = r.Time()
 		m.Input.View = r.Time()
