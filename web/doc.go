@@ -30,6 +30,17 @@
 // Anything else from a page is counted in Stats.BadMessages and ignored; a
 // message over 512 bytes ends the connection.
 //
+// # Exposure
+//
+// The view lets whoever opens it steer a player, so the Hub refuses what a
+// hostile page could send: WebSockets from another origin; any request whose
+// Host header is not an IP address, localhost or one of HubConfig.Hosts (a
+// page using DNS rebinding carries its own name there); WebSockets beyond
+// HubConfig.MaxPages (16); and messages beyond HubConfig.MaxInputHz (120 a
+// second, ignored, and the page cut off once it sent twice that many in
+// excess). `tether demo` warns when -http listens beyond the loopback
+// interface.
+//
 // # The page
 //
 // The page draws the pitch with +X to the right and +Z down. In the ghost view

@@ -5,7 +5,10 @@ import (
 	"embed"
 	"encoding/json"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +27,37 @@ const (
 	writeTimeout   = 5 * time.Second // a page that takes longer to take one message is dropped
 	closeGraceTime = time.Second     // how long a closing page may take to answer the close
 )
+
+// HubConfig configures a Hub. The zero value gives the defaults noted.
+type HubConfig struct {
+	// Hosts are the host names (without port) a request's Host header may
+	// name besides an IP address and "localhost", which are always
+	// accepted. Any other Host is refused with 421 Misdirected Request: a
+	// page on another site that re-points its own name at this address (DNS
+	// rebinding) cannot load the view or open its WebSocket. Give the name
+	// the view is reached by when it is not an IP address.
+	Hosts []string
+	// MaxPages caps the WebSockets open at once; more are refused with 503
+	// (default 16, range 1..4096).
+	MaxPages int
+	// MaxInputHz caps the messages a page may send per second, with a
+	// burst of as many; beyond it messages are ignored and counted
+	// (Stats.InputsLimited), and a page that sends twice that many in excess
+	// is disconnected (default 120, range 1..10000; pages send a key state
+	// when a key changes).
+	MaxInputHz int
+}
+
+func (c *HubConfig) resolve() {
+	if c.MaxPages <= 0 {
+		c.MaxPages = 16
+	}
+	c.MaxPages = min(c.MaxPages, 4096)
+	if c.MaxInputHz <= 0 {
+		c.MaxInputHz = 120
+	}
+	c.MaxInputHz = min(c.MaxInputHz, 10000)
+}
 
 // Hub serves the live view and fans frames out to every connected page.
 //
@@ -56,6 +90,10 @@ type Hub struct {
 
 	frameBuffer int
 	closeGrace  time.Duration
+	cfg         HubConfig
+	slots       chan struct{} // one per open WebSocket, capacity MaxPages
+
+	refusedHost, refusedPages, inputsLimited atomic.Uint64
 }
 
 // page is one connected page's queues.
@@ -72,10 +110,17 @@ type Stats struct {
 	Inputs        uint64 // key states received from pages
 	InputsDropped uint64 // key states dropped because Inputs was not read in time
 	BadMessages   uint64 // messages from pages that were not a key state, ignored
+	InputsLimited uint64 // messages from pages beyond MaxInputHz, ignored
+	RefusedHost   uint64 // requests refused for their Host header
+	RefusedPages  uint64 // WebSockets refused because MaxPages were open
 }
 
-// NewHub returns a Hub showing DefaultPitch, with no page connected.
-func NewHub() *Hub {
+// NewHub returns a Hub with the default HubConfig.
+func NewHub() *Hub { return NewHubConfig(HubConfig{}) }
+
+// NewHubConfig returns a Hub showing DefaultPitch, with no page connected.
+func NewHubConfig(cfg HubConfig) *Hub {
+	cfg.resolve()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Hub{
 		ctx: ctx, cancel: cancel,
@@ -84,13 +129,38 @@ func NewHub() *Hub {
 		inputs:      make(chan KeyInput, inputBuffer),
 		frameBuffer: frameBuffer,
 		closeGrace:  closeGraceTime,
+		cfg:         cfg,
+		slots:       make(chan struct{}, cfg.MaxPages),
 	}
+}
+
+// hostAllowed reports whether a request's Host header names an IP address,
+// localhost or one of cfg.Hosts.
+func (h *Hub) hostAllowed(host string) bool {
+	if name, _, err := net.SplitHostPort(host); err == nil {
+		host = name
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		return true
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	for _, n := range h.cfg.Hosts {
+		if strings.EqualFold(strings.TrimSuffix(n, "."), host) {
+			return true
+		}
+	}
+	return false
 }
 
 // Handler returns the handler of the live view: GET / is the page (with its
 // script and style sheet beside it) and GET /ws is the page's WebSocket. Mount
 // it at the root or, with http.StripPrefix, under a path ending in a slash.
-// WebSocket connections from another origin are refused.
+// WebSocket connections from another origin, requests whose Host header is
+// not allowed (HubConfig.Hosts) and WebSockets beyond HubConfig.MaxPages are
+// refused.
 func (h *Hub) Handler() http.Handler {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
@@ -106,7 +176,14 @@ func (h *Hub) Handler() http.Handler {
 		hd.Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	}))
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h.hostAllowed(r.Host) {
+			h.refusedHost.Add(1)
+			http.Error(w, "tether/web: unknown host "+r.Host, http.StatusMisdirectedRequest)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 // SetPitch sets the pitch that pages draw. Pages connected now get it at once,
@@ -166,6 +243,7 @@ func (h *Hub) Stats() Stats {
 	return Stats{
 		Pages: n, Published: h.published.Load(), Dropped: h.dropped.Load(),
 		Inputs: h.nInputs.Load(), InputsDropped: h.inputsDropped.Load(), BadMessages: h.bad.Load(),
+		InputsLimited: h.inputsLimited.Load(), RefusedHost: h.refusedHost.Load(), RefusedPages: h.refusedPages.Load(),
 	}
 }
 
@@ -272,6 +350,14 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "tether/web: hub closed", http.StatusServiceUnavailable)
 		return
 	}
+	select {
+	case h.slots <- struct{}{}:
+		defer func() { <-h.slots }()
+	default:
+		h.refusedPages.Add(1)
+		http.Error(w, "tether/web: too many pages open", http.StatusServiceUnavailable)
+		return
+	}
 	conn, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return // Accept has answered the request
@@ -316,11 +402,26 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 	held := false               // whether the page's last key state had a key down
 	go func() {
 		defer close(gone)
+		// A token bucket of MaxInputHz messages a second, MaxInputHz deep.
+		rate := time.Second / time.Duration(h.cfg.MaxInputHz)
+		depth := time.Duration(h.cfg.MaxInputHz) * rate
+		var tat time.Time
+		excess := 0
 		for {
 			typ, b, err := conn.Read(readCtx)
 			if err != nil {
 				return
 			}
+			now := time.Now()
+			if tat.Sub(now) >= depth {
+				h.inputsLimited.Add(1)
+				if excess++; excess > 2*h.cfg.MaxInputHz {
+					conn.Close(websocket.StatusPolicyViolation, "too many messages")
+					return
+				}
+				continue
+			}
+			tat = later(tat, now).Add(rate)
 			var m keysMessage
 			if typ != websocket.MessageText || json.Unmarshal(b, &m) != nil || m.Type != "keys" {
 				h.bad.Add(1)
@@ -341,6 +442,13 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 	if held {
 		h.input(KeyInput{})
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // send writes pg's queued messages to conn, the pitch before any frame, until

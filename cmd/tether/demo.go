@@ -139,7 +139,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	var hub *web.Hub
 	var hs *http.Server
 	if !*headless {
-		hub = web.NewHub()
+		hub = web.NewHubConfig(webConfig(*httpAddr))
+		if warn := exposedWarning(ln.Addr()); warn != "" {
+			fmt.Fprintln(stderr, warn)
+		}
 		p := soccer.DefaultRules().Pitch
 		if err := hub.SetPitch(web.Pitch{Length: p.Length, Width: p.Width, GoalWidth: p.GoalWidth, GoalHeight: p.GoalHeight, GoalDepth: p.GoalDepth, Margin: p.Margin}); err != nil {
 			ln.Close()
@@ -232,6 +235,26 @@ type demo struct {
 // monitor takes the traffic counters at the warm-up and once a second, keeps
 // the page's figures and, with a hub, publishes frames to the page, until
 // ctx ends.
+// webConfig lets the page be reached by the host name given in -http (IP
+// addresses and localhost always are).
+func webConfig(httpAddr string) web.HubConfig {
+	var cfg web.HubConfig
+	if host, _, err := net.SplitHostPort(httpAddr); err == nil && host != "" {
+		cfg.Hosts = []string{host}
+	}
+	return cfg
+}
+
+// exposedWarning returns a warning if the web view listens beyond the
+// loopback interface, where anyone who reaches it can steer a player.
+func exposedWarning(a net.Addr) string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || tcp.IP.IsLoopback() {
+		return ""
+	}
+	return fmt.Sprintf("tether demo: warning: the web view on %s is reachable from the network: anyone who reaches it can watch the match and steer a player (use -http 127.0.0.1:PORT to keep it on this machine)", a)
+}
+
 func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
 	every := demoPublish
 	if hub == nil {

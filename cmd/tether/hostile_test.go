@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -208,4 +209,22 @@ func TestConnectFailuresSayWhy(t *testing.T) {
 	runFails(t, "bot", "-token", used)
 	waitLine(t, out, regexp.MustCompile(`refused .*: token already used`), 5*time.Second)
 	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+func TestDemoWebExposure(t *testing.T) {
+	for _, c := range []struct {
+		addr string
+		warn bool
+	}{{"127.0.0.1:8080", false}, {"[::1]:8080", false}, {"0.0.0.0:8080", true}, {"192.0.2.1:8080", true}} {
+		ap := netip.MustParseAddrPort(c.addr)
+		if got := exposedWarning(net.TCPAddrFromAddrPort(ap)); (got != "") != c.warn {
+			t.Errorf("%s: warning %q", c.addr, got)
+		}
+	}
+	if h := webConfig("pitch.example:8080").Hosts; len(h) != 1 || h[0] != "pitch.example" {
+		t.Errorf("hosts %v", h)
+	}
+	if h := webConfig(":8080").Hosts; len(h) != 0 {
+		t.Errorf("hosts %v", h)
+	}
 }

@@ -1,0 +1,102 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// get requests path from addr with the given Host header.
+func get(t *testing.T, addr, host, path string) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", "http://"+addr+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// A page on another site that re-points its name at the view (DNS
+// rebinding) sends its own name as Host: refused, for the page and the
+// WebSocket alike.
+func TestHostAllowList(t *testing.T) {
+	addr := serve(t, NewHubConfig(HubConfig{Hosts: []string{"pitch.example"}}))
+	for host, want := range map[string]int{
+		addr:                      http.StatusOK,
+		"localhost:8080":          http.StatusOK,
+		"[::1]:8080":              http.StatusOK,
+		"192.0.2.7":               http.StatusOK,
+		"pitch.example:8080":      http.StatusOK,
+		"PITCH.example.":          http.StatusOK,
+		"rebind.attacker.example": http.StatusMisdirectedRequest,
+		"attacker.example:8080":   http.StatusMisdirectedRequest,
+	} {
+		if got := get(t, addr, host, "/"); got != want {
+			t.Errorf("Host %q: status %d, want %d", host, got, want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, "ws://"+addr+"/ws", &websocket.DialOptions{Host: "attacker.example:8080"})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Fatalf("WebSocket with a foreign Host: %v", err)
+	}
+}
+
+func TestMaxPages(t *testing.T) {
+	h := NewHubConfig(HubConfig{MaxPages: 2})
+	addr := serve(t, h)
+	a := dial(t, addr)
+	dial(t, addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, resp, err := websocket.Dial(ctx, "ws://"+addr+"/ws", nil); err == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("third page: %v", err)
+	}
+	if h.Stats().RefusedPages != 1 {
+		t.Fatalf("stats %+v", h.Stats())
+	}
+	a.Close(websocket.StatusNormalClosure, "")
+	waitFor(t, "a free page slot", func() bool { return h.Stats().Pages < 2 })
+	dial(t, addr)
+}
+
+// A page sending beyond MaxInputHz has the excess ignored, and is cut off
+// once the excess reaches twice the rate.
+func TestInputRate(t *testing.T) {
+	h := NewHubConfig(HubConfig{MaxInputHz: 10})
+	addr := serve(t, h)
+	c := dial(t, addr)
+	read(t, c) // the pitch
+	for range 25 {
+		write(t, c, `{"type":"keys","up":true}`)
+	}
+	waitFor(t, "25 messages counted", func() bool { s := h.Stats(); return s.Inputs+s.InputsLimited == 25 })
+	if s := h.Stats(); s.Inputs > 12 || s.InputsLimited < 13 {
+		t.Fatalf("25 messages at once with MaxInputHz 10: %+v", s)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for range 40 {
+		if c.Write(ctx, websocket.MessageText, []byte(`{"type":"keys"}`)) != nil {
+			break
+		}
+	}
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			if websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+				t.Fatalf("flooding page: %v, want closed for policy violation", err)
+			}
+			break
+		}
+	}
+}
