@@ -81,25 +81,25 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *bots < 1 || *bots > demoMaxBots {
-		return fmt.Errorf("-bots %d: want 1 to %d", *bots, demoMaxBots)
+		return usagef("-bots %d: want 1 to %d", *bots, demoMaxBots)
 	}
 	link, err := netsim.Preset(*linkName)
 	if err != nil {
-		return fmt.Errorf("-link: %w", err)
+		return usagef("-link: %w", err)
 	}
 	if *duration < 0 {
-		return fmt.Errorf("-duration %v: want 0 (until interrupted) or more", *duration)
+		return usagef("-duration %v: want 0 (until interrupted) or more", *duration)
 	}
 	if *headless && *duration > 0 && *duration <= demoWarmUp {
-		return fmt.Errorf("-duration %v: want more than the %v warm-up, or 0", *duration, demoWarmUp)
+		return usagef("-duration %v: want more than the %v warm-up, or 0", *duration, demoWarmUp)
 	}
 	if *asJSON && !*headless {
-		return errors.New("-json needs -headless")
+		return usagef("-json needs -headless")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *headless && set["http"] {
-		return errors.New("-http and -headless: give one or the other")
+		return usagef("-http and -headless: give one or the other")
 	}
 	var ln net.Listener
 	if !*headless {

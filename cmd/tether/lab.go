@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -73,7 +72,7 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 func loadScenario(name, file string) (lab.Scenario, error) {
 	switch {
 	case name != "" && file != "":
-		return lab.Scenario{}, errors.New("give -scenario or -scenario-file, not both")
+		return lab.Scenario{}, usagef("give -scenario or -scenario-file, not both")
 	case file != "":
 		b, err := readFileLimited(file, maxScenarioFile)
 		if err != nil {
@@ -85,9 +84,13 @@ func loadScenario(name, file string) (lab.Scenario, error) {
 		}
 		return s, nil
 	case name != "":
-		return lab.Preset(name)
+		s, err := lab.Preset(name)
+		if err != nil {
+			return lab.Scenario{}, usagef("-scenario: %w", err)
+		}
+		return s, nil
 	default:
-		return lab.Scenario{}, errors.New("give -scenario NAME or -scenario-file FILE")
+		return lab.Scenario{}, usagef("give -scenario NAME or -scenario-file FILE")
 	}
 }
 

@@ -1,6 +1,10 @@
 // Command tether runs Tether's showcase match (demo), dedicated servers and
 // bots (serve, bot), connect-token tooling (keygen, token) and the lab that
 // measures it all (lab). Run "tether help" for the list of commands.
+//
+// Every command exits with status 0 when done (or when -h or help asks for
+// help), 1 when it ran and failed, and 2 for a command line it cannot run:
+// no command, an unknown command, a bad flag, value or combination of flags.
 package main
 
 import (
@@ -31,31 +35,54 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes the command line args and returns the process exit code.
+// Exit statuses, the same for every command.
+const (
+	exitOK      = 0 // done, or help asked for (-h, help)
+	exitFailure = 1 // the command ran and failed
+	exitUsage   = 2 // a command line it cannot run: no command, an unknown one, a bad flag or value
+)
+
+// run executes the command line args and returns the process exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
-		return 0
+		return exitOK
 	}
 	for _, c := range commands {
 		if c.name != args[0] {
 			continue
 		}
 		err := c.run(args[1:], stdout, stderr)
+		var ue usageError
 		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, flag.ErrHelp):
-			return 0
+		case err == nil, errors.Is(err, flag.ErrHelp):
+			return exitOK
+		case errors.As(err, &ue):
+			fmt.Fprintf(stderr, "tether %s: %v\nRun \"tether %s -h\" for its flags.\n", c.name, err, c.name)
+			return exitUsage
 		default:
 			fmt.Fprintf(stderr, "tether %s: %v\n", c.name, err)
-			return 1
+			return exitFailure
 		}
 	}
 	fmt.Fprintf(stderr, "tether: unknown command %q\n", args[0])
 	usage(stderr)
-	return 2
+	return exitUsage
 }
+
+// usageError is a command line a command cannot run: a bad flag, value or
+// combination of flags. It exits with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usageError formatted as fmt.Errorf does.
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: tether <command> [flags]")
@@ -65,10 +92,9 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun \"tether <command> -h\" for a command's flags.")
+	fmt.Fprintln(w, "Exit status: 0 done, 1 failed, 2 a command line it cannot run (no command, an unknown one, a bad flag).")
 }
 
-// parseFlags parses a command's flags from args; commands take no other
-// arguments, so any left over are an error.
 // newFlags returns the flag set of subcommand name: it reports to stderr, and
 // its usage is the lines given, then the flags and their defaults.
 func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
@@ -83,12 +109,18 @@ func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
 	return fs
 }
 
+// parseFlags parses a command's flags from args; commands take no other
+// arguments, so any left over are an error. Errors are usage errors, but for
+// flag.ErrHelp (-h).
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usagef("unexpected arguments %q", fs.Args())
 	}
 	return nil
 }

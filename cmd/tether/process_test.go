@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -48,12 +49,38 @@ func TestProcessDeterministicJSON(t *testing.T) {
 	}
 }
 
+// Every command exits 0 when done or asked for help, 1 when it ran and
+// failed, 2 for a command line it cannot run.
 func TestProcessExitCodes(t *testing.T) {
-	if err := asProcess("help").Run(); err != nil {
-		t.Fatalf("help: %v", err)
-	}
-	err := asProcess("lab", "-scenario", "moon").Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Fatalf("bad scenario: %v, want exit status 1", err)
+	dir := t.TempDir()
+	key := filepath.Join(dir, "k")
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"help"}, 0},
+		{[]string{"-h"}, 0},
+		{[]string{"lab", "-h"}, 0},
+		{[]string{"keygen", "-o", key}, 0},
+		{nil, 2},
+		{[]string{"nope"}, 2},
+		{[]string{"lab", "-scenario", "moon"}, 2},
+		{[]string{"lab", "-no-such-flag"}, 2},
+		{[]string{"keygen", "stray"}, 2},
+		{[]string{"demo", "-json"}, 2},
+		{[]string{"demo", "-bots", "99"}, 2},
+		{[]string{"keygen", "-o", key}, 1}, // exists
+		{[]string{"lab", "-scenario-file", filepath.Join(dir, "missing.json")}, 1},
+	} {
+		code := 0
+		err := asProcess(tc.args...).Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		if code != tc.want {
+			t.Errorf("tether %q: exit status %d, want %d", tc.args, code, tc.want)
+		}
 	}
 }

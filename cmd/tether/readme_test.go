@@ -1,0 +1,321 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestREADME runs the README's ```sh blocks in order, as a new user pastes
+// them on a fresh clone, each command as a real process in one fresh
+// temporary directory, on loopback; it fails at the first command that
+// fails. How each command is run:
+//
+//   - "go run ./cmd/tether" runs this test binary as the command (built once,
+//     by go test), through a "tether" script on PATH; a pipe or redirection
+//     in the line works as in a shell (sh -c).
+//   - Other go commands (go test, go install, go build) are not run: they
+//     are the suite itself or build what the test binary stands in for.
+//     Any other command runs as written (sh -c).
+//   - Files the command names by a relative path that the repository has
+//     and the directory does not (a scenario file) are copied in first.
+//   - Every 127.0.0.1:PORT with a port other than 0 becomes 127.0.0.1 and a
+//     free port, the same one for the same PORT throughout, so the run
+//     cannot collide with anything else on the machine.
+//   - -duration D longer than readmeDuration runs readmeDuration, so the
+//     test stays fast.
+//   - Servers, which run until interrupted (tether serve, and tether demo
+//     without -headless, given -http 127.0.0.1:0 if it names none), start in
+//     the background: the test waits for their first line of output (for
+//     demo, the one naming its page, which must answer), runs the rest of
+//     the block, then
+//     interrupts them by PID (Ctrl-C) and requires them to exit 0.
+//   - Every other command runs in the foreground, killed after
+//     readmeTimeout, and must exit 0.
+func TestREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := readmeBlocks(string(readme))
+	if len(blocks) < 5 {
+		t.Fatalf("found %d sh blocks in README.md", len(blocks))
+	}
+	r := &readmeRun{t: t, dir: t.TempDir(), bin: t.TempDir(), ports: map[string]string{}}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := fmt.Sprintf("#!/bin/sh\nTETHER_TEST_AS_COMMAND=1 exec '%s' \"$@\"\n", self)
+	if err := os.WriteFile(filepath.Join(r.bin, "tether"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for i, block := range blocks {
+		var servers []*readmeServer
+		for _, line := range block {
+			if s := r.command(i+1, line); s != nil {
+				servers = append(servers, s)
+			}
+			ran++
+		}
+		for _, s := range servers {
+			s.stop(t)
+		}
+	}
+	t.Logf("ran %d commands of %d blocks", ran, len(blocks))
+}
+
+const (
+	readmeDuration = 3 * time.Second
+	readmeTimeout  = 2 * time.Minute
+)
+
+// readmeBlocks returns the commands of each ```sh block: continuation lines
+// joined, comment and blank lines left out.
+func readmeBlocks(md string) [][]string {
+	var blocks [][]string
+	var cur []string
+	in, cont := false, ""
+	for _, line := range strings.Split(md, "\n") {
+		switch {
+		case !in && strings.TrimSpace(line) == "```sh":
+			in, cur = true, nil
+		case in && strings.TrimSpace(line) == "```":
+			in = false
+			blocks = append(blocks, cur)
+		case in:
+			line = cont + strings.TrimSpace(line)
+			if strings.HasSuffix(line, `\`) {
+				cont = strings.TrimSuffix(line, `\`)
+				continue
+			}
+			cont = ""
+			if line != "" && !strings.HasPrefix(line, "#") {
+				cur = append(cur, line)
+			}
+		}
+	}
+	return blocks
+}
+
+type readmeRun struct {
+	t        *testing.T
+	dir, bin string
+	ports    map[string]string // README's port -> the free port used
+}
+
+var (
+	loopbackPort = regexp.MustCompile(`127\.0\.0\.1:([1-9][0-9]*)`)
+	durationFlag = regexp.MustCompile(`-duration[ =]([0-9.]+(ns|us|µs|ms|s|m|h))+`)
+)
+
+// command runs one README command line from block n; it returns the server
+// it started in the background, if it is one.
+func (r *readmeRun) command(n int, line string) *readmeServer {
+	t := r.t
+	t.Helper()
+	cmdline := line
+	if strings.HasPrefix(cmdline, "go ") && !strings.HasPrefix(cmdline, "go run ./cmd/tether ") {
+		t.Logf("block %d: not run: %s", n, line)
+		return nil
+	}
+	cmdline = strings.ReplaceAll(cmdline, "go run ./cmd/tether ", "tether ")
+	cmdline = loopbackPort.ReplaceAllStringFunc(cmdline, func(s string) string {
+		return "127.0.0.1:" + r.port(strings.TrimPrefix(s, "127.0.0.1:"))
+	})
+	cmdline = durationFlag.ReplaceAllStringFunc(cmdline, func(s string) string {
+		d, err := time.ParseDuration(s[len("-duration "):])
+		if err != nil || d <= readmeDuration {
+			return s
+		}
+		return "-duration " + readmeDuration.String()
+	})
+	words := strings.Fields(cmdline)
+	for _, w := range words {
+		r.copyIn(w)
+	}
+	server := len(words) > 1 && words[0] == "tether" &&
+		(words[1] == "serve" || words[1] == "demo" && !strings.Contains(cmdline, "-headless"))
+	if server && words[1] == "demo" && !strings.Contains(cmdline, "-http") {
+		cmdline = strings.Replace(cmdline, "tether demo", "tether demo -http 127.0.0.1:0", 1)
+	}
+	t.Logf("block %d: %s", n, cmdline)
+	if server {
+		return r.startServer(n, cmdline)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readmeTimeout)
+	defer cancel()
+	cmd := r.shell(ctx, cmdline)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("block %d: %s\n(run as %s): %v after %v; output:\n%s", n, line, cmdline, err,
+			time.Since(start).Round(time.Millisecond), out.String())
+	}
+	return nil
+}
+
+// shell returns cmdline run by sh in the run's directory with the tether
+// script on PATH, in its own process group, which ctx's end kills.
+func (r *readmeRun) shell(ctx context.Context, cmdline string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "sh", "-c", cmdline)
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "PATH="+r.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return cmd
+}
+
+// port returns the free loopback port that stands for the README's port p.
+func (r *readmeRun) port(p string) string {
+	if q, ok := r.ports[p]; ok {
+		return q
+	}
+	// A port free for both TCP and UDP, as a server may take either.
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		q := fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+		pc, err := net.ListenPacket("udp", "127.0.0.1:"+q)
+		ln.Close()
+		if err != nil {
+			continue
+		}
+		pc.Close()
+		r.ports[p] = q
+		return q
+	}
+}
+
+// copyIn copies the repository's file at relative path w into the run's
+// directory, if the repository has it and the directory does not.
+func (r *readmeRun) copyIn(w string) {
+	if filepath.IsAbs(w) || strings.HasPrefix(w, "-") {
+		return
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, w)); err == nil {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join("../..", w))
+	if err != nil {
+		return // not a file of the repository
+	}
+	dst := filepath.Join(r.dir, w)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// readmeServer is a command of the README that runs until interrupted.
+type readmeServer struct {
+	line string
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan error
+}
+
+func (s *readmeServer) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
+// startServer starts cmdline in the background and waits for its first line
+// of output; a demo's page must then answer.
+func (r *readmeRun) startServer(n int, cmdline string) *readmeServer {
+	t := r.t
+	t.Helper()
+	// exec: the shell becomes the command, so the PID interrupted is its.
+	s := &readmeServer{line: cmdline, cmd: r.shell(context.Background(), "exec "+cmdline), done: make(chan error, 1)}
+	pr, pw := io.Pipe()
+	s.cmd.Stdout, s.cmd.Stderr = pw, pw
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("block %d: %s: %v", n, cmdline, err)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.out.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+			select {
+			case lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	go func() {
+		err := s.cmd.Wait()
+		pw.Close()
+		s.done <- err
+	}()
+	demo := strings.Contains(cmdline, "tether demo")
+	timeout := time.After(readmeTimeout)
+	for ready := false; !ready; {
+		select {
+		case line := <-lines:
+			url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`).FindString(line)
+			ready = !demo || url != ""
+			if url == "" {
+				continue
+			}
+			resp, err := http.Get(url)
+			if err != nil {
+				s.stop(t)
+				t.Fatalf("block %d: %s: the page %s: %v", n, cmdline, url, err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				s.stop(t)
+				t.Fatalf("block %d: %s: the page %s: %s", n, cmdline, url, resp.Status)
+			}
+		case err := <-s.done:
+			t.Fatalf("block %d: %s ended before it served: %v; output:\n%s", n, cmdline, err, s.output())
+		case <-timeout:
+			syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("block %d: %s not serving after %v; output:\n%s", n, cmdline, readmeTimeout, s.output())
+		}
+	}
+	return s
+}
+
+// stop interrupts the server as Ctrl-C does and requires it to exit 0.
+func (s *readmeServer) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatalf("%s: interrupt: %v", s.line, err)
+	}
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Fatalf("%s: on Ctrl-C: %v; output:\n%s", s.line, err, s.output())
+		}
+	case <-time.After(readmeTimeout):
+		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		t.Fatalf("%s: still running %v after Ctrl-C; output:\n%s", s.line, readmeTimeout, s.output())
+	}
+}
