@@ -8,6 +8,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/movement"
 )
 
@@ -165,12 +166,12 @@ func (o *ownRecord) metrics(end time.Duration) OwnMetrics {
 	}
 	om.Corrections = len(sizes)
 	if span := end - warmUp; span > 0 {
-		om.CorrectionsPerMin = round(float64(len(sizes)) / span.Minutes())
+		om.CorrectionsPerMin = measure.Round(float64(len(sizes)) / span.Minutes())
 	}
-	om.CorrectionM = summarise(sizes)
+	om.CorrectionM = measure.Summarise(sizes)
 
 	after := func(t time.Duration) bool { // in a blackout or the second after it
-		return c.inBlackout(t) || c.inBlackout(t-time.Second)
+		return c.blackouts.In(t) || c.blackouts.In(t-time.Second)
 	}
 	var present, delays []float64
 	var prev *ownFrame
@@ -214,13 +215,13 @@ func (o *ownRecord) metrics(end time.Duration) OwnMetrics {
 		}
 		om.Frames++
 		present = append(present, f.pos.Dist(x))
-		if prev != nil && !f.cut && f.pos.Sub(prev.pos).Sub(xr.Sub(prevX)).Len() > popThreshold {
+		if prev != nil && !f.cut && measure.Pop(prev.pos, f.pos, prevX, xr) {
 			om.Pops++
 		}
 		prev, prevX = f, xr
 	}
-	om.PresentM = summarise(present)
-	om.InputDelayFrames = summarise(delays)
+	om.PresentM = measure.Summarise(present)
+	om.InputDelayFrames = measure.Summarise(delays)
 	for seq := 1; seq < len(o.madeAt); seq++ {
 		t := o.madeAt[seq]
 		if t < warmUp || t > end-time.Second || after(t) {

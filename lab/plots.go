@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/tether-net/tether/measure"
 )
 
 // WriteReportDir writes report.md and its PNG plots into dir, creating it:
@@ -84,12 +86,12 @@ func (r *Report) plots() []plotSpec {
 				continue
 			}
 			dl = append(dl, plotter.XY{X: x, Y: durMs(f.t - f.ball.renderTime)})
-			if r.truth.cutWithin(f.t, teleportSpan) {
+			if r.truth.CutWithin(f.t, measure.TeleportSpan) {
 				continue
 			}
-			pres = append(pres, max(floorM, f.ball.pos.Dist(r.truth.at(f.t))))
-			if !c.inBlackout(f.t) && !c.inBlackout(f.ball.renderTime) {
-				fid = append(fid, max(floorM, f.ball.pos.Dist(r.truth.at(f.ball.renderTime))))
+			pres = append(pres, max(floorM, f.ball.pos.Dist(r.truth.At(f.t))))
+			if !c.blackouts.In(f.t) && !c.blackouts.In(f.ball.renderTime) {
+				fid = append(fid, max(floorM, f.ball.pos.Dist(r.truth.At(f.ball.renderTime))))
 			}
 		}
 		name := c.spec.Name

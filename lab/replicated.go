@@ -82,15 +82,15 @@ func (*oracleBall) receive(kinematic.State, time.Duration) {}
 func (o *oracleBall) render(time.Duration) ballFrame {
 	now := o.c.sim.sched.Now()
 	tick := o.c.sim.tick
-	pts := o.c.sim.server.truth.pts
+	pts := o.c.sim.server.states
 	k := int(max(0, now-o.delay) / tick)
 	if k >= len(pts) {
 		k = len(pts) - 1
 	}
-	o.world.SetBody(o.ball, pts[k].state)
+	o.world.SetBody(o.ball, pts[k])
 	// Step to the ticks on either side of now, then draw between them.
 	var a, b physics.BodyState
-	b = pts[k].state
+	b = pts[k]
 	t := time.Duration(k) * tick
 	for t < now {
 		a = b

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/wire"
 )
@@ -15,6 +16,11 @@ type Options struct {
 	Progress func(done float64)
 	// Trace, if set, receives every client frame once the run is over.
 	Trace func(TraceRow)
+	// Keep keeps every client frame and the server's whole truth in the
+	// report, for WriteReportDir's plots (a Trace keeps them too). Without
+	// it a run measures each frame as soon as the truth it needs has
+	// arrived and keeps only the samples its statistics need.
+	Keep bool
 }
 
 // TraceRow is one client frame, for recomputing any metric independently.
@@ -61,7 +67,12 @@ type client struct {
 
 	arrivals []time.Duration // scratch for Path.Send
 
-	frames []frame
+	frames []frame // every frame, if the run keeps them (Options.Keep)
+
+	truth      *measure.Truth // the ball's
+	blackouts  measure.Spans  // the link's
+	clockMeter measure.ClockMeter
+	ballMeter  measure.BallMeter
 
 	upBytes, downBytes           int64 // payload + headers, all traffic
 	clockUpBytes, clockDownBytes int64
@@ -101,6 +112,7 @@ func Run(s Scenario, opts Options) (*Report, error) {
 			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
 		}
 		c.clockUp, c.clockDown = c.link.Up.Stream(1), c.link.Down.Stream(1)
+		c.measureAgainst(&m.server.truth)
 		c.clock = newClockView(spec.Clock, c)
 		c.ball = newBallView(spec.Ball, c, s.TickHz)
 		m.clients = append(m.clients, c)
@@ -126,13 +138,13 @@ func Run(s Scenario, opts Options) (*Report, error) {
 
 // trace hands every client frame to fn, client by client, with the ball's
 // true position from tr.
-func (m *sim) trace(fn func(TraceRow), tr *truth) {
+func (m *sim) trace(fn func(TraceRow), tr *measure.Truth) {
 	for _, c := range m.clients {
 		for _, f := range c.frames {
 			row := TraceRow{
 				Client: c.spec.Name, Local: c.link.Clock.Local(f.t), ServerTime: f.t,
 				Estimate: f.est, Ready: f.ready, Bound: f.bound, RenderTime: f.ball.renderTime,
-				True: vec3(tr.at(f.t)),
+				True: vec3(tr.At(f.t)),
 			}
 			if f.ball.ok {
 				row.Rendered = vec3(f.ball.pos)
@@ -213,7 +225,7 @@ func (c *client) renderFrame() {
 	if f.ready {
 		f.ball = c.ball.render(f.est)
 	}
-	c.frames = append(c.frames, f)
+	c.record(f)
 }
 
 // sendSnapshot sends the server's snapshot datagram to this client, which

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/kinematic"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/wire"
 )
@@ -13,11 +14,12 @@ type server struct {
 	sim *sim
 
 	drill    *drill
-	truth    truth
-	prev     physics.BodyState // the ball at the previous tick
-	prevSent bool              // whether the previous tick's state was sent
-	snapEach int               // ticks per regular snapshot
-	packet   []byte            // this tick's snapshot datagram
+	truth    measure.Truth
+	states   []physics.BodyState // the ball leaving every tick, for the oracle
+	prev     physics.BodyState   // the ball at the previous tick
+	prevSent bool                // whether the previous tick's state was sent
+	snapEach int                 // ticks per regular snapshot
+	packet   []byte              // this tick's snapshot datagram
 }
 
 // ue4TimeInterval is how often Unreal's game state replicates the server's world
@@ -30,7 +32,7 @@ const ue4TimeBytes = 5
 func newServer(m *sim) *server {
 	s := &server{sim: m, snapEach: max(1, m.scen.TickHz/m.scen.SnapshotHz)}
 	s.drill = newDrill(m.scen.Seed, m.scen.TickHz)
-	s.truth = truth{tick: m.tick, g: s.drill.gravity}
+	s.truth = measure.Truth{G: s.drill.gravity}
 	return s
 }
 
@@ -63,20 +65,21 @@ func (s *server) runTick() {
 // states around a contact or a kick so the client's curve has them as knots.
 func (s *server) simulate(now time.Duration) {
 	n := int(now / s.sim.tick)
-	pt := truthPoint{}
+	pt := measure.Sample{T: now}
 	contactKnot := false
 	if n > 0 {
 		c, ok := s.drill.step()
 		if ok {
-			pt.bounce, pt.contactAt = true, now-s.sim.tick+c.At
+			pt.Contact, pt.ContactAt = true, now-s.sim.tick+c.At
 			contactKnot = true
 		}
 	}
 	in := s.drill.state()
 	kicked := s.drill.kickDue(now)
 	st := s.drill.state()
-	pt.state, pt.velIn = st, in.Vel
-	s.truth.pts = append(s.truth.pts, pt)
+	pt.Pos, pt.Vel, pt.VelIn = st.Pos, st.Vel, in.Vel
+	s.truth.Add(pt)
+	s.states = append(s.states, st)
 
 	regular := n%s.snapEach == 0
 	s.packet = append(s.packet[:0], msgTypeBytes)

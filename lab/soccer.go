@@ -9,6 +9,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	tserver "github.com/tether-net/tether/server"
 )
 
@@ -34,16 +35,32 @@ type soccerClient struct {
 	others othersRecord
 	own    ownRecord
 
-	self       int // own player slot, -1 until the welcome
-	kickInputs []kickInput
-	seq        uint8
-	hasSeq     bool
+	self             int // own player slot, -1 until the welcome
+	kickInputs       []kickInput
+	searching        int // kickInputs before it are no longer searched for
+	seq              uint8
+	hasSeq           bool
+	frames           int          // frames drawn so far
+	drawn, drawnPrev soccerBallAt // the ball as the newest frame and the one before drew it
+}
+
+// soccerBallAt is the ball as a frame drew it.
+type soccerBallAt struct {
+	pos geom.Vec3
+	ok  bool
 }
 
 // kickInput is an input of the client that asked its player to kick.
 type kickInput struct {
 	frame int           // index of the frame it was decided at (and sent after)
 	t     time.Duration // true time of that frame
+	// ref is the drawn ball's motion into that frame, if both frames drew
+	// it; visible counts the frames drawn after it before the drawn
+	// ball's motion over a frame differs from ref by more than
+	// kickVisibleM, -1 if none did within kickWindow.
+	ref     geom.Vec3
+	search  bool
+	visible int
 }
 
 func (s Scenario) validateSoccer() error {
@@ -106,6 +123,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	sm.truth = newSoccerTruth(sm.rules, s.TickHz, len(s.Clients), &sm.scratch)
 	for i, b := range v.Bots() {
 		sc := sm.clients[i]
+		sc.c.measureAgainst(&sm.truth.ball)
 		sc.bot = b
 		sc.c.link = b.NetLink()
 		sc.clock = &soccerClock{est: b.Client().Clock()}
@@ -162,11 +180,14 @@ func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 	if f.Ready {
 		fr.bound = f.Bound
 		fr.ball = sc.ball.render(f)
-		sc.others.frame(len(sc.c.frames), now, f)
+		sc.others.frame(sc.frames, now, f)
 	}
 	sc.own.frame(now, f)
 	sc.clock.observe(now)
-	sc.c.frames = append(sc.c.frames, fr)
+	sc.c.record(fr)
+	sc.drawnPrev, sc.drawn = sc.drawn, soccerBallAt{fr.ball.pos, fr.ball.ok}
+	sc.kickShown(now)
+	sc.frames++
 	in := b.Input()
 	sc.input(&in, f)
 	b.SetInput(in)
@@ -185,7 +206,30 @@ func (sc *soccerClient) input(in *soccer.Input, f *tclient.Frame) {
 	}
 	sc.seq = in.ActionSeq
 	if in.Action == soccer.ActionPass || in.Action == soccer.ActionShot {
-		sc.kickInputs = append(sc.kickInputs, kickInput{frame: len(sc.c.frames) - 1, t: sc.c.frames[len(sc.c.frames)-1].t})
+		k := kickInput{frame: sc.frames - 1, t: sc.match.now(), visible: -1}
+		if sc.drawn.ok && sc.drawnPrev.ok && k.frame >= 1 {
+			k.ref, k.search = sc.drawn.pos.Sub(sc.drawnPrev.pos), true
+		}
+		sc.kickInputs = append(sc.kickInputs, k)
+	}
+}
+
+// kickShown looks for the own kicks in the frame just drawn, at true time
+// now: a kick input shows when the drawn ball's motion over a frame differs
+// by more than kickVisibleM from its motion into the input's frame.
+func (sc *soccerClient) kickShown(now time.Duration) {
+	for sc.searching < len(sc.kickInputs) && !sc.kickInputs[sc.searching].search {
+		sc.searching++
+	}
+	for i := sc.searching; i < len(sc.kickInputs); i++ {
+		k := &sc.kickInputs[i]
+		switch {
+		case !k.search:
+		case now > k.t+kickWindow:
+			k.search = false
+		case sc.drawn.ok && sc.drawnPrev.ok && sc.drawn.pos.Sub(sc.drawnPrev.pos).Sub(k.ref).Len() > kickVisibleM:
+			k.search, k.visible = false, sc.frames-k.frame-1
+		}
 	}
 }
 
@@ -204,7 +248,7 @@ func (sm *soccerMatch) report() *Report {
 	tr := &sm.truth.ball
 	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
 	for _, sc := range sm.clients {
-		res := sc.c.result(tr, sc.ball)
+		res := sc.c.result(sc.ball)
 		sc.kickMetrics(&res.Ball)
 		om := sc.others.metrics()
 		res.Others = &om
@@ -269,7 +313,6 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 		}
 		return truthKick{}, false
 	}
-	frames := sc.c.frames
 	var visible []float64
 	n := 0
 	for _, in := range sc.kickInputs {
@@ -280,24 +323,13 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 			continue
 		}
 		n++
-		i0 := in.frame
-		if i0 < 1 || !frames[i0].ball.ok || !frames[i0-1].ball.ok {
-			continue
-		}
-		ref := frames[i0].ball.pos.Sub(frames[i0-1].ball.pos)
-		for i := i0 + 1; i < len(frames) && frames[i].t <= in.t+kickWindow; i++ {
-			if !frames[i].ball.ok || !frames[i-1].ball.ok {
-				continue
-			}
-			if frames[i].ball.pos.Sub(frames[i-1].ball.pos).Sub(ref).Len() > kickVisibleM {
-				visible = append(visible, float64(i-i0-1))
-				break
-			}
+		if in.visible >= 0 {
+			visible = append(visible, float64(in.visible))
 		}
 	}
 	bm.Kicks = &n
 	if len(visible) > 0 {
-		st := summarise(visible)
+		st := measure.Summarise(visible)
 		bm.KickVisibleFrames = &st
 	}
 	rb, ok := sc.ball.(*soccerResimBall)
@@ -322,15 +354,15 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 		}
 		corr = append(corr, k.correction)
 		lag = append(lag, durMs(sk.at-k.at))
-		origin = append(origin, k.from.Dist(tr.ball.pts[int(k.at/tr.tick)].state.Pos))
+		origin = append(origin, k.from.Dist(tr.balls[int(k.at/tr.tick)].Pos))
 	}
 	bm.KicksPredicted = &predicted
 	if len(refuted) > 0 {
-		n, st := len(refuted), summarise(refuted)
+		n, st := len(refuted), measure.Summarise(refuted)
 		bm.KicksRefuted, bm.KickRefutedM = &n, &st
 	}
 	if len(corr) > 0 {
-		c, l, o := summarise(corr), summarise(lag), summarise(origin)
+		c, l, o := measure.Summarise(corr), measure.Summarise(lag), measure.Summarise(origin)
 		bm.KickCorrectionM, bm.KickLagMs, bm.KickOriginM = &c, &l, &o
 	}
 }
@@ -341,7 +373,7 @@ type othersRecord struct {
 	sc      *soccerClient
 	pending []otherSample
 	last    []lastDrawn // by player slot
-	present []float64
+	present measure.Series
 	pops    int
 	samples int
 }
@@ -390,11 +422,11 @@ func (o *othersRecord) process(upTo time.Duration) {
 		now, okNow := tr.player(s.slot, s.t)
 		at, okAt := tr.player(s.slot, s.rt)
 		l := &o.last[s.slot]
-		if s.t >= warmUp && okNow && !tr.playerTeleported(s.slot, s.t, s.t, teleportSpan) {
+		if s.t >= warmUp && okNow && !tr.playerTeleported(s.slot, s.t, s.t, measure.TeleportSpan) {
 			o.samples++
-			o.present = append(o.present, geom.V(s.pos.X-now.X, 0, s.pos.Z-now.Z).Len())
-			if l.measured && l.frame == s.frame-1 && okAt && !s.cut && !c.inBlackout(s.t) && !c.inBlackout(s.rt) &&
-				!tr.playerTeleported(s.slot, l.rt, s.rt, 0) && s.pos.Sub(l.pos).Sub(at.Sub(l.at)).Len() > popThreshold {
+			o.present.Add(geom.V(s.pos.X-now.X, 0, s.pos.Z-now.Z).Len())
+			if l.measured && l.frame == s.frame-1 && okAt && !s.cut && !c.blackouts.In(s.t) && !c.blackouts.In(s.rt) &&
+				!tr.playerTeleported(s.slot, l.rt, s.rt, 0) && measure.Pop(l.pos, s.pos, l.at, at) {
 				o.pops++
 			}
 		}
@@ -404,5 +436,5 @@ func (o *othersRecord) process(upTo time.Duration) {
 }
 
 func (o *othersRecord) metrics() OthersMetrics {
-	return OthersMetrics{PresentM: summarise(o.present), Pops: o.pops, Samples: o.samples}
+	return OthersMetrics{PresentM: o.present.Stat(), Pops: o.pops, Samples: o.samples}
 }

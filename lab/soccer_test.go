@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 )
 
@@ -104,15 +105,15 @@ func TestSoccerTruthCarried(t *testing.T) {
 	steps, won := 0, 0
 	for k := 1; k < len(st.ticks); k++ {
 		slot := st.ticks[k-1].possessor
-		if slot < 0 || st.ticks[k].possessor != slot || st.ball.pts[k].cut || st.ball.pts[k].jump {
+		if slot < 0 || st.ticks[k].possessor != slot || st.ball.Samples()[k].Cut || st.ball.Samples()[k].Jump {
 			continue
 		}
 		a, b := st.players[(k-1)*st.np+slot], st.players[k*st.np+slot]
 		if !a.ok || !b.ok || a.gen != b.gen {
 			continue
 		}
-		offA := a.st.Rot().Conj().Rotate(st.ball.pts[k-1].state.Pos.Sub(a.st.Pos))
-		offB := b.st.Rot().Conj().Rotate(st.ball.pts[k].state.Pos.Sub(b.st.Pos))
+		offA := a.st.Rot().Conj().Rotate(st.balls[k-1].Pos.Sub(a.st.Pos))
+		offB := b.st.Rot().Conj().Rotate(st.balls[k].Pos.Sub(b.st.Pos))
 		reach := max(horiz(offA), horiz(offB))
 		turn := math.Abs(geom.WrapAngle(b.st.Yaw - a.st.Yaw))
 		steps++
@@ -124,7 +125,7 @@ func TestSoccerTruthCarried(t *testing.T) {
 			u0, u1 := t0+time.Duration(q)*st.tick/4, t0+time.Duration(q+1)*st.tick/4
 			pu0, _ := st.player(slot, u0)
 			pu1, _ := st.player(slot, u1)
-			rel := horiz(st.ball.at(u1).Sub(st.ball.at(u0)).Sub(pu1.Sub(pu0)))
+			rel := horiz(st.ball.At(u1).Sub(st.ball.At(u0)).Sub(pu1.Sub(pu0)))
 			if allowed := reach*turn/4 + horiz(offB.Sub(offA))/4 + 1e-6; rel > allowed {
 				t.Fatalf("tick %d quarter %d: the ball moved %.4f m against its carrier, at most %.4f m allowed", k, q, rel, allowed)
 			}
@@ -188,7 +189,7 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 			if sk == nil {
 				continue
 			}
-			from := k.from.Dist(tr.ball.pts[int(k.at/tr.tick)].state.Pos)
+			from := k.from.Dist(tr.balls[int(k.at/tr.tick)].Pos)
 			corr, origin, lag = append(corr, k.correction), append(origin, from), append(lag, (sk.at-k.at).Seconds()*1000)
 			t.Logf("%s: kick at %.3f s, applied %.0f ms later: correction %.3f m, kicked %.3f m from the server's ball",
 				sc.c.spec.Name, k.at.Seconds(), (sk.at-k.at).Seconds()*1000, k.correction, from)
@@ -200,7 +201,7 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 	if st := sm.v.Game().Stats(); st.KicksClaimed < uint64(len(corr)) {
 		t.Errorf("the server took %d kicks' claimed origins, want all %d predicted and confirmed", st.KicksClaimed, len(corr))
 	}
-	c, o, l := summarise(corr), summarise(origin), summarise(lag)
+	c, o, l := measure.Summarise(corr), measure.Summarise(origin), measure.Summarise(lag)
 	t.Logf("%d kicks applied %.0f ms later (median): correction median %.3f m, p99 %.3f m (issue 7 asks ≤ 0.10 m), kicked from the server's ball p99 %.3f m", len(corr), l.P50, c.P50, c.P99, o.P99)
 	if l.P50 < 30 {
 		t.Errorf("kicks applied a median %.0f ms after the prediction: the link should delay them a round trip's half at least", l.P50)

@@ -1,11 +1,11 @@
 package lab
 
 import (
-	"math"
 	"time"
 
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/physics"
 )
 
@@ -38,7 +38,8 @@ type soccerTruth struct {
 	tick  time.Duration
 	np    int // player slots
 
-	ball    truth
+	ball    measure.Truth
+	balls   []physics.BodyState // the ball leaving tick n, for restore
 	ticks   []soccerTick
 	players []playerTruth     // players[n*np + slot] at tick n
 	pcuts   [][]time.Duration // by slot: when the player was teleported
@@ -82,8 +83,9 @@ func newSoccerTruth(rules soccer.Rules, tickHz, players int, start *soccer.Truth
 	tick := time.Second / time.Duration(tickHz)
 	w, ball := newBallWorld(tickHz)
 	st := &soccerTruth{rules: rules, tick: tick, np: players, world: w, wball: ball,
-		ball: truth{tick: tick, g: geom.V(0, -gravity, 0)}, pcuts: make([][]time.Duration, players)}
-	st.ball.pts = append(st.ball.pts, truthPoint{state: start.Ball, velIn: start.Ball.Vel})
+		ball: measure.Truth{G: geom.V(0, -gravity, 0)}, pcuts: make([][]time.Duration, players)}
+	st.ball.Add(measure.Sample{Pos: start.Ball.Pos, Vel: start.Ball.Vel, VelIn: start.Ball.Vel})
+	st.balls = append(st.balls, start.Ball)
 	st.ballGen = start.BallGen
 	st.record(start)
 	return st
@@ -91,56 +93,45 @@ func newSoccerTruth(rules soccer.Rules, tickHz, players int, start *soccer.Truth
 
 // onTick records the server's state after a tick, with its counters then.
 func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
-	n := len(st.ball.pts)
-	a := &st.ball.pts[n-1]
+	n := len(st.balls)
+	a := &st.balls[n-1]
 	prev := st.ticks[n-1]
-	pt := truthPoint{state: t.Ball, velIn: t.Ball.Vel}
+	pt := measure.Sample{T: time.Duration(n) * st.tick, Pos: t.Ball.Pos, Vel: t.Ball.Vel, VelIn: t.Ball.Vel}
 	h := st.tick.Seconds()
 	switch {
 	case t.BallGen != st.ballGen:
-		pt.cut = true
+		pt.Cut = true
 	case t.BallJumped:
-		pt.jump = true
+		pt.Jump = true
 	case prev.possessor >= 0:
 		// Carried over the step (and perhaps kicked or poked at its end).
-		pt.velIn = t.Ball.Pos.Sub(a.state.Pos).Scale(1 / h)
+		pt.VelIn = t.Ball.Pos.Sub(a.Pos).Scale(1 / h)
 	default:
-		st.world.SetBody(st.wball, a.state)
+		st.world.SetBody(st.wball, *a)
 		st.world.Step()
 		s := st.world.Body(st.wball)
 		if s.Pos.Dist(t.Ball.Pos) < 1e-9 {
-			pt.velIn = s.Vel
+			pt.VelIn = s.Vel
 			for _, c := range st.world.Contacts() {
 				if c.Body == st.wball && c.Speed > contactKnotSpeed {
-					pt.bounce, pt.contactAt = true, t.Time-st.tick+c.At
+					pt.Contact, pt.ContactAt = true, t.Time-st.tick+c.At
 					break
 				}
 			}
 			break
 		}
-		// A player got in the way: the flights from both ticks differ by
-		// d(τ) = (a - b) + v_a·τ - v_b·(τ - h), their gravity terms
-		// cancelling; the contact is where |d| is least.
-		d0 := a.state.Pos.Sub(t.Ball.Pos).AddScaled(t.Ball.Vel, h)
-		dv := a.state.Vel.Sub(t.Ball.Vel)
-		tc := h / 2
-		if l := dv.Len2(); l > 0 {
-			tc = math.Max(0, math.Min(h, -d0.Dot(dv)/l))
-		}
-		pt.bounce, pt.contactAt = true, t.Time-st.tick+time.Duration(tc*float64(time.Second))
-	}
-	st.ball.pts = append(st.ball.pts, pt)
-	if pt.cut {
-		st.ball.cuts = append(st.ball.cuts, t.Time)
-	}
-	if pt.jump {
-		st.ball.jumps = append(st.ball.jumps, t.Time)
+		// A player got in the way: the contact is where the flights from
+		// both ticks pass closest.
+		tc := measure.ClosestApproach(a.Pos, a.Vel, t.Ball.Pos, t.Ball.Vel, h)
+		pt.Contact, pt.ContactAt = true, t.Time-st.tick+time.Duration(tc*float64(time.Second))
 	}
 	st.record(t)
 	cur := st.ticks[len(st.ticks)-1]
-	if prev.possessor >= 0 && !pt.cut && !pt.jump && (cur.possessor == prev.possessor || cur.possessor < 0) {
-		st.carry(n, prev.possessor)
+	if prev.possessor >= 0 && !pt.Cut && !pt.Jump && (cur.possessor == prev.possessor || cur.possessor < 0) {
+		st.carry(&pt, n, prev.possessor)
 	}
+	st.ball.Add(pt)
+	st.balls = append(st.balls, t.Ball)
 	if stats.Kicks > st.stats.Kicks && prev.possessor >= 0 {
 		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor})
 		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.KickNoTouch, slot: prev.possessor})
@@ -150,20 +141,19 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	st.stats, st.ballGen = stats, t.BallGen
 }
 
-// carry marks the step into tick n as carried by player slot, if the player
-// was in play at both ends and not teleported between: the ball is then at
-// its place in the player's frame, taken between the two ticks.
-func (st *soccerTruth) carry(n, slot int) {
+// carry marks pt, the step into tick n, as carried by player slot, if the
+// player was in play at both ends and not teleported between: the ball is
+// then at its place in the player's frame, taken between the two ticks.
+func (st *soccerTruth) carry(pt *measure.Sample, n, slot int) {
 	a, b := st.players[(n-1)*st.np+slot], st.players[n*st.np+slot]
 	if !a.ok || !b.ok || a.gen != b.gen {
 		return
 	}
-	pt := &st.ball.pts[n]
-	pose := func(p soccer.PlayerState, ball geom.Vec3) carryPose {
-		return carryPose{pos: p.Pos, yaw: p.Yaw, off: p.Rot().Conj().Rotate(ball.Sub(p.Pos))}
+	pose := func(p soccer.PlayerState, ball geom.Vec3) measure.Attachment {
+		return measure.Attachment{Pos: p.Pos, Yaw: p.Yaw, Off: p.Rot().Conj().Rotate(ball.Sub(p.Pos))}
 	}
-	pt.carried = true
-	pt.carry = [2]carryPose{pose(a.st, st.ball.pts[n-1].state.Pos), pose(b.st, pt.state.Pos)}
+	pt.Attached = true
+	pt.Frame = [2]measure.Attachment{pose(a.st, st.balls[n-1].Pos), pose(b.st, pt.Pos)}
 }
 
 // record appends the possession and the players of t.
@@ -238,7 +228,7 @@ func (st *soccerTruth) playerTeleported(slot int, t0, t1, span time.Duration) bo
 // their running velocity, facing as they did and not turning (what the
 // server does next is unknown), who has the ball, and who may not win it.
 func (st *soccerTruth) restore(w *soccerWorld, k int) {
-	w.w.SetBody(w.ball, st.ball.pts[k].state)
+	w.w.SetBody(w.ball, st.balls[k])
 	tk := st.ticks[k]
 	now := time.Duration(k) * st.tick
 	w.ex.possessor, w.ex.carryFrom, w.ex.carrySince, w.ex.paused = tk.possessor, tk.carryFrom, tk.carrySince, tk.paused

@@ -26,7 +26,7 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
-	"github.com/tether-net/tether/lab"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/timeline"
@@ -413,15 +413,15 @@ type botReport struct {
 	NotReady int          `json:"not_ready_frames"` // after the warm-up
 	Clock    clockSummary `json:"clock"`
 	Ball     struct {
-		DelayMs      lab.Stat `json:"delay_ms"`      // render delay behind the estimated server time
-		Frames       int      `json:"frames"`        // frames that drew it, after the warm-up
-		ExtrapFrames int      `json:"extrap_frames"` // drawn past the newest state received
-		FrozenFrames int      `json:"frozen_frames"` // held still for lack of data
-		Pops         int      `json:"pops"`          // see runBot's documentation
-		PopFrames    int      `json:"pop_frames"`    // frames the pop count could judge
-		CorrectionM  lab.Stat `json:"correction_m"`  // |drawn - hindsight curve|
-		Cuts         int      `json:"cuts"`          // teleports drawn (kickoffs)
-		Unmeasured   int      `json:"unmeasured"`    // frames outside the hindsight curve
+		DelayMs      measure.Stat `json:"delay_ms"`      // render delay behind the estimated server time
+		Frames       int          `json:"frames"`        // frames that drew it, after the warm-up
+		ExtrapFrames int          `json:"extrap_frames"` // drawn past the newest state received
+		FrozenFrames int          `json:"frozen_frames"` // held still for lack of data
+		Pops         int          `json:"pops"`          // see runBot's documentation
+		PopFrames    int          `json:"pop_frames"`    // frames the pop count could judge
+		CorrectionM  measure.Stat `json:"correction_m"`  // |drawn - hindsight curve|
+		Cuts         int          `json:"cuts"`          // teleports drawn (kickoffs)
+		Unmeasured   int          `json:"unmeasured"`    // frames outside the hindsight curve
 	} `json:"ball"`
 	Net struct {
 		DownKbps     float64 `json:"down_kbps"`    // datagrams received plus 28 bytes each
@@ -436,11 +436,11 @@ type botReport struct {
 // clockSummary is the bot's clock: its reported error bound, and the
 // estimator's view of the link.
 type clockSummary struct {
-	BoundMs  lab.Stat `json:"bound_ms"`   // the clock's own error bound, after the warm-up
-	MinRTTMs float64  `json:"min_rtt_ms"` // least round trip seen, less the server's hold
-	DriftPPM float64  `json:"drift_ppm"`  // estimated server clock rate over ours, minus 1
-	Pings    uint64   `json:"pings"`
-	Replies  uint64   `json:"replies"`
+	BoundMs  measure.Stat `json:"bound_ms"`   // the clock's own error bound, after the warm-up
+	MinRTTMs float64      `json:"min_rtt_ms"` // least round trip seen, less the server's hold
+	DriftPPM float64      `json:"drift_ppm"`  // estimated server clock rate over ours, minus 1
+	Pings    uint64       `json:"pings"`
+	Replies  uint64       `json:"replies"`
 }
 
 // report computes the bot's figures once the driver has stopped.
@@ -500,9 +500,9 @@ func (m *botMeter) report(slot int, played time.Duration, ts netcode.ClientStats
 			prev = nil
 		}
 	}
-	r.Clock.BoundMs = lab.Summarise(bounds)
-	r.Ball.DelayMs = lab.Summarise(delays)
-	r.Ball.CorrectionM = lab.Summarise(corr)
+	r.Clock.BoundMs = measure.Summarise(bounds)
+	r.Ball.DelayMs = measure.Summarise(delays)
+	r.Ball.CorrectionM = measure.Summarise(corr)
 	secs := played.Seconds()
 	rate := func(bytes, n uint64) float64 { return roundTo(float64(bytes+n*netsim.HeaderBytes)*8/secs/1000, 3) }
 	r.Net.DownKbps, r.Net.UpKbps = rate(ts.BytesIn, ts.PacketsIn), rate(ts.BytesOut, ts.PacketsOut)

@@ -13,6 +13,7 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/lab"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/server"
 )
@@ -395,8 +396,8 @@ func (c *clientRec) clockMetrics() lab.ClockMetrics {
 		prev = f
 		pts = append(pts, point{t, f.est})
 	}
-	km.ErrMs = lab.Summarise(errs)
-	km.RawErrMs = lab.Summarise(raws)
+	km.ErrMs = measure.Summarise(errs)
+	km.RawErrMs = measure.Summarise(raws)
 	if bounded > 0 {
 		cov := roundTo(float64(covered)/float64(bounded), 6)
 		km.BoundCoverage = &cov
@@ -479,8 +480,8 @@ func (c *clientRec) ballMetrics(tr *trajectory) lab.BallMetrics {
 		}
 		prev, prevShown = f, shown
 	}
-	bm.FidelityM = lab.Summarise(fid)
-	bm.PresentM = lab.Summarise(pres)
-	bm.DelayMs = lab.Summarise(delay)
+	bm.FidelityM = measure.Summarise(fid)
+	bm.PresentM = measure.Summarise(pres)
+	bm.DelayMs = measure.Summarise(delay)
 	return bm
 }

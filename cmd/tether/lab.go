@@ -32,7 +32,7 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 		s.Seed = *seed
 	}
 
-	var opts lab.Options
+	opts := lab.Options{Keep: *out != ""}
 	if *tracePath != "" {
 		f, err := os.Create(*tracePath)
 		if err != nil {

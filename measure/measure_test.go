@@ -1,0 +1,290 @@
+package measure
+
+import (
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+)
+
+const tick = time.Second / 60
+
+var g = geom.V(0, -9.81, 0)
+
+// ballistic returns the truth of a ball in free flight from p at v, sampled
+// at every tick for n ticks.
+func ballistic(p, v geom.Vec3, n int) *Truth {
+	tr := &Truth{G: g}
+	for k := range n {
+		dt := (time.Duration(k) * tick).Seconds()
+		vel := v.AddScaled(g, dt)
+		tr.Add(Sample{T: time.Duration(k) * tick, Pos: Flight(p, v, g, dt), Vel: vel, VelIn: vel})
+	}
+	return tr
+}
+
+func TestTruthAt(t *testing.T) {
+	p0, v0 := geom.V(0, 1, 0), geom.V(8, 6, -2)
+	flightAt := func(t time.Duration) geom.Vec3 { return Flight(p0, v0, g, t.Seconds()) }
+
+	// A bounce inside the step into tick 3, at 45 ms: the ball flies up to
+	// it and leaves it on another flight that reaches tick 3.
+	bounce := ballistic(p0, v0, 3)
+	contact := 45 * time.Millisecond
+	hit := flightAt(contact)
+	vOut := geom.V(8, 4, -2)
+	t3 := 3 * tick
+	after := func(t time.Duration) geom.Vec3 { return Flight(hit, vOut, g, (t - contact).Seconds()) }
+	vIn := vOut.AddScaled(g, (t3 - contact).Seconds())
+	bounce.Add(Sample{T: t3, Pos: after(t3), Vel: vIn, VelIn: vIn, Contact: true, ContactAt: contact})
+
+	// A teleport at tick 2: until then the ball goes on at its velocity.
+	cut := ballistic(p0, v0, 2)
+	cut.Add(Sample{T: 2 * tick, Pos: geom.V(50, 0, 0), Cut: true})
+
+	// Carried over the step into tick 1 by a frame moving 1 m along X and
+	// turning a quarter turn, the ball half a metre ahead of it.
+	carried := &Truth{}
+	carried.Add(Sample{Pos: geom.V(0.5, 0, 0)})
+	carried.Add(Sample{T: tick, Pos: geom.V(1, 0, -0.5), Attached: true, Frame: [2]Attachment{
+		{Pos: geom.V(0, 0, 0), Off: geom.V(0.5, 0, 0)},
+		{Pos: geom.V(1, 0, 0), Yaw: math.Pi / 2, Off: geom.V(0.5, 0, 0)},
+	}})
+
+	for _, c := range []struct {
+		name string
+		tr   *Truth
+		at   time.Duration
+		want geom.Vec3
+	}{
+		{"ballistic at a tick", ballistic(p0, v0, 10), 4 * tick, flightAt(4 * tick)},
+		{"ballistic between ticks (Hermite is exact)", ballistic(p0, v0, 10), 4*tick + tick/3, flightAt(4*tick + tick/3)},
+		{"before the first tick", ballistic(p0, v0, 10), -time.Second, p0},
+		{"after the newest tick", ballistic(p0, v0, 10), time.Hour, flightAt(9 * tick)},
+		{"bounce: before the contact", bounce, 40 * time.Millisecond, flightAt(40 * time.Millisecond)},
+		{"bounce: after the contact", bounce, 48 * time.Millisecond, after(48 * time.Millisecond)},
+		{"cut: just before", cut, 2*tick - time.Millisecond, flightAt(tick).AddScaled(v0.AddScaled(g, tick.Seconds()), (tick - time.Millisecond).Seconds())},
+		{"cut: at it", cut, 2 * tick, geom.V(50, 0, 0)},
+		{"carried: half way", carried, tick / 2, geom.V(0.5, 0, 0).Add(geom.AxisAngle(geom.V(0, 1, 0), math.Pi/4).Rotate(geom.V(0.5, 0, 0)))},
+	} {
+		if got := c.tr.At(c.at); got.Dist(c.want) > 1e-12 {
+			t.Errorf("%s: At(%v) = %v, want %v (off by %.3g m)", c.name, c.at, got, c.want, got.Dist(c.want))
+		}
+	}
+}
+
+func TestTruthCutsAndJumps(t *testing.T) {
+	tr := ballistic(geom.V(0, 1, 0), geom.V(1, 0, 0), 5)
+	tr.Add(Sample{T: 5 * tick, Cut: true})
+	tr.Add(Sample{T: 6 * tick, Jump: true})
+	for _, c := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"cut in (4, 5]", tr.CutBetween(4*tick, 5*tick), true},
+		{"cut in (5, 6]", tr.CutBetween(5*tick, 6*tick), false},
+		{"jump in (5, 6]", tr.JumpBetween(5*tick, 6*tick), true},
+		{"jump in (6, 7]", tr.JumpBetween(6*tick, 7*tick), false},
+		{"cut within 500 ms of 5 ticks + 499 ms", tr.CutWithin(5*tick+499*time.Millisecond, TeleportSpan), true},
+		{"cut within 500 ms of 5 ticks + 500 ms", tr.CutWithin(5*tick+500*time.Millisecond, TeleportSpan), false},
+		{"cut within 500 ms before it", tr.CutWithin(5*tick-time.Millisecond, TeleportSpan), false},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// Forgetting keeps what a query at or after the time forgotten needs.
+func TestTruthForget(t *testing.T) {
+	full := ballistic(geom.V(0, 1, 0), geom.V(3, 4, 0), 120)
+	full.Add(Sample{T: 120 * tick, Cut: true})
+	pruned := ballistic(geom.V(0, 1, 0), geom.V(3, 4, 0), 120)
+	pruned.Add(Sample{T: 120 * tick, Cut: true})
+	from := 50*tick + tick/2
+	pruned.Forget(from)
+	if pruned.Len() != 71 || pruned.Oldest().T != 50*tick || pruned.Covers(from-tick) || !pruned.Covers(from) {
+		t.Fatalf("after Forget(%v): %d samples from %v", from, pruned.Len(), pruned.Oldest().T)
+	}
+	for at := from; at <= 121*tick; at += time.Millisecond {
+		if got, want := pruned.At(at), full.At(at); got != want {
+			t.Fatalf("At(%v) = %v, want %v", at, got, want)
+		}
+		if got, want := pruned.CutWithin(at, TeleportSpan), full.CutWithin(at, TeleportSpan); got != want {
+			t.Fatalf("CutWithin(%v) = %v, want %v", at, got, want)
+		}
+	}
+}
+
+func TestClosestApproach(t *testing.T) {
+	// Two flights that meet at 5 ms into a 1/60 s step.
+	h := tick.Seconds()
+	meet := 0.005
+	pa, va, vHit := geom.V(1, 2, 3), geom.V(10, 0, 0), geom.V(-4, 1, 0)
+	hit := Flight(pa, va, g, meet)
+	pb, vb := Flight(hit, vHit, g, h-meet), vHit.AddScaled(g, h-meet)
+	// Leaving gravity's share out costs a few microseconds.
+	if got := ClosestApproach(pa, va, pb, vb, h); math.Abs(got-meet) > 5e-6 {
+		t.Errorf("contact at %.6f s, want %.6f s", got, meet)
+	}
+	if got := ClosestApproach(pa, va, pb, va, h); got != h/2 {
+		t.Errorf("equal velocities: %.6f s, want half the step", got)
+	}
+}
+
+// A Series' Stat is the Stat of the samples themselves: the same mean and
+// rms, and the nearest-rank quantiles rounded as the Stat rounds them.
+func TestSeriesQuantiles(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		xs   []float64
+		want Stat
+	}{
+		{"empty", nil, Stat{}},
+		{"one", []float64{0.25}, Stat{Mean: 0.25, P50: 0.25, P99: 0.25, Max: 0.25, RMS: 0.25}},
+		{"1..100", seq(1, 100), Stat{Mean: 50.5, P50: 50, P99: 99, Max: 100, RMS: 58.167861}},
+		{"1..200: p99 by nearest rank", seq(1, 200), Stat{Mean: 100.5, P50: 100, P99: 198, Max: 200, RMS: 115.902977}},
+		{"rounded to six decimals", []float64{0.12345649, 0.1234565}, Stat{Mean: 0.123456, P50: 0.123456, P99: 0.123457, Max: 0.123457, RMS: 0.123456}},
+		{"negative", []float64{-3, -1, 2}, Stat{Mean: -0.666667, P50: -1, P99: 2, Max: 2, RMS: 2.160247}},
+		{"beyond int32 micro-units", []float64{-5000, 1, 3000, 2}, Stat{Mean: -499.25, P50: 1, P99: 3000, Max: 3000, RMS: 2915.476162}},
+	} {
+		if got := Summarise(slices.Clone(c.xs)); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func seq(from, to int) []float64 {
+	var xs []float64
+	for i := to; i >= from; i-- { // out of order
+		xs = append(xs, float64(i))
+	}
+	return xs
+}
+
+// The meter's figures are the definitions applied to each frame.
+func TestClockMeter(t *testing.T) {
+	frame := 16 * time.Millisecond
+	run := func(err func(t time.Duration) time.Duration, ready func(t time.Duration) bool) ClockMetrics {
+		k := ClockMeter{WarmUp: 2 * time.Second, Within: 2 * time.Millisecond}
+		for at := time.Duration(0); at < 10*time.Second; at += frame {
+			k.Add(Frame{T: at, Est: at + err(at), Ready: ready(at), Bound: 3 * time.Millisecond})
+		}
+		return k.Metrics(500*time.Millisecond, true)
+	}
+	always := func(time.Duration) bool { return true }
+
+	// A clock 20 ms ahead until 4 s, then exact: one step backwards,
+	// converged 3.5 s after its first reply, its rate exact after that.
+	steps := run(func(t time.Duration) time.Duration {
+		if t < 4*time.Second {
+			return 20 * time.Millisecond
+		}
+		return 0
+	}, always)
+	if steps.ConvergeS != 3.5 || steps.Backsteps != 1 || steps.MaxRatePPM != 0 || steps.ErrMs.Max != 20 || *steps.BoundCoverage != 0.75 {
+		t.Errorf("stepping clock: %+v", steps)
+	}
+	// A clock that runs 100 ppm fast: 1 ms off after 10 s, so converged
+	// from the start, its rate 100 ppm.
+	fast := run(func(t time.Duration) time.Duration { return t / 10000 }, always)
+	if fast.ConvergeS != 0 || math.Abs(fast.MaxRatePPM-100) > 1 || fast.Backsteps != 0 {
+		t.Errorf("100 ppm fast clock: %+v", fast)
+	}
+	// A clock that steps backwards by 30 ms every second: a backstep each
+	// time after the warm-up, never converged, its rate measured from the
+	// warm-up.
+	back := run(func(t time.Duration) time.Duration { return -30 * time.Millisecond * (t / time.Second) }, always)
+	if back.Backsteps != 7 || back.ConvergeS != -1 || back.MaxRatePPM < 2000 {
+		t.Errorf("clock stepping back: %+v", back)
+	}
+	// Frames without an estimate after the warm-up are counted and break
+	// convergence.
+	lost := run(func(time.Duration) time.Duration { return 0 }, func(t time.Duration) bool { return t < 9*time.Second })
+	if lost.NotReady != 62 || lost.ConvergeS != -1 {
+		t.Errorf("clock lost at 9 s: %+v", lost)
+	}
+}
+
+// drawnTruly draws the truth exactly, delay behind the frame.
+func drawnTruly(tr *Truth, at, delay time.Duration) Drawn {
+	return Drawn{T: at, OK: true, Pos: tr.At(at - delay), RenderTime: at - delay}
+}
+
+func TestBallMeter(t *testing.T) {
+	const n = 600 // ticks: 10 s
+	frame := time.Second / 60
+	delay := 100 * time.Millisecond
+	build := func(jumpAt, cutAt int) *Truth {
+		tr := &Truth{G: g}
+		for k := range n {
+			s := Sample{T: time.Duration(k) * tick, Pos: geom.V(float64(k)*0.1, 0, 0), Vel: geom.V(6, 0, 0), VelIn: geom.V(6, 0, 0)}
+			if k >= jumpAt {
+				s.Pos.Z = 1
+				s.Jump = k == jumpAt
+			}
+			if k >= cutAt {
+				s.Pos.Y = 40
+				s.Cut = k == cutAt
+			}
+			tr.Add(s)
+		}
+		return tr
+	}
+	for _, c := range []struct {
+		name     string
+		tr       *Truth
+		draw     func(tr *Truth, at time.Duration) Drawn
+		blackout Spans
+		check    func(BallMetrics) bool
+	}{
+		{"true drawing", build(n, n), func(tr *Truth, at time.Duration) Drawn { return drawnTruly(tr, at, delay) },
+			nil, func(m BallMetrics) bool {
+				return m.Pops == 0 && m.FidelityM.Max == 0 && m.DelayMs.Mean == 100 && m.PresentM.Mean == 0.6 && m.Frames == 479
+			}},
+		{"a 6 cm jump drawn is a pop", build(n, n), func(tr *Truth, at time.Duration) Drawn {
+			d := drawnTruly(tr, at, delay)
+			if at >= 5*time.Second {
+				d.Pos.Y += 0.06
+			}
+			return d
+		}, nil, func(m BallMetrics) bool { return m.Pops == 1 && m.FidelityM.Max == 0.06 }},
+		{"a 4 cm jump drawn is not", build(n, n), func(tr *Truth, at time.Duration) Drawn {
+			d := drawnTruly(tr, at, delay)
+			if at >= 5*time.Second {
+				d.Pos.Y += 0.04
+			}
+			return d
+		}, nil, func(m BallMetrics) bool { return m.Pops == 0 }},
+		{"a teleport drawn is not a pop", build(n, 300), func(tr *Truth, at time.Duration) Drawn { return drawnTruly(tr, at, delay) },
+			nil, func(m BallMetrics) bool { return m.Pops == 0 && m.TeleportFrames == 31 && m.PresentM.Max < 1 }},
+		{"a jump the server made is not a pop", build(300, n), func(tr *Truth, at time.Duration) Drawn { return drawnTruly(tr, at, delay) },
+			nil, func(m BallMetrics) bool { return m.Pops == 0 && m.TeleportFrames == 0 }},
+		{"frozen in a blackout", build(n, n), func(tr *Truth, at time.Duration) Drawn {
+			d := drawnTruly(tr, at, delay)
+			if at >= 5*time.Second && at < 6*time.Second {
+				d.Pos, d.RenderTime, d.Frozen = tr.At(5*time.Second-delay), 5*time.Second-delay, true
+			}
+			return d
+		}, Spans{{5 * time.Second, 6 * time.Second}}, func(m BallMetrics) bool {
+			return m.Pops == 0 && m.FrozenFrames == 0 && m.BlackoutFrames == 66 && m.FidelityM.Max == 0
+		}},
+	} {
+		b := BallMeter{WarmUp: 2 * time.Second, Blackouts: c.blackout}
+		waiting := 0
+		live := &Truth{G: c.tr.G}
+		all := c.tr.Samples()
+		for k := range all {
+			live.Add(all[k])
+			at := time.Duration(k) * frame
+			b.Add(live, c.draw(c.tr, at))
+			waiting = max(waiting, b.Pending())
+		}
+		if m := b.Metrics(live); !c.check(m) || waiting > 1 {
+			t.Errorf("%s: %+v (%d frames waited at most)", c.name, m, waiting)
+		}
+	}
+}
