@@ -38,10 +38,10 @@ type Bot struct {
 // lags, so it must not act twice on one situation.
 const actionGap = 700 * time.Millisecond
 
-// NewBot returns a bot for a match under rules, its random choices seeded by
-// seed.
+// NewBot returns a bot for a match under rules (zero fields taking their
+// defaults), its random choices seeded by seed.
 func NewBot(rules Rules, seed uint64) *Bot {
-	return &Bot{rules: rules, rng: rand.New(rand.NewPCG(seed, 0x626f74))}
+	return &Bot{rules: rules.WithDefaults(), rng: rand.New(rand.NewPCG(seed, 0x626f74))}
 }
 
 func (b *Bot) act(a Action, aim geom.Vec3, power float64, v *View) {

@@ -25,3 +25,11 @@ func ExampleRules_Move() {
 	fmt.Printf("%d bytes; after 1 s: %.1f m at %.1f m/s\n", len(b), s.Pos.X, s.Vel.Len())
 	// Output: 6 bytes; after 1 s: 7.5 m at 9.0 m/s
 }
+
+// Rules left zero are the default match; set only what differs, and a
+// negative value for a zero that is a setting of its own.
+func ExampleRules_WithDefaults() {
+	r := soccer.Rules{MaxPlayers: 10, KickTolerance: -1}.WithDefaults()
+	fmt.Println(r.MaxPlayers, r.RunSpeed, r.KickTolerance, r.MaxRewind)
+	// Output: 10 7 0 250ms
+}

@@ -155,12 +155,13 @@ type GameStats struct {
 	Rewinds, RewindsClamped uint64 // tackles judged in the past; of which asked further back than MaxRewind
 }
 
-// NewGame returns a match under rules with no players, its world stepping at
-// tickHz, the ball on the centre spot.
+// NewGame returns a match under rules (zero fields taking their defaults)
+// with no players, its world stepping at tickHz, the ball on the centre spot.
 func NewGame(rules Rules, tickHz int) (*Game, error) {
 	if err := rules.Validate(); err != nil {
 		return nil, err
 	}
+	rules = rules.WithDefaults()
 	w, ball, caps, err := newWorld(rules, tickHz)
 	if err != nil {
 		return nil, err
@@ -210,7 +211,8 @@ func newWorld(rules Rules, tickHz int) (*physics.World, physics.BodyID, []physic
 // parked is where an unused player capsule waits, far outside the pitch.
 func parked(i int) geom.Vec3 { return geom.V(1000+3*float64(i), 0, 1000) }
 
-// Rules returns the match's rules.
+// Rules returns the rules the match plays by: those it was made with, zero
+// fields filled (Rules.WithDefaults).
 func (g *Game) Rules() Rules { return g.rules }
 
 // Stats returns the match's counters.

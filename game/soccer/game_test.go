@@ -124,8 +124,8 @@ func TestJoinTeamsAndFull(t *testing.T) {
 	if id, err := g.Join(77); err != nil || id != FirstPlayerID+1 {
 		t.Fatalf("slot not reused: %d %v", id, err)
 	}
-	if r.MaxPlayers = 0; r.Validate() == nil {
-		t.Fatal("MaxPlayers 0 accepted")
+	if r.MaxPlayers = 65; r.Validate() == nil {
+		t.Fatal("MaxPlayers 65 accepted")
 	}
 }
 

@@ -10,8 +10,19 @@ import (
 	"github.com/tether-net/tether/physics"
 )
 
-// Rules are the sizes, speeds and timings of a match. DefaultRules gives a
-// playable set; every speed is metres per second, every time a Duration.
+// Rules are the sizes, speeds and timings of a match; every speed is metres
+// per second, every time a Duration.
+//
+// The zero value is the default match (DefaultRules): a field left zero takes
+// its default, and Pitch, Ball and Player left wholly zero take DefaultPitch,
+// DefaultBall and DefaultPlayer. A field whose zero is a setting of its own
+// (Edge, CarryBlend, TouchMargin, KickNoTouch, TackleCooldown, TackledNoTouch,
+// TacklePoke, MaxRewind, KickTolerance, GoalPause, ContactTolerance,
+// ContactLead) is set to zero with any negative value. NewGame,
+// NewClientGame and NewBot take Rules so; WithDefaults returns the values
+// they play by, which Game.Rules and ClientGame.Rules hold. The methods of
+// Rules, and BallExtrapolator and PlayerExtrapolator, read the fields as
+// they are: call them on those values.
 type Rules struct {
 	Pitch  Pitch
 	Ball   physics.Sphere
@@ -78,7 +89,7 @@ type Rules struct {
 
 // DefaultRules returns the rules of the showcase match on DefaultPitch with
 // DefaultBall and DefaultPlayer: up to 22 players, 7 m/s running, 9 m/s
-// sprinting.
+// sprinting. It is Rules{}.WithDefaults(): the value every zero field takes.
 func DefaultRules() Rules {
 	return Rules{
 		Pitch: DefaultPitch(), Ball: DefaultBall(), Player: DefaultPlayer(),
@@ -95,12 +106,68 @@ func DefaultRules() Rules {
 	}
 }
 
+// WithDefaults returns the rules r means, the ones a match plays by: each
+// zero field set to its DefaultRules value and each negative one of the
+// fields whose zero is a setting (see Rules) set to zero. Its result is to be
+// read, not configured with again: a zero in it that was set on purpose
+// would be filled.
+func (r Rules) WithDefaults() Rules {
+	d := DefaultRules()
+	orDefault(&r.Pitch, d.Pitch)
+	orDefault(&r.Ball, d.Ball)
+	orDefault(&r.Player, d.Player)
+	orDefault(&r.MaxPlayers, d.MaxPlayers)
+	orDefault(&r.RunSpeed, d.RunSpeed)
+	orDefault(&r.SprintSpeed, d.SprintSpeed)
+	orDefault(&r.CarrySpeed, d.CarrySpeed)
+	orDefault(&r.Accel, d.Accel)
+	orDefault(&r.TurnRate, d.TurnRate)
+	orDefault(&r.TurnGain, d.TurnGain)
+	orDefault(&r.DribbleOffset, d.DribbleOffset)
+	orDefault(&r.PassSpeed, d.PassSpeed)
+	orDefault(&r.ShotSpeed, d.ShotSpeed)
+	orDefault(&r.ShotElevation, d.ShotElevation)
+	orDefault(&r.TackleReach, d.TackleReach)
+	orNone(&r.Edge, d.Edge)
+	orNone(&r.CarryBlend, d.CarryBlend)
+	orNone(&r.TouchMargin, d.TouchMargin)
+	orNone(&r.KickNoTouch, d.KickNoTouch)
+	orNone(&r.TackleCooldown, d.TackleCooldown)
+	orNone(&r.TackledNoTouch, d.TackledNoTouch)
+	orNone(&r.TacklePoke, d.TacklePoke)
+	orNone(&r.MaxRewind, d.MaxRewind)
+	orNone(&r.KickTolerance, d.KickTolerance)
+	orNone(&r.GoalPause, d.GoalPause)
+	orNone(&r.ContactTolerance, d.ContactTolerance)
+	orNone(&r.ContactLead, d.ContactLead)
+	return r
+}
+
+// orDefault sets *v to d if it is zero.
+func orDefault[T comparable](v *T, d T) {
+	var zero T
+	if *v == zero {
+		*v = d
+	}
+}
+
+// orNone sets *v to d if it is zero and to zero if it is negative.
+func orNone[T float64 | time.Duration](v *T, d T) {
+	switch {
+	case *v < 0:
+		*v = 0
+	case *v == 0:
+		*v = d
+	}
+}
+
 // ErrRules is wrapped by the error NewGame returns for a Rules field out of
 // range; the message names the field.
 var ErrRules = errors.New("tether/soccer: invalid rules")
 
-// Validate reports the first field out of range.
+// Validate reports the first field of r.WithDefaults() out of range.
 func (r Rules) Validate() error {
+	r = r.WithDefaults()
 	bad := func(field string, v any, want string) error {
 		return fmt.Errorf("%w: %s = %v, want %s", ErrRules, field, v, want)
 	}

@@ -15,6 +15,8 @@ import (
 // ClientGame is the soccer game's side of a client: it implements client.Game,
 // and client.Predictor for the own player.
 type ClientGame struct {
+	// Rules are the match's, every field as it plays by it
+	// (Rules.WithDefaults; NewClientGame fills them).
 	Rules Rules
 	// Ball and Player are the timeline configurations of the ball and of the
 	// players; without an Extrapolate of its own, the ball gets its
@@ -33,10 +35,10 @@ type ClientGame struct {
 	hasShown bool
 }
 
-// NewClientGame returns the client side of a match under rules, with default
-// timelines.
+// NewClientGame returns the client side of a match under rules (zero fields
+// taking their defaults), with default timelines.
 func NewClientGame(rules Rules) *ClientGame {
-	return &ClientGame{Rules: rules}
+	return &ClientGame{Rules: rules.WithDefaults()}
 }
 
 // BallExtrapolator returns the ballistic extrapolation of the ball on the
