@@ -44,26 +44,13 @@
 //
 // # Which mode when
 //
-// Measured by this package's harness (the ball drill on the pitch, 60 s,
-// states at 30 Hz plus one at each kick and bounce, frames at 60 Hz with a
-// perfect clock, seed 1): present error rms in metres and pops (frames whose
-// motion differs from the true motion by more than 5 cm) per minute.
-//
-//	                       broadband            wan
-//	                   present  pops/min   present  pops/min
-//	oracle               0.041     68        0.129    114
-//	interp               0.681      0        1.223     17
-//	velocity             0.044     68        0.154    121
-//	predictive           0.041     68        0.154    121
-//	resim                0.041     67        0.154    121
-//
-// The oracle is the server's exact state one mean one-way delay ago advanced
-// by the exact physics. Every mode that shows the present pops at an
-// unforeseen kick: the true motion changes a one-way delay before any client
-// can know, and it changes by more than 5 cm a frame. The three present
-// modes differ little in the drill, because the client's physics is the
-// server's and only kicks surprise it; they differ where the client's world
-// is not the server's:
+// Every mode that shows the present pops at an unforeseen kick: the true
+// motion changes a one-way delay before any client can know, and it can
+// change by more than a frame's worth of visible motion at once. The three
+// present modes differ little where the client's physics is the server's
+// and only kicks surprise it; they differ where the client's world is not
+// the server's. The lab (tether lab) reports each mode's present error,
+// fidelity and pops against an oracle on the same links:
 //
 //   - Interp: bodies the local player never touches, when a faithful path
 //     matters more than timeliness (replays, spectators, far-away bodies). It
@@ -79,18 +66,14 @@
 //     server makes the kick as of the moment the player made it and from
 //     where and in which direction the client's world kicked it, within
 //     tolerances (as the soccer game does), its confirmation moves the ball
-//     little: in the soccer lab on broadband (4 resim clients, 60 s, seeds
-//     1-200, 3991 own kicks the server made) by 0.6 mm median, 0.22 m p99,
-//     4.7% over 10 cm. What remains is the players the ball met in the
-//     round trip after the kick, above all a defender pressed against the
-//     dribble: where they ran then is their own clients' inputs, which no
-//     client can know. Another 4% of the predicted kicks were never made:
-//     the player had lost the ball in the round trip.
-//     It costs a re-simulation of
-//     the world over the round trip at each correction (about 5 µs a tick
-//     for the pitch with the ball and 22 players: 12 ticks in 65 µs, 30 in
-//     150 µs, on one core of a shared server) and a history of 56 bytes per
-//     body per tick.
+//     little: what remains is the players the ball met in the round trip
+//     after the kick, above all a defender pressed against the dribble:
+//     where they ran then is their own clients' inputs, which no client can
+//     know. A predicted kick the server never makes (the player lost the
+//     ball in the round trip) is corrected like any other state. It costs a
+//     re-simulation of the world over the round trip at each correction
+//     (BenchmarkResimRollback12 and 30 time it) and a history of 56 bytes
+//     per body per tick.
 //
 // # Corrections
 //
@@ -100,9 +83,9 @@
 // screen for as long as the blend lasts and moves the picture visibly in
 // every frame of it: with Unreal's settings (Resimulation's jumps blended up
 // to 2.5 m over 0.3 s; Default's correction with a 0.6 s time constant up
-// to a 4 m snap) the harness measures resim's present error at 1.8 × and
-// velocity's at 6 × the defaults', and more pops (TestUnrealSettingsTradeoff).
-// Each mode's SnapDistance sets it otherwise.
+// to a 4 m snap) resim and velocity show a larger present error and more
+// pops than with the defaults (TestUnrealSettingsTradeoff checks it). Each
+// mode's SnapDistance sets it otherwise.
 //
 // # Resim's requests
 //
