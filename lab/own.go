@@ -115,7 +115,7 @@ func (sm *soccerMatch) ownCorrection(b *match.Bot, c movement.Correction) {
 // ownTick notes the teleports of the client's player in the server's truth.
 func (o *ownRecord) tick(tr *soccer.Truth) {
 	for _, p := range tr.Players {
-		if p.Client != o.sc.bot.Slot || !p.Predicted {
+		if p.Client != o.sc.bot.Slot() || !p.Predicted {
 			continue
 		}
 		if o.hasGen && p.MovedGen != o.gen && len(o.path) > 0 {

@@ -238,7 +238,7 @@ func (sc *soccerClient) kickShown(now time.Duration) {
 func (sc *soccerClient) traffic() {
 	cs := sc.bot.Client().Stats()
 	sc.c.upBytes = int64(cs.BytesOut + cs.PacketsOut*headerBytes)
-	if ss, ok := sc.match.v.Server().ClientStats(sc.bot.Slot); ok {
+	if ss, ok := sc.match.v.Server().ClientStats(sc.bot.Slot()); ok {
 		sc.c.downBytes = int64(ss.BytesOut + ss.PacketsOut*headerBytes)
 	}
 }

@@ -206,3 +206,8 @@ func parseRequest(p []byte) (requestPacket, error) {
 		private:    q[16+ConnectTokenNonceSize:],
 	}, nil
 }
+
+// PayloadOverhead is the size, in bytes, that a payload packet with sequence
+// number seq adds to its payload: the prefix byte, the sequence number and
+// the MAC. Sequence numbers start at 1 for a connection's first packet.
+func PayloadOverhead(seq uint64) int { return 1 + sequenceBytes(seq) + MACSize }

@@ -164,7 +164,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	}
 	l.router.route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
 	conn := netsim.NewPacketConn(raw, link.Up, seed)
-	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15)}
+	b := &Bot{Index: i, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15)}
 	core, err := client.New(l.cfg.clientConfig(b), l.cfg.clientGame(b))
 	if err != nil {
 		conn.Close()
@@ -175,14 +175,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	driver, err := client.DialUDP(conn, token, core, client.UDPConfig{
 		FrameHz: l.cfg.FrameHz,
 		Local:   func() time.Duration { return clk.Local(time.Since(start)) },
-		OnFrame: func(f *client.Frame) []byte {
-			b.decide(f)
-			if l.cfg.OnFrame != nil {
-				l.cfg.OnFrame(b, f, &b.view)
-			}
-			b.inBuf = soccer.AppendInput(b.inBuf[:0], b.lastIn)
-			return b.inBuf
-		},
+		OnFrame: func(f *client.Frame) []byte { return b.act(f, l.cfg.OnFrame) },
 	})
 	if err != nil {
 		conn.Close()

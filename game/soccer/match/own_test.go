@@ -57,7 +57,7 @@ func (r *ownRecord) bot(b *Bot) *ownBot {
 }
 
 func (r *ownRecord) onMove(b *Bot, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
-	id := soccer.FirstPlayerID + uint32(b.Slot)
+	id := soccer.FirstPlayerID + uint32(b.Slot())
 	pp := r.path[id]
 	if n := len(pp); n == 0 || pp[n-1].t < m.Time {
 		gen := uint8(0)
@@ -92,7 +92,7 @@ func (r *ownRecord) onFrame(b *Bot, f *client.Frame, _ *soccer.View) {
 	// The client's clock cannot see its link's asymmetry: the moment it can
 	// show is true time plus (up - down)/2, as clock.err_ms has it.
 	asym := time.Duration((b.Link.Up.LatencyMs - b.Link.Down.LatencyMs) / 2 * float64(time.Millisecond))
-	o.frames = append(o.frames, ownFrame{t: b.v.Sched.Now() + asym, rt: e.RenderTime, pos: e.Pos, cut: e.Cut, pred: e.Predicted,
+	o.frames = append(o.frames, ownFrame{t: b.Harness().Now() + asym, rt: e.RenderTime, pos: e.Pos, cut: e.Cut, pred: e.Predicted,
 		present: e.Predicted && e.RenderTime == f.Server && e.Delay == 0})
 }
 
@@ -212,7 +212,7 @@ func TestOwnFigures(t *testing.T) {
 			v.RunUntil(dur)
 			for _, b := range v.Bots() {
 				fg := rec.figures(rec.bots[b.Index], dur)
-				ss, _ := v.Game().Movement(b.Slot)
+				ss, _ := v.Game().Movement(b.Slot())
 				t.Logf("bot %d: %d frames, %.1f corrections/min (p99 %.3f m), present rms %.4f m, %d pops, %d moves lost, %d held",
 					b.Index, fg.frames, fg.corrPerMin, fg.corrP99, fg.presentRMS, fg.pops, ss.Lost, ss.Held)
 				if fg.frames < int(dur.Seconds()*60*0.8) {

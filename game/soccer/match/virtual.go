@@ -8,6 +8,7 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/server"
@@ -142,7 +143,6 @@ func (c *Config) botSeed(i int) uint64 {
 // Bot is one bot client of a match.
 type Bot struct {
 	Index int // order of joining, from 0
-	Slot  int // the server's client slot (Virtual; in Live, Driver().Transport().ClientIndex())
 	Seed  uint64
 	Link  netsim.LinkConfig
 
@@ -156,16 +156,7 @@ type Bot struct {
 	inBuf   []byte
 	live    *liveBot
 
-	// Virtual only.
-	v      *Virtual
-	link   *netsim.Link
-	core   *client.Client
-	start  time.Duration // true time it joined
-	joined bool          // the server has connected it
-	up     bool          // the client knows it is connected
-	left   bool
-	frames int64
-	arrive []time.Duration
+	h      *harness.Client // Virtual only
 	lastIn soccer.Input
 }
 
@@ -218,21 +209,38 @@ func (b *Bot) Input() soccer.Input { return b.lastIn }
 func (b *Bot) SetInput(in soccer.Input) { b.lastIn = in }
 
 // Client returns the bot's client core (Virtual only; nil in Live).
-func (b *Bot) Client() *client.Client { return b.core }
+func (b *Bot) Client() *client.Client {
+	if b.h == nil {
+		return nil
+	}
+	return b.h.Core()
+}
 
 // NetLink returns the bot's emulated link (Virtual only).
-func (b *Bot) NetLink() *netsim.Link { return b.link }
+func (b *Bot) NetLink() *netsim.Link { return b.h.Link() }
 
-// Virtual is a match in virtual time. Create it with NewVirtual and advance it
-// with RunUntil. Not safe for concurrent use.
+// Harness returns the bot's client in the virtual rig (Virtual only).
+func (b *Bot) Harness() *harness.Client { return b.h }
+
+// Slot returns the server's client slot of the bot, or -1 before it
+// connected (Virtual; in Live, Driver().Transport().ClientIndex()).
+func (b *Bot) Slot() int {
+	if b.h == nil {
+		return -1
+	}
+	return b.h.Slot()
+}
+
+// Virtual is a match in virtual time: a harness.Rig running the soccer game.
+// Create it with NewVirtual and advance it with RunUntil. Not safe for
+// concurrent use.
 type Virtual struct {
 	Sched *netsim.Scheduler
 
 	cfg   Config
 	game  *soccer.Game
-	srv   *server.Server
+	rig   *harness.Rig
 	bots  []*Bot
-	slots map[int]*Bot
 	truth soccer.Truth
 }
 
@@ -242,7 +250,7 @@ func NewVirtual(cfg Config) (*Virtual, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	v := &Virtual{Sched: &netsim.Scheduler{}, cfg: cfg, slots: map[int]*Bot{}}
+	v := &Virtual{cfg: cfg}
 	sc := cfg.Server
 	onTick := sc.OnTick
 	sc.OnTick = func(t server.Tick) {
@@ -263,16 +271,18 @@ func NewVirtual(cfg Config) (*Virtual, error) {
 		return nil, err
 	}
 	if cfg.OnMove != nil {
-		v.game.SetOnMove(func(client int, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
-			if b := v.slots[client]; b != nil {
-				cfg.OnMove(b, m, s)
+		v.game.SetOnMove(func(slot int, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+			for _, b := range v.bots {
+				if b.h.Connected() && b.h.Slot() == slot {
+					cfg.OnMove(b, m, s)
+				}
 			}
 		})
 	}
-	if v.srv, err = server.New(sc, v.game); err != nil {
+	if v.rig, err = harness.New(harness.Config{Server: sc, FrameHz: cfg.FrameHz}, v.game); err != nil {
 		return nil, err
 	}
-	v.scheduleTick()
+	v.Sched = v.rig.Sched
 	for i := range cfg.Bots {
 		if _, err := v.Join(0, cfg.linkOf(i)); err != nil {
 			return nil, err
@@ -285,7 +295,7 @@ func NewVirtual(cfg Config) (*Virtual, error) {
 func (v *Virtual) Game() *soccer.Game { return v.game }
 
 // Server returns the server core.
-func (v *Virtual) Server() *server.Server { return v.srv }
+func (v *Virtual) Server() *server.Server { return v.rig.Server() }
 
 // Bots returns the bots that joined, in order of joining (including those that
 // left).
@@ -295,134 +305,31 @@ func (v *Virtual) Bots() []*Bot { return v.bots }
 func (v *Virtual) Truth(dst *soccer.Truth) { v.game.Truth(dst) }
 
 // RunUntil runs the match up to true (server) time t.
-func (v *Virtual) RunUntil(t time.Duration) { v.Sched.RunUntil(t) }
-
-func (v *Virtual) scheduleTick() {
-	v.Sched.At(v.srv.NextTick(), func() {
-		v.srv.Tick(v.Sched.Now())
-		v.transmit()
-		v.scheduleTick()
-	})
-}
-
-// transmit sends what the server core has to send down each bot's link.
-func (v *Virtual) transmit() {
-	for {
-		slot, p, ok := v.srv.Transmit()
-		if !ok {
-			return
-		}
-		b := v.slots[slot]
-		if b == nil {
-			continue
-		}
-		pkt := append([]byte(nil), p...)
-		b.arrive = b.link.Down.Send(v.Sched.Now(), len(pkt), b.arrive[:0])
-		for _, a := range b.arrive {
-			v.Sched.At(a, func() {
-				if b.left || !b.up {
-					return
-				}
-				_ = b.core.Receive(b.local(), pkt)
-			})
-		}
-	}
-}
+func (v *Virtual) RunUntil(t time.Duration) { v.rig.RunUntil(t) }
 
 // Join adds a bot at true time at (not before now) over a link with config
 // link, seeded from the match seed and its index. It connects after a
-// handshake over its link (a request up, an answer down, repeated every
-// 100 ms until both arrive), then plays.
+// handshake over its link (see package harness), then plays.
 func (v *Virtual) Join(at time.Duration, link netsim.LinkConfig) (*Bot, error) {
-	if err := link.Validate(); err != nil {
-		return nil, err
-	}
 	i := len(v.bots)
 	seed := v.cfg.botSeed(i)
-	b := &Bot{Index: i, Slot: -1, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15),
-		v: v, link: netsim.NewLink(link, seed), start: max(at, v.Sched.Now())}
-	core, err := client.New(v.cfg.clientConfig(b), v.cfg.clientGame(b))
+	b := &Bot{Index: i, Seed: seed, Link: link, bot: soccer.NewBot(v.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15)}
+	h, err := v.rig.Join(at, harness.ClientConfig{
+		Link: link, Seed: seed, Core: v.cfg.clientConfig(b), Game: v.cfg.clientGame(b),
+		OnFrame: func(h *harness.Client, f *client.Frame) { h.Core().SetInput(b.act(f, v.cfg.OnFrame)) },
+	})
 	if err != nil {
 		return nil, err
 	}
-	b.core = core
+	b.h = h
 	v.bots = append(v.bots, b)
-	v.Sched.At(b.start, func() { v.handshake(b) })
-	v.Sched.At(b.start, func() { v.frame(b, 0) })
 	return b, nil
-}
-
-// handshake sends a connection request up the link, and the answer down, until
-// the client knows it is connected.
-func (v *Virtual) handshake(b *Bot) {
-	if b.left || b.up {
-		return
-	}
-	b.arrive = b.link.Up.Send(v.Sched.Now(), 1078, b.arrive[:0])
-	for _, a := range b.arrive {
-		v.Sched.At(a, func() {
-			if b.left {
-				return
-			}
-			if !b.joined {
-				if len(v.slots) >= v.srv.Config().MaxClients {
-					return
-				}
-				b.Slot = v.freeSlot()
-				if err := v.srv.Connect(v.Sched.Now(), b.Slot); err != nil {
-					b.Slot = -1
-					return
-				}
-				b.joined = true
-				v.slots[b.Slot] = b
-				v.transmit()
-			}
-			arr := b.link.Down.Send(v.Sched.Now(), 300, nil)
-			for _, a2 := range arr {
-				v.Sched.At(a2, func() {
-					if b.left || b.up {
-						return
-					}
-					b.up = true
-					b.core.Connected(b.local())
-				})
-			}
-		})
-	}
-	v.Sched.After(100*time.Millisecond, func() { v.handshake(b) })
-}
-
-func (v *Virtual) freeSlot() int {
-	for i := 0; ; i++ {
-		if _, ok := v.slots[i]; !ok {
-			return i
-		}
-	}
 }
 
 // Leave makes bot b leave at true time at: the server drops it after its
 // disconnect message travels up the link (or at once, if it is lost, as a
 // timeout would eventually).
-func (v *Virtual) Leave(b *Bot, at time.Duration) {
-	v.Sched.At(at, func() {
-		if b.left {
-			return
-		}
-		b.left = true
-		arr := b.link.Up.Send(v.Sched.Now(), 20, b.arrive[:0])
-		when := v.Sched.Now()
-		if len(arr) > 0 {
-			when = arr[0]
-		}
-		v.Sched.At(when, func() {
-			if b.joined {
-				_ = v.srv.Disconnect(v.Sched.Now(), b.Slot)
-				delete(v.slots, b.Slot)
-				b.joined = false
-			}
-		})
-	})
-}
+func (v *Virtual) Leave(b *Bot, at time.Duration) { v.rig.Leave(b.h, at) }
 
 // Take sets the input bot b sends instead of its own decisions (a person at
 // the keys); nil gives control back to the bot.
@@ -449,44 +356,13 @@ func (b *Bot) take(in *soccer.Input) {
 	b.control.Store(&c)
 }
 
-// local returns the bot's local clock now.
-func (b *Bot) local() time.Duration {
-	return b.link.Clock.Local(b.v.Sched.Now() - b.start)
-}
-
-// frame renders frame n of bot b at its local time n/FrameHz, decides and sends
-// its input.
-func (v *Virtual) frame(b *Bot, n int64) {
-	if b.left {
-		return
-	}
-	local := b.local()
-	f := b.core.Frame(local)
+// act decides the bot's input at frame f, lets the caller's OnFrame see or
+// replace it, and returns its bytes.
+func (b *Bot) act(f *client.Frame, onFrame func(*Bot, *client.Frame, *soccer.View)) []byte {
 	b.decide(f)
-	if v.cfg.OnFrame != nil {
-		v.cfg.OnFrame(b, f, &b.view)
+	if onFrame != nil {
+		onFrame(b, f, &b.view)
 	}
 	b.inBuf = soccer.AppendInput(b.inBuf[:0], b.lastIn)
-	b.core.SetInput(b.inBuf)
-	b.core.Update(local)
-	for {
-		p, ok := b.core.Transmit()
-		if !ok {
-			break
-		}
-		pkt := append([]byte(nil), p...)
-		b.arrive = b.link.Up.Send(v.Sched.Now(), len(pkt), b.arrive[:0])
-		for _, a := range b.arrive {
-			v.Sched.At(a, func() {
-				if !b.joined {
-					return
-				}
-				_ = v.srv.Receive(v.Sched.Now(), b.Slot, pkt)
-				v.transmit()
-			})
-		}
-	}
-	b.frames++
-	next := b.link.Clock.Local(0) + time.Duration(n+1)*time.Second/time.Duration(v.cfg.FrameHz)
-	v.Sched.At(b.start+b.link.Clock.True(next), func() { v.frame(b, n+1) })
+	return b.inBuf
 }

@@ -258,7 +258,7 @@ func TestJoinLeave(t *testing.T) {
 	v, err := NewVirtual(Config{Seed: 4, Link: link, OnTick: rec.onTick, OnFrame: func(b *Bot, f *client.Frame, view *soccer.View) {
 		rec.onFrame(b, f, view)
 		if b == late && firstFull < 0 && view.Ready && len(view.Players) == 5 {
-			firstFull = b.v.Sched.Now()
+			firstFull = b.Harness().Now()
 		}
 	}})
 	if err != nil {
