@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
 	"github.com/tether-net/tether/protocol"
+	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -120,6 +122,20 @@ type Predictor interface {
 	Reply(b []byte, now time.Duration) error
 }
 
+// Viewer is implemented by a Game that shows entities of some kinds by a
+// replicate.View of their own instead of the client's timelines: Unreal's
+// physics replication modes (velocity correction, predictive interpolation,
+// resimulation), which show the present, or the Seed baseline. A view gets
+// every state of its entity, with the estimated server time it arrived, and
+// draws it at the estimated server time of each frame; its frame says which
+// moment it shows (Entity.RenderTime). It is never drawn attached to a
+// parent.
+type Viewer interface {
+	// View returns the view of a new entity id of kind, or nil to draw it
+	// from a timeline at the client's render clock.
+	View(id uint32, kind uint8) replicate.View
+}
+
 // Config configures a Client. The zero value gives the defaults noted.
 type Config struct {
 	// Clock configures the server clock estimator; a zero ReadyWithin means
@@ -170,6 +186,9 @@ func (a *attach) at(t time.Duration) geom.Vec3 { return a.blend.At(a.offset, t) 
 
 const attachHistory = 16
 
+// noState is an entity's newest state time before its first state.
+const noState = time.Duration(math.MinInt64)
+
 type entity struct {
 	id       uint32
 	kind     uint8
@@ -178,6 +197,7 @@ type entity struct {
 	newest   time.Duration // time of the newest state inserted
 	lastSeen time.Duration // snapshot time it was last in
 	tl       *timeline.Timeline
+	view     replicate.View // instead of tl, if the game gives one (Viewer)
 	att      [attachHistory]attach
 	natt     int
 }
@@ -213,6 +233,16 @@ func (e *entity) parentAt(t time.Duration) (uint32, geom.Vec3) {
 		return e.att[0].parent, e.att[0].at(t)
 	}
 	return NoParent, geom.Vec3{}
+}
+
+// insert hands a state of the entity, which arrived at estimated server time
+// arrival, to its view or its timeline.
+func (e *entity) insert(s kinematic.State, arrival time.Duration) {
+	if e.view != nil {
+		e.view.Receive(s, arrival)
+		return
+	}
+	e.tl.Insert(s, arrival)
 }
 
 func (e *entity) addAttach(a attach) {
@@ -268,6 +298,7 @@ type Client struct {
 	hasInput bool
 	inputSeq uint32
 	pred     Predictor // the game, if it predicts
+	viewer   Viewer    // the game, if it has views of its own
 	pbuf     []byte
 
 	msg     []byte
@@ -320,6 +351,7 @@ func New(cfg Config, game Game) (*Client, error) {
 		out:      make([]byte, 0, 4*reliable.MaxPacketSize),
 	}
 	c.pred, _ = game.(Predictor)
+	c.viewer, _ = game.(Viewer)
 	return c, nil
 }
 
@@ -447,13 +479,13 @@ func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) 
 		}
 		st := es.State
 		if st.Time > e.newest {
-			if e.tl.Stats().Inserted > 0 && es.Gen != e.gen {
+			if e.newest != noState && es.Gen != e.gen {
 				st.Cut = true
 			}
 			e.gen, e.newest = es.Gen, st.Time
 		}
 		e.tag = es.Tag
-		e.tl.Insert(st, arrival)
+		e.insert(st, arrival)
 		e.addAttach(attach{t: st.Time, parent: es.Parent, offset: es.Offset, blend: es.Blend})
 		if h.Time > e.lastSeen {
 			e.lastSeen = h.Time
@@ -503,7 +535,10 @@ func (c *Client) entity(id uint32, kind uint8) *entity {
 		c.stats.Malformed++
 		return nil
 	}
-	e := &entity{id: id, kind: kind, tl: tl}
+	e := &entity{id: id, kind: kind, tl: tl, newest: noState}
+	if c.viewer != nil {
+		e.view = c.viewer.View(id, kind)
+	}
 	c.entities[id] = e
 	i, _ := slices.BinarySearchFunc(c.order, id, func(e *entity, id uint32) int {
 		switch {
@@ -538,7 +573,7 @@ func (c *Client) onEvent(local time.Duration, ev event.Event) {
 	// render time, and extrapolated from (drawn at its age) if the render time
 	// has passed it but no newer state is known. A Cut in it (the event moved
 	// the entity, as a kick brought to the present does) is kept.
-	e.tl.Insert(ev.State, est)
+	e.insert(ev.State, est)
 }
 
 // SetInput sets the game's input to send with every Update from now on (a

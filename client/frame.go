@@ -41,8 +41,10 @@ type Frame struct {
 	Bound  time.Duration // the clock's error bound
 	Epoch  uint32        // the clock's output epoch
 
-	// RenderTime and Delay are those of the first entity (the lowest id):
-	// the moment of the match the frame shows, and how far behind now.
+	// RenderTime and Delay are those of the first entity drawn from a
+	// timeline (the lowest id; every timeline is drawn at the one render
+	// clock): the moment of the match the frame shows, and how far behind
+	// now. Both are zero when no entity is.
 	RenderTime time.Duration
 	Delay      time.Duration
 
@@ -72,6 +74,7 @@ func (c *Client) Frame(local time.Duration) *Frame {
 	f.Events = append(f.Events[:0], c.newEvents...)
 	c.newEvents = c.newEvents[:0]
 	f.Meta = nil
+	f.RenderTime, f.Delay = 0, 0
 	est, ok := c.clk.Now(local)
 	f.Ready, f.Server = ok, est
 	if !ok {
@@ -94,10 +97,26 @@ func (c *Client) Frame(local time.Duration) *Frame {
 		}
 	}
 	c.forget()
+	timed := -1 // the first entity drawn from a timeline
 	for _, e := range c.order {
+		if e.view != nil {
+			vf := e.view.Render(est)
+			if vf.Valid {
+				f.Entities = append(f.Entities, Entity{
+					ID: e.id, Kind: e.kind, Tag: e.tag,
+					Pos: vf.Pos, Vel: vf.Vel, Rot: unitRot(vf.Rot),
+					RenderTime: vf.Time, Delay: vf.Delay, Parent: NoParent,
+					Cut: vf.Cut, Extrapolated: vf.Extrapolated, Frozen: vf.Frozen,
+				})
+			}
+			continue
+		}
 		tf := e.tl.Sample(est)
 		if !tf.Valid {
 			continue
+		}
+		if timed < 0 {
+			timed = len(f.Entities)
 		}
 		f.Entities = append(f.Entities, Entity{
 			ID: e.id, Kind: e.kind, Tag: e.tag,
@@ -110,6 +129,9 @@ func (c *Client) Frame(local time.Duration) *Frame {
 	for i := range f.Entities {
 		fe := &f.Entities[i]
 		e := c.entities[fe.ID]
+		if e.view != nil {
+			continue
+		}
 		parent, off := e.parentAt(fe.RenderTime)
 		if parent == NoParent || parent == fe.ID {
 			continue
@@ -125,8 +147,8 @@ func (c *Client) Frame(local time.Duration) *Frame {
 		fe.Vel = p.Vel
 		fe.Extrapolated, fe.Frozen = p.Extrapolated, p.Frozen
 	}
-	if len(f.Entities) > 0 {
-		f.RenderTime, f.Delay = f.Entities[0].RenderTime, f.Entities[0].Delay
+	if timed >= 0 {
+		f.RenderTime, f.Delay = f.Entities[timed].RenderTime, f.Entities[timed].Delay
 		f.Meta = c.metaAt(f.RenderTime)
 	}
 	if c.pred != nil && c.welcomed {

@@ -31,6 +31,7 @@ type Config struct {
 type World struct {
 	h       float64 // sub-step, s
 	sub     int
+	hz      int // steps per second
 	gravity geom.Vec3
 
 	state    []BodyState // by BodyID: all that Step changes
@@ -105,7 +106,7 @@ func NewWorld(cfg Config) (*World, error) {
 	if !g.IsFinite() {
 		return nil, invalid("Config.Gravity = %v, want finite", g)
 	}
-	return &World{h: 1 / float64(hz) / float64(sub), sub: sub, gravity: g}, nil
+	return &World{h: 1 / float64(hz) / float64(sub), sub: sub, hz: hz, gravity: g}, nil
 }
 
 func invalid(format string, args ...any) error {
@@ -262,6 +263,12 @@ func (w *World) AddBox(b Box) (ShapeID, error) {
 
 // Body returns the state of body id. It panics if id is not a body of w.
 func (w *World) Body(id BodyID) BodyState { return w.state[id] }
+
+// StepHz returns the number of steps per simulated second.
+func (w *World) StepHz() int { return w.hz }
+
+// Gravity returns the acceleration of free bodies, m/s².
+func (w *World) Gravity() geom.Vec3 { return w.gravity }
 
 // SetBody replaces the state of body id, for a kick or a teleport. A zero Rot means
 // geom.Identity; a capsule keeps its identity rotation and no spin. It panics if id
