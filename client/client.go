@@ -148,6 +148,12 @@ type Config struct {
 	Forget time.Duration
 	// EventLog is how many recent events are kept; 0 means 64.
 	EventLog int
+	// ServerTime, if set, stands in for the clock estimator's reading of
+	// server time wherever the client uses one (placing states, drawing
+	// frames, stamping inputs): a naive clock design put in its place to be
+	// compared with it (the lab's baselines). The estimator still sends its
+	// pings and reports its bound.
+	ServerTime func(local time.Duration) (server time.Duration, ok bool)
 	// OnSnapshot, if set, is called with every snapshot decoded, at the local
 	// time it arrived, whether or not the clock is ready: where a caller
 	// (the lab) feeds its own ways of showing the entities. s is only valid
@@ -355,6 +361,14 @@ func New(cfg Config, game Game) (*Client, error) {
 	return c, nil
 }
 
+// now returns the estimate of server time at local time local.
+func (c *Client) now(local time.Duration) (time.Duration, bool) {
+	if c.cfg.ServerTime != nil {
+		return c.cfg.ServerTime(local)
+	}
+	return c.clk.Now(local)
+}
+
 // Clock returns the client's server clock estimator (read it, do not feed it).
 func (c *Client) Clock() *clock.Estimator { return c.clk }
 
@@ -418,7 +432,7 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 			c.stats.Events++
 			c.onEvent(local, m.Event)
 		case protocol.TagReply:
-			est, ok := c.clk.Now(local)
+			est, ok := c.now(local)
 			if c.pred == nil || !ok || c.pred.Reply(m.Body, est) != nil {
 				c.stats.Malformed++
 				continue
@@ -438,7 +452,7 @@ func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte)
 			c.cfg.OnSnapshot(local, s)
 		}
 	}
-	est, ok := c.clk.Now(local)
+	est, ok := c.now(local)
 	if !ok {
 		c.stats.Unplaced++
 		if !c.hasEarly || h.Time > c.newest {
@@ -565,7 +579,7 @@ func (c *Client) onEvent(local time.Duration, ev event.Event) {
 	if !ok {
 		return
 	}
-	est, ready := c.clk.Now(local)
+	est, ready := c.now(local)
 	if !ready {
 		return
 	}
@@ -598,7 +612,7 @@ func (c *Client) Update(local time.Duration) {
 		}
 	}
 	data, send, appendHeader := c.input, c.hasInput, protocol.AppendInput
-	est, ready := c.clk.Now(local)
+	est, ready := c.now(local)
 	if c.pred != nil && ready {
 		b, ok, predicting := c.pred.AppendInput(c.pbuf[:0], est)
 		if predicting {

@@ -75,7 +75,7 @@ func (c *Client) Frame(local time.Duration) *Frame {
 	c.newEvents = c.newEvents[:0]
 	f.Meta = nil
 	f.RenderTime, f.Delay = 0, 0
-	est, ok := c.clk.Now(local)
+	est, ok := c.now(local)
 	f.Ready, f.Server = ok, est
 	if !ok {
 		return f
@@ -92,7 +92,7 @@ func (c *Client) Frame(local time.Duration) *Frame {
 	if c.hasEarly {
 		c.hasEarly = false
 		if m, err := decodeSnapshot(c.early); err == nil {
-			a, _ := c.clk.Now(c.earlyLocal)
+			a, _ := c.now(c.earlyLocal)
 			c.place(a, m.h, m.body)
 		}
 	}

@@ -50,6 +50,9 @@ type Estimator struct {
 	suspects  [suspectLimit]sample
 	nsuspects int
 
+	first    Exchange // the first valid exchange
+	hasFirst bool
+
 	f filter
 
 	// output
@@ -108,6 +111,19 @@ func NewEstimator(c Config) (*Estimator, error) {
 		newestSent: math.MinInt64,
 	}, nil
 }
+
+// Exchange is one ping and its pong: the four timestamps.
+type Exchange struct {
+	Sent       time.Duration // local time the ping left
+	ServerRecv time.Duration // server time it arrived
+	ServerSend time.Duration // server time the pong left
+	Received   time.Duration // local time the pong arrived
+}
+
+// First returns the first exchange the estimator took (whatever came of it),
+// and whether there was one: all that Cristian's one-shot method has, for a
+// baseline to compare with.
+func (e *Estimator) First() (Exchange, bool) { return e.first, e.hasFirst }
 
 // PingDue reports whether a ping is due at local time local: the caller
 // should then call Ping and send the result, on its own or appended to a
@@ -169,6 +185,9 @@ func (e *Estimator) HandlePong(p Pong, local time.Duration) {
 	}
 	t1, t2, t3, t4 := slot.sent, p.Recv, p.Send, local
 	s := sample{sent: t1, recv: t4, fwd: t2 - t1, bwd: t3 - t4}
+	if !e.hasFirst && t4 >= t1 && t3 >= t2 {
+		e.first, e.hasFirst = Exchange{Sent: t1, ServerRecv: t2, ServerSend: t3, Received: t4}, true
+	}
 	// A negative delay is possible only through the clocks' rate difference
 	// over the server's hold (or wire rounding).
 	slack := time.Duration(e.cfg.MaxDriftPPM*1e-6*float64(t3-t2)) + 2*wireUnit

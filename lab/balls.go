@@ -6,6 +6,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
+	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
 )
 
@@ -34,7 +35,7 @@ type ballFrame struct {
 func newBallView(method string, c *client, tickHz int) ballView {
 	switch method {
 	case BallSeed:
-		return &seedBall{}
+		return &replicatedBall{view: &replicate.Seed{}}
 	case BallVelocity, BallPredictive, BallResim:
 		return newReplicatedBall(method, tickHz)
 	case BallOracle:
@@ -67,18 +68,13 @@ func tetherBallConfig() timeline.Config {
 }
 
 func newTetherBall(tickHz int, cfg timeline.Config) *tetherBall {
-	ball, grass := soccer.DefaultBall(), soccer.DefaultPitch().Grass
-	back := timeline.Ballistic{
-		Gravity:      geom.V(0, -gravity, 0),
-		Floor:        ball.Radius,
-		Restitution:  ball.Material.Restitution * grass.Restitution,
-		RollingDecel: ball.Material.RollingResistance * grass.RollingResistance * gravity,
-	}
+	back := soccer.BallExtrapolator(soccer.DefaultRules())
 	horizon := cfg.MaxExtrapolation
 	if horizon <= 0 {
 		horizon = 500 * time.Millisecond
 	}
-	cfg.Extrapolate = newBallPredictor(tickHz, horizon, back).Extrapolate
+	w, ball := newBallWorld(tickHz)
+	cfg.Extrapolate = replicate.NewWorldExtrapolator(w, ball, horizon, back.Extrapolate).Extrapolate
 	tl, err := timeline.New(cfg)
 	if err != nil {
 		panic(err)

@@ -3,9 +3,12 @@ package lab
 import (
 	"time"
 
+	gdrill "github.com/tether-net/tether/game/drill"
+	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/physics"
+	tserver "github.com/tether-net/tether/server"
 	"github.com/tether-net/tether/wire"
 )
 
@@ -13,7 +16,7 @@ import (
 type server struct {
 	sim *sim
 
-	drill    *drill
+	game     *gdrill.Game
 	truth    measure.Truth
 	states   []physics.BodyState // the ball leaving every tick, for the oracle
 	prev     physics.BodyState   // the ball at the previous tick
@@ -31,8 +34,12 @@ const ue4TimeBytes = 5
 
 func newServer(m *sim) *server {
 	s := &server{sim: m, snapEach: max(1, m.scen.TickHz/m.scen.SnapshotHz)}
-	s.drill = newDrill(m.scen.Seed, m.scen.TickHz)
-	s.truth = measure.Truth{G: s.drill.gravity}
+	game, err := gdrill.NewGame(m.scen.Seed, m.scen.TickHz)
+	if err != nil {
+		panic(err) // the scenario's tick rate was validated
+	}
+	s.game = game
+	s.truth = measure.Truth{G: geom.V(0, -gravity, 0)}
 	return s
 }
 
@@ -65,20 +72,12 @@ func (s *server) runTick() {
 // states around a contact or a kick so the client's curve has them as knots.
 func (s *server) simulate(now time.Duration) {
 	n := int(now / s.sim.tick)
-	pt := measure.Sample{T: now}
-	contactKnot := false
 	if n > 0 {
-		c, ok := s.drill.step()
-		if ok {
-			pt.Contact, pt.ContactAt = true, now-s.sim.tick+c.At
-			contactKnot = true
-		}
+		s.game.Step(tserver.Tick{N: uint64(n), Time: now, Dt: s.sim.tick}, nil)
 	}
-	in := s.drill.state()
-	kicked := s.drill.kickDue(now)
-	st := s.drill.state()
-	pt.Pos, pt.Vel, pt.VelIn = st.Pos, st.Vel, in.Vel
-	s.truth.Add(pt)
+	tk := s.game.Last()
+	contactKnot, kicked, st := tk.Contact, tk.Kicked, tk.Ball
+	s.truth.Add(measure.Sample{T: now, Pos: st.Pos, Vel: st.Vel, VelIn: tk.VelIn, Contact: tk.Contact, ContactAt: tk.ContactAt})
 	s.states = append(s.states, st)
 
 	regular := n%s.snapEach == 0

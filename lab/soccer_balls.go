@@ -7,6 +7,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/replicate"
 )
 
 // soccerBallView is a soccer client's way of showing the ball. The client
@@ -30,7 +31,7 @@ func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
 	tickHz := m.sim.scen.TickHz
 	switch method {
 	case BallSeed:
-		return &snapshotBall{view: &seedBall{}}
+		return &snapshotBall{view: &replicatedBall{view: &replicate.Seed{}}}
 	case BallVelocity, BallPredictive:
 		return &snapshotBall{view: newReplicatedBall(method, tickHz)}
 	case BallResim:

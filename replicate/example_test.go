@@ -5,23 +5,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/replicate"
 )
 
-// pitch returns a 60 Hz world with the soccer pitch and the ball.
-func pitch() (*physics.World, physics.BodyID) {
+// pitchWorld returns a 60 Hz world with the soccer pitch and the ball.
+func pitchWorld() (*physics.World, physics.BodyID) {
 	w, err := physics.NewWorld(physics.Config{})
 	if err != nil {
 		panic(err)
 	}
-	if _, err := soccer.DefaultPitch().AddTo(w); err != nil {
+	if _, err := pitch.Default().AddTo(w); err != nil {
 		panic(err)
 	}
-	ball, err := w.AddSphere(soccer.DefaultBall())
+	ball, err := w.AddSphere(pitch.DefaultBall())
 	if err != nil {
 		panic(err)
 	}
@@ -38,8 +38,8 @@ func state(w *physics.World, id physics.BodyID, t time.Duration) kinematic.State
 // the server has it now.
 func Example() {
 	const tick, delay = time.Second / 60, 50 * time.Millisecond
-	server, sball := pitch()
-	client, cball := pitch()
+	server, sball := pitchWorld()
+	client, cball := pitchWorld()
 	view, err := replicate.NewWorldResim[replicate.NoInput](replicate.ResimConfig{}, client, cball, nil)
 	if err != nil {
 		panic(err)
@@ -118,7 +118,7 @@ func ExampleResim_Update() {
 // Velocity steers the client's own simulation of the ball toward the
 // server's state predicted to the present.
 func ExampleNewVelocity() {
-	client, ball := pitch()
+	client, ball := pitchWorld()
 	view, err := replicate.NewVelocity(replicate.VelocityConfig{}, replicate.NewWorldSim(client, ball))
 	if err != nil {
 		panic(err)

@@ -21,7 +21,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netsim"
@@ -45,10 +45,10 @@ func pitchWorld(tb testing.TB) (*physics.World, physics.BodyID) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := soccer.DefaultPitch().AddTo(w); err != nil {
+	if _, err := pitch.Default().AddTo(w); err != nil {
 		tb.Fatal(err)
 	}
-	ball, err := w.AddSphere(soccer.DefaultBall())
+	ball, err := w.AddSphere(pitch.DefaultBall())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -333,7 +333,7 @@ var modes = []struct {
 	make func(tb testing.TB) View
 }{
 	{"interp", func(tb testing.TB) View {
-		ball, grass := soccer.DefaultBall(), soccer.DefaultPitch().Grass
+		ball, grass := pitch.DefaultBall(), pitch.Default().Grass
 		ext := timeline.Ballistic{
 			Gravity: geom.V(0, -9.81, 0), Floor: ball.Radius,
 			Restitution:  ball.Material.Restitution * grass.Restitution,

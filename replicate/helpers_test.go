@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
 )
@@ -19,7 +19,7 @@ func crowdWorld(tb testing.TB, seed uint64) (*physics.World, physics.BodyID, []p
 	rng := rand.New(rand.NewPCG(seed, 22))
 	var players []physics.BodyID
 	for i := range 22 {
-		c := soccer.DefaultPlayer()
+		c := pitch.DefaultPlayer()
 		side := float64(i/11)*2 - 1
 		c.Pos = geom.V(side*(4+float64(i%11)*3), 0, float64(i%11)*4-20)
 		a := rng.Float64() * 2 * math.Pi

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/event"
+	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
@@ -271,7 +272,7 @@ func TestOutOfPlay(t *testing.T) {
 		m.step(1)
 	}
 	tr := m.truth()
-	lz := DefaultPitch().Width/2 + DefaultPitch().Margin
+	lz := pitch.Default().Width/2 + pitch.Default().Margin
 	if m.g.Stats().Restarts != 1 || math.Abs(tr.Ball.Pos.Z) > lz || tr.Ball.Vel != (geom.Vec3{}) {
 		t.Fatalf("restart: ball %v %v", tr.Ball.Pos, tr.Ball.Vel)
 	}

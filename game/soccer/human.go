@@ -3,6 +3,7 @@ package soccer
 import (
 	"time"
 
+	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 )
 
@@ -21,8 +22,8 @@ type Keys struct {
 // Human turns a person's keys into inputs, using the client's view to choose
 // what the kick key does. The zero value is ready to use.
 type Human struct {
-	// Pitch is where the goals are; the zero value means DefaultPitch().
-	Pitch Pitch
+	// Pitch is where the goals are; the zero value means pitch.Default().
+	Pitch pitch.Pitch
 
 	seq     uint8
 	kicks   uint32
@@ -57,7 +58,7 @@ func (h *Human) Input(k Keys, v *View) Input {
 			case me != nil:
 				pt := h.Pitch
 				if pt.Length == 0 {
-					pt = DefaultPitch()
+					pt = pitch.Default()
 				}
 				goal := geom.V(attackDir(me.Team)*pt.Length/2, 0, 0)
 				in.Action, in.Aim, in.Power = ActionShot, goal.Sub(me.Pos), 0.8

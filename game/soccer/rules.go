@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
 )
@@ -24,7 +25,7 @@ import (
 // Rules, and BallExtrapolator and PlayerExtrapolator, read the fields as
 // they are: call them on those values.
 type Rules struct {
-	Pitch  Pitch
+	Pitch  pitch.Pitch
 	Ball   physics.Sphere
 	Player physics.Capsule
 
@@ -92,7 +93,7 @@ type Rules struct {
 // sprinting. It is Rules{}.WithDefaults(): the value every zero field takes.
 func DefaultRules() Rules {
 	return Rules{
-		Pitch: DefaultPitch(), Ball: DefaultBall(), Player: DefaultPlayer(),
+		Pitch: pitch.Default(), Ball: pitch.DefaultBall(), Player: pitch.DefaultPlayer(),
 		MaxPlayers: 22,
 		RunSpeed:   7, SprintSpeed: 9, CarrySpeed: 0.85, Accel: 25, TurnRate: 7, TurnGain: 8, Edge: 1,
 		DribbleOffset: 0.6, CarryBlend: 200 * time.Millisecond, TouchMargin: 0.15,

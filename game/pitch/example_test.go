@@ -1,9 +1,9 @@
-package soccer_test
+package pitch_test
 
 import (
 	"fmt"
 
-	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
 )
@@ -14,11 +14,11 @@ func ExamplePitch_AddTo() {
 	if err != nil {
 		panic(err)
 	}
-	surfaces, err := soccer.DefaultPitch().AddTo(w)
+	surfaces, err := pitch.Default().AddTo(w)
 	if err != nil {
 		panic(err)
 	}
-	b := soccer.DefaultBall()
+	b := pitch.DefaultBall()
 	b.Pos = geom.V(41.5, 0.11, 3.72)
 	b.Vel = geom.V(30, 2, 0)
 	ball, err := w.AddSphere(b)

@@ -1,4 +1,4 @@
-package soccer
+package pitch
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 // ErrInvalidPitch is wrapped by the error AddTo returns for a Pitch field out of
 // range; the message names the field.
-var ErrInvalidPitch = errors.New("tether/soccer: invalid pitch")
+var ErrInvalidPitch = errors.New("tether/pitch: invalid pitch")
 
 // Pitch is the playing field as data, in metres: the field between the lines, the
 // boards around it and a goal at each end. Posts and crossbars have a square
@@ -35,7 +35,7 @@ type Pitch struct {
 
 // DefaultPitch returns a 105 m × 68 m field with boards 3 m high, 3 m outside the
 // lines, and regulation goals: 7.32 m × 2.44 m, 12 cm posts, 2 m deep.
-func DefaultPitch() Pitch {
+func Default() Pitch {
 	return Pitch{
 		Length: 105, Width: 68, Margin: 3, BoardHeight: 3, BoardWidth: 0.5,
 		GoalWidth: 7.32, GoalHeight: 2.44, GoalDepth: 2, PostWidth: 0.12, NetWidth: 0.02,

@@ -1,4 +1,4 @@
-package soccer
+package pitch
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ func newMatch(t testing.TB, cfg physics.Config, seed uint64) *match {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := DefaultPitch().AddTo(w)
+	s, err := Default().AddTo(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func (m *match) tick() {
 }
 
 func TestDefaultsAreRegulation(t *testing.T) {
-	p := DefaultPitch()
+	p := Default()
 	parts := p.Parts()
 	if len(parts) != 4+2*7 {
 		t.Fatalf("%d parts", len(parts))
@@ -109,7 +109,7 @@ func TestDefaultsAreRegulation(t *testing.T) {
 	if _, err := (Pitch{}).AddTo(nil); !errors.Is(err, ErrInvalidPitch) {
 		t.Errorf("zero pitch: %v", err)
 	}
-	bad := DefaultPitch()
+	bad := Default()
 	bad.GoalDepth = 5
 	if _, err := bad.AddTo(nil); !errors.Is(err, ErrInvalidPitch) {
 		t.Errorf("goal deeper than the margin: %v", err)
