@@ -119,20 +119,43 @@ func FuzzPacketHeader(f *testing.F) {
 	})
 }
 
+// Where the parts of an encoded connect token that its decoder interprets
+// lie: the header (version info, protocol id, timestamps) and everything
+// from the timeout on. The nonce and sealed private part between them are
+// copied without being read.
+const (
+	tokenHeadSize = VersionInfoSize + 3*8
+	tokenTailAt   = tokenHeadSize + ConnectTokenNonceSize + PrivateTokenSize
+)
+
 // FuzzConnectToken decodes arbitrary connect tokens and checks round trips.
+// The fuzzer mutates only what the decoder reads: data's first tokenHeadSize
+// bytes are the header, the rest is laid from the timeout on, over a real
+// token. Short inputs keep executions and minimisation cheap (mutating the
+// whole 2048 bytes ran about 800 executions in 45 s).
 func FuzzConnectToken(f *testing.F) {
 	k := testKey()
+	var base []byte
 	for i := 0; i < 3; i++ {
 		tok, err := NewConnectToken(testRand(uint64(i)), &k, TokenParams{ProtocolID: testProtocol, ClientID: uint64(i), ServerAddresses: katAddrs[:i%2+1], Now: testEpoch})
 		if err != nil {
 			f.Fatal(err)
 		}
 		b, _ := tok.MarshalBinary()
-		f.Add(b)
+		base = b
+		tail := bytes.TrimRight(b[tokenTailAt:], "\x00")
+		f.Add(append(b[:tokenHeadSize:tokenHeadSize], tail...))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > tokenHeadSize+ConnectTokenSize-tokenTailAt {
+			return
+		}
+		in := append([]byte(nil), base...)
+		n := copy(in[:tokenHeadSize], data)
+		clear(in[tokenTailAt:])
+		copy(in[tokenTailAt:], data[n:])
 		var tok ConnectToken
-		if tok.UnmarshalBinary(data) != nil {
+		if tok.UnmarshalBinary(in) != nil {
 			return
 		}
 		b, err := tok.MarshalBinary()

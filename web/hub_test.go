@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
@@ -211,18 +212,28 @@ func TestAppendNum(t *testing.T) {
 }
 
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "bot-1", `a"b\c`, "\x00\x1f\x7f", "<&>", "é☃\u2028", "\xff\xfe", "ok\xc3"} {
+	for _, s := range []string{"", "bot-1", `a"b\c`, "\x00\x1f\x7f", "<&>", "é☃\u2028", "\xff\xfe", "ok\xc3", "\b\f"} {
 		f.Add(s)
 	}
+	// Two valid encodings may differ in bytes (encoding/json writes \b
+	// where appendString writes \u0008), so compare what they decode to,
+	// and check the escaping appendString promises: valid UTF-8 with no raw
+	// control character, <, >, &, U+2028 or U+2029.
 	f.Fuzz(func(t *testing.T, s string) {
 		b := appendString(nil, s)
-		var got string
+		var got, want string
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%q encoded as %s: %v", s, b, err)
 		}
-		want, _ := json.Marshal(s)
-		if string(want) != string(b) {
-			t.Fatalf("%q encoded as %s, encoding/json gives %s", s, b, want)
+		ref, _ := json.Marshal(s)
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("%q encoded as %s decodes to %q; encoding/json's %s to %q", s, b, got, ref, want)
+		}
+		if !utf8.Valid(b) || strings.ContainsAny(string(b), "<>&\u2028\u2029") || strings.ContainsFunc(string(b), func(r rune) bool { return r < 0x20 }) {
+			t.Fatalf("%q encoded as %q: not escaped for embedding", s, b)
 		}
 	})
 }
