@@ -175,7 +175,9 @@ func (v *Server[S, I]) Config() ServerConfig { return v.cfg }
 // them and the client has seen the server's latest adjustment, it judges the
 // client's position: within MaxError it owes an acknowledgement, beyond it an
 // adjustment (take both with AppendReply). The first packet sets the time
-// base and owes a reset, so that the client learns the true starting state.
+// base — its first move's start, but not before the packet's arrival less
+// MaxMoveDelta — and owes a reset, so that the client learns the true
+// starting state.
 // A packet that does not decode, or whose first move is numbered more than
 // 2^20 past the newest applied, is dropped whole and ErrMalformed (or
 // ErrTruncated) returned.
@@ -198,7 +200,11 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 		first := &p.Moves[0]
 		v.seq = first.Seq - 1
 		v.tClient = first.Time - first.Dt
-		v.tApplied = v.tClient
+		// Not before the packet arrived, less one move: a client that
+		// stamps its first moves in the past would otherwise run all
+		// that time at once (its first moves then count as late; the
+		// reset owed puts it where the server has it anyway).
+		v.tApplied = max(v.tClient, now-v.cfg.MaxMoveDelta)
 		if v.cfg.TimeAllowance >= 0 {
 			v.tApplied = min(v.tApplied, now+v.cfg.TimeAllowance)
 		}

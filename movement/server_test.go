@@ -51,10 +51,11 @@ func TestServerValidation(t *testing.T) {
 			}
 		}},
 		{"at most 125 ms a move", []step{
-			{900 * ms, []Move[winput]{mv(1, 500*ms, 500*ms, east)}},
+			{100 * ms, []Move[winput]{mv(1, 20*ms, 20*ms, east)}},
+			{900 * ms, []Move[winput]{mv(2, 520*ms, 500*ms, east)}},
 		}, func(t *testing.T, s *Server[wstate, winput]) {
 			st := s.Stats()
-			if st.Clamped != 1 || math.Abs(s.State().Pos.X-0.625) > 1e-9 {
+			if st.Clamped != 1 || math.Abs(s.State().Pos.X-0.1-0.625) > 1e-9 {
 				t.Fatalf("%+v at %v", st, s.State().Pos)
 			}
 		}},
@@ -75,6 +76,18 @@ func TestServerValidation(t *testing.T) {
 			// cut to end at 1110 ms, 30 ms after move 2.
 			st := s.Stats()
 			if st.Ahead != 1 || !s.Flagged() || math.Abs(s.State().Pos.X-5*0.130) > 1e-9 || st.AheadTime != 190*ms {
+				t.Fatalf("%+v at %v", st, s.State().Pos)
+			}
+		}},
+		{"a first packet cannot run time before it arrived", []step{
+			{60000 * ms, []Move[winput]{mv(1, 125*ms, 125*ms, east), mv(2, 250*ms, 125*ms, east)}},
+			{60000 * ms, []Move[winput]{mv(3, 59950*ms, 100*ms, east)}},
+		}, func(t *testing.T, s *Server[wstate, winput]) {
+			// Stamped 60 s in the past, moves 1 and 2 would run 250 ms
+			// at once: they are late. Move 3 runs from 125 ms before the
+			// packet arrived.
+			st := s.Stats()
+			if st.BadTimes != 2 || st.Moves != 1 || math.Abs(s.State().Pos.X-5*0.075) > 1e-9 {
 				t.Fatalf("%+v at %v", st, s.State().Pos)
 			}
 		}},
