@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -8,17 +10,18 @@ import (
 	"github.com/tether-net/tether/transport/udp"
 )
 
-// UDP runs a Server over a tether/transport/udp Server: it ticks the core at
-// its tick rate from one goroutine and feeds it connections and payloads from
-// the transport's goroutine, serialising every call with a mutex. Server time
-// is the time since ServeUDP was called.
+// UDP runs a Server over a tether/transport/udp Server, on the transport's
+// one goroutine: the core's ticks run in the transport's OnTick, after the
+// socket has been drained, and connections and payloads are handed to the
+// core as the transport reads them, so everything a tick sends leaves in one
+// batch. A mutex, uncontended but for Do's callers, guards the core. Server
+// time is the time since ServeUDP was called, on the transport's clock.
 type UDP struct {
 	mu    sync.Mutex
 	core  *Server
 	srv   *udp.Server
+	clock func() time.Time
 	start time.Time
-	stop  chan struct{}
-	done  chan struct{}
 	once  sync.Once
 	err   error
 
@@ -28,10 +31,17 @@ type UDP struct {
 // ServeUDP starts serving core on conn (a *net.UDPConn, possibly wrapped, for
 // example by netsim), which the returned UDP then owns. cfg configures the
 // transport; its OnConnect, OnPayload and OnDisconnect are called after the
-// core has handled each, from the transport's goroutine. core should be fresh:
-// its server time starts at zero now.
+// core has handled each, from the transport's goroutine. cfg.OnTick must be
+// nil: the core's ticks take it. core should be fresh: its server time starts
+// at zero now.
 func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, error) {
-	u := &UDP{core: core, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	if cfg.OnTick != nil {
+		return nil, fmt.Errorf("%w: ServeUDP runs the core's ticks in the transport's OnTick, which must be nil", ErrConfig)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	u := &UDP{core: core, clock: cfg.Now, start: cfg.Now()}
 	onConnect, onPayload, onDisconnect := cfg.OnConnect, cfg.OnPayload, cfg.OnDisconnect
 	cfg.OnConnect = func(client int, id uint64) {
 		u.mu.Lock()
@@ -63,7 +73,14 @@ func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, er
 			onDisconnect(client, id, reason)
 		}
 	}
-	u.mu.Lock()
+	cfg.OnTick = func(now time.Time) time.Time {
+		u.mu.Lock()
+		defer u.mu.Unlock()
+		u.core.Tick(now.Sub(u.start))
+		u.sendLocked()
+		return u.start.Add(u.core.NextTick())
+	}
+	u.mu.Lock() // the callbacks wait for u.srv
 	srv, err := udp.NewServer(conn, cfg)
 	if err != nil {
 		u.mu.Unlock()
@@ -71,13 +88,12 @@ func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, er
 	}
 	u.srv = srv
 	u.mu.Unlock()
-	go u.run()
 	return u, nil
 }
 
-func (u *UDP) now() time.Duration { return time.Since(u.start) }
+func (u *UDP) now() time.Duration { return u.clock().Sub(u.start) }
 
-// sendLocked sends what the core has to send.
+// sendLocked hands the transport what the core has to send.
 func (u *UDP) sendLocked() {
 	for {
 		client, p, ok := u.core.Transmit()
@@ -87,25 +103,6 @@ func (u *UDP) sendLocked() {
 		if u.srv.Send(client, p) != nil {
 			u.sendErrors++
 		}
-	}
-}
-
-func (u *UDP) run() {
-	defer close(u.done)
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-u.stop:
-			return
-		case <-timer.C:
-		}
-		u.mu.Lock()
-		u.core.Tick(u.now())
-		u.sendLocked()
-		wait := u.core.NextTick() - u.now()
-		u.mu.Unlock()
-		timer.Reset(max(wait, 0))
 	}
 }
 
@@ -133,13 +130,14 @@ func (u *UDP) SendErrors() uint64 {
 	return u.sendErrors
 }
 
-// Close stops ticking, disconnects every client and closes the connection. It
-// leaves no goroutine behind and is safe to call more than once.
+// Close disconnects every client, stops the transport's goroutine (and with
+// it the ticks) and closes the connection. It is safe to call more than once.
 func (u *UDP) Close() error {
 	u.once.Do(func() {
-		close(u.stop)
-		<-u.done
 		u.err = u.srv.Close()
+		if errors.Is(u.err, udp.ErrClosed) {
+			u.err = nil
+		}
 	})
 	return u.err
 }

@@ -19,8 +19,9 @@ type side struct {
 	mu       sync.Mutex
 	ep       *reliable.Endpoint
 	start    time.Time
-	sentRel  [][]byte // what this side queued, in order
-	nextRel  int      // next expected from the peer
+	sentRel  [][]byte   // what this side queued, in order; written under mu and relMu
+	relMu    sync.Mutex // a leaf lock: the peer reads sentRel under it
+	nextRel  int        // next expected from the peer
 	badOrder int
 	unrel    map[uint64]int
 	dupUnrel int
@@ -64,12 +65,12 @@ func (s *side) receive(p []byte, peer *side) {
 			s.unrel[id]++
 			continue
 		}
-		peer.mu.Lock()
+		peer.relMu.Lock()
 		want := []byte(nil)
 		if s.nextRel < len(peer.sentRel) {
 			want = peer.sentRel[s.nextRel]
 		}
-		peer.mu.Unlock()
+		peer.relMu.Unlock()
 		if !bytes.Equal(m, want) {
 			s.badOrder++
 		}
@@ -141,7 +142,9 @@ func TestReliableThroughNetsim(t *testing.T) {
 					m[j] = byte(len(s.sentRel) + j)
 				}
 				if s.ep.SendReliable(m) == nil {
+					s.relMu.Lock()
 					s.sentRel = append(s.sentRel, m)
+					s.relMu.Unlock()
 				}
 			}
 			var u [8]byte

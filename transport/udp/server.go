@@ -19,14 +19,17 @@ type ServerConfig struct {
 	// crypto/rand.Reader, and Netcode.PublicAddress to the connection's
 	// local address when that is a specific IP (not 0.0.0.0 or ::).
 	Netcode netcode.ServerConfig
-	// Tick is how often the server runs netcode's Update: keep-alives,
-	// timeouts (default 10 ms, range 1 ms..1 s).
+	// Tick is the longest the server waits between runs of netcode's
+	// Update: keep-alives, timeouts (default 10 ms, range 1 ms..1 s).
 	Tick time.Duration
 	// ReadBuffer is the socket receive buffer requested when conn is a
 	// *net.UDPConn, in bytes (default 1 MiB; the OS may cap it, e.g. at
 	// net.core.rmem_max on Linux). Bursts such as many clients leaving at
 	// once overflow small default buffers.
 	ReadBuffer int
+	// Now is the server's clock (default time.Now). Waits still take real
+	// time; a test that drives Now can stall the server in virtual time.
+	Now func() time.Time
 	// OnConnect is called when a client takes a slot.
 	OnConnect func(client int, clientID uint64)
 	// OnPayload is called for every payload received; payload is only
@@ -35,6 +38,11 @@ type ServerConfig struct {
 	// OnDisconnect is called when a client leaves its slot; reason matches
 	// netcode.ErrDisconnected, netcode.ErrTimeout or netcode.ErrClosed.
 	OnDisconnect func(client int, clientID uint64, reason error)
+	// OnTick, if set, is called at once and then whenever the time it last
+	// returned is due, after the socket has been drained: a game's tick
+	// loop runs in it, on the server's goroutine. What it sends goes out in
+	// one batch when it returns.
+	OnTick func(now time.Time) (next time.Time)
 }
 
 func resolveTick(t *time.Duration) error {
@@ -48,18 +56,34 @@ func resolveTick(t *time.Duration) error {
 }
 
 // Server runs a netcode.Server on a net.PacketConn with one goroutine, which
-// reads datagrams, runs the protocol's timers and calls the On* callbacks
-// (never two at once). Send and Disconnect may be called from any
-// goroutine, including from the callbacks.
+// reads datagrams, runs the protocol's timers, calls the On* callbacks (never
+// two at once) and writes what they send. Send and Disconnect may be called
+// from any goroutine, including from the callbacks.
 type Server struct {
 	cfg  ServerConfig
-	io   packetIO
+	pio  packetIO
+	in   *reader // the goroutine's
 	mu   sync.Mutex
+	out  *writer
 	core *netcode.Server
 	done chan struct{}
 
 	closed   bool
-	writeErr uint64
+	nextTick time.Time // OnTick's last answer (the goroutine's)
+	// inCallbacks is set while the goroutine runs callbacks: Send then
+	// queues, and the goroutine flushes the batch when they return.
+	inCallbacks bool
+	writeErr    uint64
+
+	calls []call // the goroutine's: callbacks due, in order
+}
+
+// call is one callback due: an event, or a payload when event is false.
+type call struct {
+	ev      netcode.Event
+	event   bool
+	client  int
+	payload []byte
 }
 
 // NewServer starts serving on conn, which the Server then owns: Close
@@ -67,6 +91,9 @@ type Server struct {
 func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 	if err := resolveTick(&cfg.Tick); err != nil {
 		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.Netcode.Rand == nil {
 		cfg.Netcode.Rand = rand.Reader
@@ -86,16 +113,24 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 	if cfg.ReadBuffer < 0 {
 		return nil, &netcode.ConfigError{Field: "ReadBuffer", Value: cfg.ReadBuffer, Allowed: ">= 0"}
 	}
-	s := &Server{cfg: cfg, io: newPacketIO(conn), core: core, done: make(chan struct{})}
-	if s.io.udp != nil {
-		s.io.udp.SetReadBuffer(cfg.ReadBuffer) // best effort
+	pio := newPacketIO(conn)
+	var b batcher
+	if pio.udp != nil {
+		pio.udp.SetReadBuffer(cfg.ReadBuffer) // best effort
+		b = newBatcher(pio.udp)
 	}
+	s := &Server{cfg: cfg, pio: pio, in: newReader(pio, b), out: newWriter(pio, b), core: core, done: make(chan struct{})}
 	go s.run()
 	return s, nil
 }
 
+// Batched reports whether the server reads and writes datagrams in batches
+// (recvmmsg and sendmmsg: a *net.UDPConn on Linux) rather than one per
+// system call.
+func (s *Server) Batched() bool { return s.in.canDrain() }
+
 // Addr is the local address of the connection.
-func (s *Server) Addr() net.Addr { return s.io.conn.LocalAddr() }
+func (s *Server) Addr() net.Addr { return s.pio.conn.LocalAddr() }
 
 // Stats returns the protocol counters.
 func (s *Server) Stats() netcode.ServerStats {
@@ -119,21 +154,23 @@ func (s *Server) NumConnected() int {
 }
 
 // Send encrypts payload (1 to netcode.MaxPayloadSize bytes) and sends it to
-// a connected client at once.
+// a connected client: at once, or from a callback with the batch the
+// server's goroutine writes when the callbacks return.
 func (s *Server) Send(client int, payload []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	if err := s.core.SendPayload(time.Now(), client, payload); err != nil {
+	if err := s.core.SendPayload(s.cfg.Now(), client, payload); err != nil {
 		return err
 	}
-	s.flushLocked()
+	s.sendLocked()
 	return nil
 }
 
-// Disconnect disconnects a client; OnDisconnect follows from the server's
+// Disconnect disconnects a client, sending it the protocol's redundant
+// disconnect packets as Send does; OnDisconnect follows from the server's
 // goroutine.
 func (s *Server) Disconnect(client int) error {
 	s.mu.Lock()
@@ -141,75 +178,166 @@ func (s *Server) Disconnect(client int) error {
 	if s.closed {
 		return ErrClosed
 	}
-	if err := s.core.Disconnect(time.Now(), client); err != nil {
+	if err := s.core.Disconnect(s.cfg.Now(), client); err != nil {
 		return err
 	}
-	s.flushLocked()
+	s.sendLocked()
 	return nil
 }
 
-func (s *Server) flushLocked() {
+// DisconnectAll disconnects every client as Disconnect does.
+func (s *Server) DisconnectAll() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.core.DisconnectAll(s.cfg.Now())
+	s.sendLocked()
+	return nil
+}
+
+// sendLocked moves what the core has to send to the writer, and writes it
+// out unless the goroutine will.
+func (s *Server) sendLocked() {
 	for {
 		p, to, ok := s.core.Transmit()
 		if !ok {
-			return
+			break
 		}
-		if err := s.io.write(p, to); err != nil {
-			s.writeErr++
-		}
+		s.writeErr += uint64(s.out.write(p, to))
+	}
+	if !s.inCallbacks {
+		s.flushLocked()
 	}
 }
 
+func (s *Server) flushLocked() {
+	if s.out.b != nil {
+		s.writeErr += uint64(s.out.flush())
+	}
+}
+
+// run is the server's goroutine. It sleeps in a read until a datagram comes
+// or the next Update or OnTick is due, handles what one read returned, and
+// when a timer is due first drains the socket, so that clients whose packets
+// wait in it (a stalled process, a busy host) are not judged silent.
 func (s *Server) run() {
 	defer close(s.done)
-	buf := make([]byte, 2048)
-	var events []netcode.Event
-	next := time.Now()
+	now := s.cfg.Now()
+	nextUpdate, nextTick := now, now
 	for {
-		if err := s.io.conn.SetReadDeadline(next); err != nil {
+		wake := nextUpdate
+		if s.cfg.OnTick != nil && nextTick.Before(wake) {
+			wake = nextTick
+		}
+		if err := s.pio.conn.SetReadDeadline(time.Now().Add(wake.Sub(s.cfg.Now()))); err != nil {
 			return
 		}
-		n, from, err := s.io.read(buf)
+		n, err := s.in.read(true)
 		if err != nil && !isTimeout(err) && errors.Is(err, net.ErrClosed) {
 			return
 		}
-		now := time.Now()
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
+		now = s.cfg.Now()
+		if !s.handle(now, n, false) {
 			return
 		}
-		client, payload := -1, []byte(nil)
-		if err == nil {
-			client, payload, _ = s.core.Receive(now, from, buf[:n])
+		if now.Before(wake) {
+			continue
 		}
-		if !now.Before(next) {
+		for s.in.canDrain() {
+			n, err := s.in.read(false)
+			if err != nil || n == 0 {
+				break
+			}
+			if !s.handle(now, n, false) {
+				return
+			}
+			if n < s.in.size() {
+				break
+			}
+		}
+		now = s.cfg.Now()
+		s.mu.Lock()
+		if !now.Before(nextUpdate) {
 			s.core.Update(now)
-			next = now.Add(s.cfg.Tick)
-		}
-		s.flushLocked()
-		events = events[:0]
-		for e, ok := s.core.PollEvent(); ok; e, ok = s.core.PollEvent() {
-			events = append(events, e)
+			nextUpdate = s.core.NextUpdate(now)
+			if limit := now.Add(s.cfg.Tick); limit.Before(nextUpdate) {
+				nextUpdate = limit
+			}
 		}
 		s.mu.Unlock()
-		s.dispatch(events)
-		if payload != nil && s.cfg.OnPayload != nil {
-			s.cfg.OnPayload(client, payload)
+		tick := s.cfg.OnTick != nil && !now.Before(nextTick)
+		if !s.handle(now, 0, tick) {
+			return
+		}
+		if tick {
+			nextTick = s.nextTick
 		}
 	}
 }
 
-func (s *Server) dispatch(events []netcode.Event) {
-	for _, e := range events {
-		switch e.Kind {
-		case netcode.EventConnected:
-			if s.cfg.OnConnect != nil {
-				s.cfg.OnConnect(e.Client, e.ClientID)
+// handle passes the n datagrams of the last read to the core, runs the
+// callbacks due (and OnTick when tick is set, storing its answer in
+// nextTick) and writes what they sent. It returns false once the server is
+// closed.
+func (s *Server) handle(now time.Time, n int, tick bool) bool {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return false
+	}
+	s.calls = s.calls[:0]
+	for i := 0; i < n; i++ {
+		p, from := s.in.datagram(i)
+		client, payload, _ := s.core.Receive(now, from, p)
+		s.pollLocked()
+		if payload != nil {
+			s.calls = append(s.calls, call{client: client, payload: payload})
+		}
+	}
+	s.pollLocked()
+	s.sendLocked()
+	if len(s.calls) == 0 && !tick {
+		s.mu.Unlock()
+		return true
+	}
+	s.inCallbacks = true
+	s.mu.Unlock()
+	s.dispatch(s.calls)
+	if tick {
+		s.nextTick = s.cfg.OnTick(now)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inCallbacks = false
+	if s.closed {
+		return false // Close has flushed
+	}
+	s.flushLocked()
+	return true
+}
+
+func (s *Server) pollLocked() {
+	for e, ok := s.core.PollEvent(); ok; e, ok = s.core.PollEvent() {
+		s.calls = append(s.calls, call{ev: e, event: true})
+	}
+}
+
+func (s *Server) dispatch(calls []call) {
+	for _, c := range calls {
+		switch {
+		case !c.event:
+			if s.cfg.OnPayload != nil {
+				s.cfg.OnPayload(c.client, c.payload)
 			}
-		case netcode.EventDisconnected:
+		case c.ev.Kind == netcode.EventConnected:
+			if s.cfg.OnConnect != nil {
+				s.cfg.OnConnect(c.ev.Client, c.ev.ClientID)
+			}
+		case c.ev.Kind == netcode.EventDisconnected:
 			if s.cfg.OnDisconnect != nil {
-				s.cfg.OnDisconnect(e.Client, e.ClientID, e.Reason)
+				s.cfg.OnDisconnect(c.ev.Client, c.ev.ClientID, c.ev.Reason)
 			}
 		}
 	}
@@ -226,15 +354,16 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
-	s.core.DisconnectAll(time.Now())
-	s.flushLocked()
-	var events []netcode.Event
+	s.core.DisconnectAll(s.cfg.Now())
+	s.inCallbacks = false
+	s.sendLocked()
+	var calls []call
 	for e, ok := s.core.PollEvent(); ok; e, ok = s.core.PollEvent() {
-		events = append(events, e)
+		calls = append(calls, call{ev: e, event: true})
 	}
 	s.mu.Unlock()
-	err := s.io.conn.Close()
+	err := s.pio.conn.Close()
 	<-s.done
-	s.dispatch(events)
+	s.dispatch(calls)
 	return err
 }
