@@ -113,15 +113,7 @@ func checkDeterministic(t *testing.T, s Scenario) {
 	t.Helper()
 	encode := func(seed uint64) []byte {
 		s.Seed = seed
-		rep, err := Run(s, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(rep)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return reportJSON(t, s, Options{})
 	}
 	a, b, c := encode(3), encode(3), encode(4)
 	if !bytes.Equal(a, b) {
@@ -130,4 +122,18 @@ func checkDeterministic(t *testing.T, s Scenario) {
 	if bytes.Equal(a, c) {
 		t.Fatal("runs with different seeds are identical")
 	}
+}
+
+// reportJSON runs s and returns its report as JSON.
+func reportJSON(t *testing.T, s Scenario, opts Options) []byte {
+	t.Helper()
+	rep, err := Run(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

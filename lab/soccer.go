@@ -121,6 +121,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	sm.v = v
 	v.Truth(&sm.scratch)
 	sm.truth = newSoccerTruth(sm.rules, s.TickHz, len(s.Clients), &sm.scratch)
+	sm.truth.keep = m.keep()
 	for i, b := range v.Bots() {
 		sc := sm.clients[i]
 		sc.c.measureAgainst(&sm.truth.ball)

@@ -96,7 +96,7 @@ func TestSoccerRuns(t *testing.T) {
 // turning with the carrier and shifting in its frame allow, over any part of
 // the step, the steps leaving the tick the ball was won at included.
 func TestSoccerTruthCarried(t *testing.T) {
-	sm, err := playSoccer(soccerScenario(t, "broadband", 60, BallTether), Options{})
+	sm, err := playSoccer(soccerScenario(t, "broadband", 60, BallTether), Options{Keep: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestSoccerTruthCarried(t *testing.T) {
 		if slot < 0 || st.ticks[k].possessor != slot || st.ball.Samples()[k].Cut || st.ball.Samples()[k].Jump {
 			continue
 		}
-		a, b := st.players[(k-1)*st.np+slot], st.players[k*st.np+slot]
+		a, b := st.held(k-1, slot), st.held(k, slot)
 		if !a.ok || !b.ok || a.gen != b.gen {
 			continue
 		}
@@ -256,5 +256,16 @@ func TestSoccerScenarioErrors(t *testing.T) {
 		if !errors.Is(err, ErrScenario) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60s: error %v, want one naming %s", tc.in, err, tc.want)
 		}
+	}
+}
+
+// A run that keeps nothing but what its statistics need (the frames measured
+// as the truth arrives, the players' truth forgotten after soccerKeep)
+// reports what a run that keeps everything does, byte for byte, through a
+// blackout.
+func TestSoccerBoundedMemorySameReport(t *testing.T) {
+	s := soccerScenario(t, "lossy", 3*soccerKeep.Seconds(), BallTether, BallSeed, BallResim, BallOracle)
+	if a, b := reportJSON(t, s, Options{}), reportJSON(t, s, Options{Keep: true}); !bytes.Equal(a, b) {
+		t.Fatalf("reports differ:\n%s\n%s", a, b)
 	}
 }

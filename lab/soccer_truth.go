@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/tether-net/tether/game/soccer"
@@ -41,7 +42,9 @@ type soccerTruth struct {
 	ball    measure.Truth
 	balls   []physics.BodyState // the ball leaving tick n, for restore
 	ticks   []soccerTick
-	players []playerTruth     // players[n*np + slot] at tick n
+	players []playerTruth     // players[(n-first)*np + slot] at tick n
+	first   int               // the oldest tick whose players are held
+	keep    bool              // hold every tick's players (else soccerKeep's)
 	pcuts   [][]time.Duration // by slot: when the player was teleported
 	kicks   []truthKick       // in order of time
 	// releases are the moments a player lost the ball, after which it may
@@ -139,13 +142,14 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.TackledNoTouch, slot: prev.possessor})
 	}
 	st.stats, st.ballGen = stats, t.BallGen
+	st.forget()
 }
 
 // carry marks pt, the step into tick n, as carried by player slot, if the
 // player was in play at both ends and not teleported between: the ball is
 // then at its place in the player's frame, taken between the two ticks.
 func (st *soccerTruth) carry(pt *measure.Sample, n, slot int) {
-	a, b := st.players[(n-1)*st.np+slot], st.players[n*st.np+slot]
+	a, b := st.held(n-1, slot), st.held(n, slot)
 	if !a.ok || !b.ok || a.gen != b.gen {
 		return
 	}
@@ -154,6 +158,31 @@ func (st *soccerTruth) carry(pt *measure.Sample, n, slot int) {
 	}
 	pt.Attached = true
 	pt.Frame = [2]measure.Attachment{pose(a.st, st.balls[n-1].Pos), pose(b.st, pt.Pos)}
+}
+
+// soccerKeep is how far back the players' truth is held: further behind the
+// newest tick than any client's render time of a player lags, or any
+// oracle's state.
+const soccerKeep = 10 * time.Second
+
+// held returns player slot as tick k had it; the tick must be held.
+func (st *soccerTruth) held(k, slot int) playerTruth {
+	if k < st.first {
+		panic(fmt.Sprintf("tether/lab: the players' truth of tick %d is forgotten (ticks from %d held)", k, st.first))
+	}
+	return st.players[(k-st.first)*st.np+slot]
+}
+
+// forget drops the players' truth no frame can still need, unless the run
+// keeps it all; at most every soccerKeep, so that it copies little.
+func (st *soccerTruth) forget() {
+	keep := int(soccerKeep / st.tick)
+	if st.keep || len(st.players)/st.np < 2*keep {
+		return
+	}
+	drop := len(st.players)/st.np - keep
+	st.players = st.players[:copy(st.players, st.players[drop*st.np:])]
+	st.first += drop
 }
 
 // record appends the possession and the players of t.
@@ -194,15 +223,15 @@ func (st *soccerTruth) record(t *soccer.Truth) {
 func (st *soccerTruth) player(slot int, t time.Duration) (geom.Vec3, bool) {
 	n := len(st.ticks)
 	if t <= 0 {
-		p := st.players[slot]
+		p := st.held(0, slot)
 		return p.st.Pos, p.ok
 	}
 	k := int((t + st.tick - 1) / st.tick)
 	if k >= n {
-		p := st.players[(n-1)*st.np+slot]
+		p := st.held(n-1, slot)
 		return p.st.Pos, p.ok
 	}
-	a, b := st.players[(k-1)*st.np+slot], st.players[k*st.np+slot]
+	a, b := st.held(k-1, slot), st.held(k, slot)
 	switch {
 	case !a.ok || t == time.Duration(k)*st.tick:
 		return b.st.Pos, b.ok
@@ -233,7 +262,7 @@ func (st *soccerTruth) restore(w *soccerWorld, k int) {
 	now := time.Duration(k) * st.tick
 	w.ex.possessor, w.ex.carryFrom, w.ex.carrySince, w.ex.paused = tk.possessor, tk.carryFrom, tk.carrySince, tk.paused
 	for i := range w.ex.players {
-		p := st.players[k*st.np+i]
+		p := st.held(k, i)
 		w.ex.players[i] = playerExtras{active: p.ok, yaw: p.st.Yaw}
 		if p.ok {
 			w.w.SetBody(w.caps[i], physics.BodyState{Pos: p.st.Pos, Vel: p.st.Vel})

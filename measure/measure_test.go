@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -286,5 +287,76 @@ func TestBallMeter(t *testing.T) {
 		if m := b.Metrics(live); !c.check(m) || waiting > 1 {
 			t.Errorf("%s: %+v (%d frames waited at most)", c.name, m, waiting)
 		}
+	}
+}
+
+// naiveStat is the definition: the samples sorted, nearest-rank quantiles,
+// every figure rounded.
+func naiveStat(xs []float64) Stat {
+	if len(xs) == 0 {
+		return Stat{}
+	}
+	var sum, sq float64
+	for _, x := range xs {
+		sum += x
+		sq += x * x
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	q := func(p float64) float64 { return s[max(0, min(int(math.Ceil(p*float64(len(s))))-1, len(s)-1))] }
+	n := float64(len(s))
+	return Stat{Round(sum / n), Round(q(0.5)), Round(q(0.99)), Round(s[len(s)-1]), Round(math.Sqrt(sq / n))}
+}
+
+// However many samples, buffered, compressed and merged, a Series' Stat is
+// the definition's, bit for bit.
+func TestSeriesMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	gens := map[string]func() float64{
+		"errors in metres": func() float64 { return math.Abs(rng.NormFloat64()) * 0.05 },
+		"delays in ms":     func() float64 { return 80 + rng.ExpFloat64()*20 },
+		"signed, some huge": func() float64 {
+			if rng.IntN(100) == 0 {
+				return (rng.Float64() - 0.5) * 1e5
+			}
+			return rng.NormFloat64()
+		},
+		"repeated values": func() float64 { return float64(rng.IntN(5)) },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{1, 2, seriesChunk - 1, seriesChunk, seriesChunk + 1, 5 * seriesChunk, 70001} {
+			var s Series
+			xs := make([]float64, n)
+			for i := range xs {
+				xs[i] = gen()
+				s.Add(xs[i])
+			}
+			if got, want := s.Stat(), naiveStat(xs); got != want {
+				t.Errorf("%s, %d samples: %+v, want %+v", name, n, got, want)
+			}
+			s.Add(1) // a series goes on after a Stat
+			if got, want := s.Stat(), naiveStat(append(xs, 1)); got != want {
+				t.Errorf("%s, %d samples and one more: %+v, want %+v", name, n, got, want)
+			}
+		}
+	}
+}
+
+// A long series of small errors costs about two bytes a sample.
+func TestSeriesCompact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var s Series
+	const n = 1 << 20
+	for range n {
+		s.Add(math.Abs(rng.NormFloat64()) * 0.3)
+	}
+	bytes := len(s.buf) * 4
+	for _, r := range s.runs {
+		bytes += len(r.b)
+	}
+	per := float64(bytes) / n
+	t.Logf("%.2f bytes a sample", per)
+	if per > 2.5 {
+		t.Errorf("%.2f bytes a sample", per)
 	}
 }

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 )
@@ -25,16 +26,60 @@ func Summarise(xs []float64) Stat {
 	return s.Stat()
 }
 
-// Series accumulates samples for a Stat in four bytes each: it keeps the
+// Series accumulates samples for a Stat in a byte or two each: it keeps the
 // exact sum and sum of squares, and each sample rounded to six decimals (the
-// rounding the Stat applies anyway, so its quantiles are exact). A sample
-// too large for that (beyond ±2147 units) is kept whole. The zero Series is
-// empty.
+// rounding the Stat applies anyway, so its quantiles are exact) as an integer
+// count of millionths. Those are buffered, then sorted into runs stored as
+// varint deltas, which merging makes denser as the series grows. A sample too
+// large for that (beyond ±2147 units) is kept whole. The zero Series is empty.
 type Series struct {
 	n       int
 	sum, sq float64
-	small   []int32   // Round(x)·1e6
-	large   []float64 // the rest
+	buf     []int32   // the newest samples, Round(x)·1e6, in order of arrival
+	runs    []run     // the older ones; each run holds at least as many as the next
+	large   []float64 // the samples too large for an int32 of millionths
+}
+
+// seriesChunk is how many samples a Series buffers before compressing them.
+const seriesChunk = 1024
+
+// run is a sorted sequence of int32s stored as the uvarint differences from
+// each to the next, the first from math.MinInt32.
+type run struct {
+	n int
+	b []byte
+}
+
+// runReader reads a run in order.
+type runReader struct {
+	b    []byte
+	left int
+	v    int64
+}
+
+func (r run) reader() runReader { return runReader{b: r.b, left: r.n, v: math.MinInt32} }
+
+// next returns the next value; there must be one (left > 0).
+func (r *runReader) next() int32 {
+	d, k := binary.Uvarint(r.b)
+	r.b, r.left, r.v = r.b[k:], r.left-1, r.v+int64(d)
+	return int32(r.v)
+}
+
+// runWriter appends sorted values to a run.
+type runWriter struct {
+	r    run
+	prev int64
+}
+
+func newRunWriter(size int) runWriter {
+	return runWriter{r: run{b: make([]byte, 0, size)}, prev: math.MinInt32}
+}
+
+func (w *runWriter) add(v int32) {
+	w.r.b = binary.AppendUvarint(w.r.b, uint64(int64(v)-w.prev))
+	w.r.n++
+	w.prev = int64(v)
 }
 
 // Add appends sample x.
@@ -42,50 +87,121 @@ func (s *Series) Add(x float64) {
 	s.n++
 	s.sum += x
 	s.sq += x * x
-	if k := math.Round(x * 1e6); k >= math.MinInt32 && k <= math.MaxInt32 {
-		s.small = append(s.small, int32(k))
+	k := math.Round(x * 1e6)
+	if !(k >= math.MinInt32 && k <= math.MaxInt32) {
+		s.large = append(s.large, x)
 		return
 	}
-	s.large = append(s.large, x)
+	s.buf = append(s.buf, int32(k))
+	if len(s.buf) == seriesChunk {
+		s.flush()
+	}
+}
+
+// merge returns the run of a's and b's values together.
+func merge(a, b run) run {
+	w := newRunWriter(len(a.b) + len(b.b))
+	ca, cb := a.cursor(), b.cursor()
+	for ca.ok || cb.ok {
+		if !cb.ok || ca.ok && ca.v <= cb.v {
+			w.add(ca.v)
+			ca.advance()
+		} else {
+			w.add(cb.v)
+			cb.advance()
+		}
+	}
+	return w.r
+}
+
+// cursor walks a run: v is the current value, if ok.
+type cursor struct {
+	r  runReader
+	v  int32
+	ok bool
+}
+
+func (r run) cursor() cursor {
+	c := cursor{r: r.reader()}
+	c.advance()
+	return c
+}
+
+func (c *cursor) advance() {
+	if c.ok = c.r.left > 0; c.ok {
+		c.v = c.r.next()
+	}
+}
+
+// flush compresses the buffered samples into a run.
+func (s *Series) flush() {
+	if len(s.buf) == 0 {
+		return
+	}
+	slices.Sort(s.buf)
+	w := newRunWriter(2 * len(s.buf))
+	for _, v := range s.buf {
+		w.add(v)
+	}
+	s.buf = s.buf[:0]
+	s.runs = append(s.runs, w.r)
+	for n := len(s.runs); n >= 2 && s.runs[n-2].n <= s.runs[n-1].n; n-- {
+		s.runs[n-2] = merge(s.runs[n-2], s.runs[n-1])
+		s.runs = s.runs[:n-1]
+	}
 }
 
 // Len returns how many samples were added.
 func (s *Series) Len() int { return s.n }
 
-// Stat summarises the samples added so far; it sorts them in place.
+// Stat summarises the samples added so far.
 func (s *Series) Stat() Stat {
 	if s.n == 0 {
 		return Stat{}
 	}
-	slices.Sort(s.small)
+	s.flush()
+	for len(s.runs) > 1 {
+		n := len(s.runs)
+		s.runs[n-2] = merge(s.runs[n-2], s.runs[n-1])
+		s.runs = s.runs[:n-1]
+	}
 	slices.Sort(s.large)
+	nearest := func(q float64) int { return max(0, min(int(math.Ceil(q*float64(s.n)))-1, s.n-1)) }
+	ranks := [3]int{nearest(0.50), nearest(0.99), s.n - 1}
+	var vals [3]float64
+	// Large samples lie below every small one (negative) or above them.
+	below, _ := slices.BinarySearch(s.large, 0)
+	small := 0
+	if len(s.runs) > 0 {
+		small = s.runs[0].n
+	}
+	for i, r := range ranks {
+		switch {
+		case r < below:
+			vals[i] = Round(s.large[r])
+		case r >= below+small:
+			vals[i] = Round(s.large[r-small])
+		}
+	}
+	if small > 0 {
+		c := s.runs[0].cursor()
+		for k := 0; k < small && k <= ranks[2]-below; k++ {
+			for i, r := range ranks {
+				if r-below == k {
+					vals[i] = float64(c.v) / 1e6
+				}
+			}
+			c.advance()
+		}
+	}
 	n := float64(s.n)
 	return Stat{
 		Mean: Round(s.sum / n),
-		P50:  s.quantile(0.50),
-		P99:  s.quantile(0.99),
-		Max:  s.rank(s.n - 1),
+		P50:  vals[0],
+		P99:  vals[1],
+		Max:  vals[2],
 		RMS:  Round(math.Sqrt(s.sq / n)),
 	}
-}
-
-// quantile returns the rounded q-quantile by the nearest-rank method.
-func (s *Series) quantile(q float64) float64 {
-	i := int(math.Ceil(q*float64(s.n))) - 1
-	return s.rank(max(0, min(i, s.n-1)))
-}
-
-// rank returns the rounded sample of rank i (from 0) in sorted order. Large
-// samples lie below every small one (negative) or above it.
-func (s *Series) rank(i int) float64 {
-	below, _ := slices.BinarySearch(s.large, 0)
-	switch {
-	case i < below:
-		return Round(s.large[i])
-	case i < below+len(s.small):
-		return float64(s.small[i-below]) / 1e6
-	}
-	return Round(s.large[i-len(s.small)])
 }
 
 // Round keeps six decimals so reports stay readable; the figures measured
