@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/clock"
+	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netcode/reliable"
@@ -298,4 +300,140 @@ func TestForgedMoveHistory(t *testing.T) {
 	if ss.movedFor[0] == 0 {
 		t.Fatal("no move applied")
 	}
+}
+
+// clientSession is a client core running the real soccer client game (with
+// prediction), fed arbitrary server payloads by a fuzz input.
+type clientSession struct {
+	t     *testing.T
+	c     *client.Client
+	ep    *reliable.Endpoint // the server's end of the channels
+	local time.Duration
+	snaps [][]byte // real snapshot bodies to forge from
+	msg   []byte
+	in    []byte
+}
+
+func (cs *clientSession) deliver(reliableMsg bool, msg []byte) {
+	if reliableMsg {
+		if cs.ep.SendReliable(msg) != nil {
+			return
+		}
+	} else if cs.ep.SendUnreliable(msg) != nil {
+		return
+	}
+	for {
+		p, ok := cs.ep.AppendPacket(nil, cs.local)
+		if !ok {
+			return
+		}
+		_ = cs.c.Receive(cs.local, p)
+	}
+}
+
+func (cs *clientSession) frame(d time.Duration) {
+	cs.local += d
+	cs.c.Update(cs.local)
+	for {
+		p, ok := cs.c.Transmit()
+		if !ok {
+			break
+		}
+		_ = cs.ep.Receive(cs.local, p) // acknowledgements reach the server's end
+		for {
+			if _, _, ok := cs.ep.Read(); !ok {
+				break
+			}
+		}
+	}
+	f := cs.c.Frame(cs.local)
+	if len(f.Entities) > 256 {
+		cs.t.Fatalf("%d entities in a frame", len(f.Entities))
+	}
+	for _, e := range f.Entities {
+		for _, x := range [...]float64{e.Pos.X, e.Pos.Y, e.Pos.Z, e.Vel.X, e.Vel.Y, e.Vel.Z, e.Rot.W, e.Rot.X, e.Rot.Y, e.Rot.Z} {
+			if !(math.Abs(x) < 1e6) {
+				cs.t.Fatalf("entity %d drawn at %v moving %v turned %v", e.ID, e.Pos, e.Vel, e.Rot)
+			}
+		}
+	}
+	cs.in = AppendInput(cs.in[:0], Input{Dir: geom.V(1, 0, 0)})
+	cs.c.SetInput(cs.in)
+}
+
+func (cs *clientSession) step(in *fuzzBytes) {
+	op := in.byte()
+	rel := op&8 != 0
+	switch op % 8 {
+	case 0: // a frame, 1 to 256 ms later
+		cs.frame(time.Duration(in.byte())*time.Millisecond + time.Millisecond)
+	case 1: // a raw payload
+		_ = cs.c.Receive(cs.local, in.bytes(int(in.byte())))
+	case 2: // an arbitrary message
+		cs.deliver(rel, in.bytes(int(in.byte())))
+	case 3: // a welcome with forged fields
+		cs.deliver(true, protocol.AppendWelcome(cs.msg[:0], protocol.Welcome{Self: uint32(in.u16()), TickHz: in.u16(), SnapshotHz: in.u16()}))
+	case 4: // a real snapshot with forged tick and time, some bytes flipped
+		body := append([]byte(nil), cs.snaps[int(in.byte())%len(cs.snaps)]...)
+		for range int(in.byte() % 4) {
+			if len(body) > 0 {
+				body[int(in.u16())%len(body)] ^= in.byte()
+			}
+		}
+		h := protocol.Snapshot{Tick: uint64(in.u16()), Time: max(0, cs.local+in.offset()), Regular: in.byte()&1 == 1}
+		cs.deliver(false, append(protocol.AppendSnapshot(cs.msg[:0], h), body...))
+	case 5: // a pong with forged times and epoch
+		p := clock.Pong{ID: uint32(in.byte()), Epoch: uint32(in.byte() % 3), Recv: max(0, cs.local+in.offset())}
+		p.Send = p.Recv + time.Duration(in.byte())*time.Millisecond
+		cs.deliver(false, protocol.AppendPong(cs.msg[:0], p))
+	case 6: // an event with forged fields
+		e := event.Event{ID: uint32(in.u16()), Kind: in.byte() % 8, Time: max(0, cs.local+in.offset()), Entity: uint32(in.byte()), Actor: uint32(in.byte()), Arg: uint32(in.byte())}
+		if e.HasState = in.byte()&1 == 1; e.HasState {
+			e.State.Time, e.State.Knot = e.Time, true
+			e.State.Pos, e.State.Vel = in.dir().Scale(60), in.dir().Scale(30)
+			e.State.Rot = geom.Identity
+		}
+		cs.deliver(true, protocol.AppendEvent(cs.msg[:0], e))
+	case 7: // a reply of arbitrary bytes
+		cs.deliver(false, append(protocol.AppendReply(cs.msg[:0]), in.bytes(int(in.byte()))...))
+	}
+}
+
+// FuzzClientSession drives a client core running the real soccer client game
+// through arbitrary server payloads: raw bytes, arbitrary messages, forged
+// welcomes, real snapshots with forged headers and flipped bytes, pongs and
+// events with forged times, and arbitrary replies, between frames.
+// Invariants: no panic; every frame draws at most 256 entities, at finite
+// positions, velocities and rotations; the client keeps drawing frames for
+// a second after the sequence; memory stays bounded.
+func FuzzClientSession(f *testing.F) {
+	snaps := playedSnapshots(f)
+	f.Add([]byte{3, 0, 1, 0, 60, 0, 30, 0, 4, 0, 0, 0, 1, 0, 0, 0, 0, 0, 5, 1, 0, 0, 0, 1, 0, 0, 10, 0, 4, 5, 0, 2, 0, 0, 1, 0, 0, 0, 0})
+	f.Add([]byte{3, 7, 0, 60, 0, 30, 0, 0, 16, 4, 9, 2, 1, 0, 255, 0, 0, 0, 1, 0, 16, 6, 1, 0, 1, 0, 0, 1, 2, 3, 1, 100, 0, 0, 0, 0, 16, 7, 5, 1, 2, 3, 4, 5})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		g := NewClientGame(DefaultRules())
+		g.Prediction = true
+		c, err := client.New(client.Config{}, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, _ := reliable.New(reliable.Config{})
+		cs := &clientSession{t: t, c: c, ep: ep, snaps: snaps}
+		c.Connected(0)
+		in := &fuzzBytes{b: data}
+		for len(in.b) > 0 {
+			cs.step(in)
+		}
+		for range 60 {
+			cs.frame(time.Second / 60)
+		}
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		if m.HeapAlloc > 512<<20 {
+			t.Fatalf("heap %d MiB", m.HeapAlloc>>20)
+		}
+	})
 }
