@@ -335,6 +335,7 @@ type Server struct {
 	byAddr       map[netip.AddrPort]int
 	byID         map[uint64]int
 	numConnected int
+	refuseNew    bool // see RefuseNew
 
 	pending       []pendingEntry
 	pendingByAddr map[netip.AddrPort]int
@@ -394,6 +395,13 @@ func (s *Server) Stats() ServerStats {
 	st.TokenHistory = len(s.historyByMAC)
 	return st
 }
+
+// RefuseNew makes the server answer every new connection as a full server
+// does (a denied packet) while refuse is true: a draining server keeps its
+// clients and admits no others.
+func (s *Server) RefuseNew(refuse bool) { s.refuseNew = refuse }
+
+func (s *Server) full() bool { return s.refuseNew || s.numConnected >= s.cfg.MaxClients }
 
 // NumConnected is the number of occupied client slots.
 func (s *Server) NumConnected() int { return s.numConnected }
@@ -591,7 +599,7 @@ func (s *Server) checkRequest(now time.Time, from netip.AddrPort, p []byte) erro
 	if !s.useToken(mac, req.expire, from) {
 		return ErrTokenReused
 	}
-	if s.numConnected >= s.cfg.MaxClients {
+	if s.full() {
 		aead, _ := chacha20poly1305.New(s.priv.ServerToClientKey[:])
 		s.sendGlobal(from, PacketDenied, nil, aead)
 		s.stats.Denied++
@@ -714,7 +722,7 @@ func (s *Server) receiveResponse(now time.Time, pi int, p []byte) error {
 	if _, ok := s.byID[s.chal.ClientID]; ok {
 		return ErrAlreadyConnected
 	}
-	if s.numConnected >= s.cfg.MaxClients {
+	if s.full() {
 		s.sendGlobal(pe.addr, PacketDenied, nil, pe.send)
 		s.stats.Denied++
 		if s.cfg.OnRefused != nil {

@@ -212,4 +212,15 @@ func TestRefusals(t *testing.T) {
 			t.Fatalf("state %v", n.clients[1].State())
 		}
 	})
+	t.Run("refusing new clients", func(t *testing.T) {
+		n := newVnet(t, 4, 2)
+		n.clients[0].Connect(n.now, newTestToken(t, 1, n.now, 1))
+		n.step(10 * time.Millisecond)
+		n.srv.RefuseNew(true)
+		n.clients[1].Connect(n.now, newTestToken(t, 2, n.now, 2))
+		n.step(10 * time.Millisecond)
+		if s0, s1 := n.clients[0].State(), n.clients[1].State(); s0 != StateConnected || s1 != StateDenied {
+			t.Fatalf("states %v, %v; want the connected client kept and the new one denied", s0, s1)
+		}
+	})
 }

@@ -26,6 +26,35 @@ type UDP struct {
 	err   error
 
 	sendErrors uint64
+	tickTimes  TickTimes
+}
+
+// TickBounds are the upper bounds of TickTimes' buckets.
+var TickBounds = [...]time.Duration{
+	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
+	25 * time.Millisecond, 50 * time.Millisecond,
+}
+
+// TickTimes is a histogram of the wall time the driver's calls of the core's
+// Tick took (one call runs several ticks when it catches up).
+type TickTimes struct {
+	Count uint64        // calls
+	Sum   time.Duration // their total time
+	// Buckets[i] counts the calls that took more than TickBounds[i-1] and at
+	// most TickBounds[i]; longer calls are only in Count.
+	Buckets [len(TickBounds)]uint64
+}
+
+func (t *TickTimes) add(d time.Duration) {
+	t.Count++
+	t.Sum += d
+	for i, b := range TickBounds {
+		if d <= b {
+			t.Buckets[i]++
+			return
+		}
+	}
 }
 
 // ServeUDP starts serving core on conn (a *net.UDPConn, possibly wrapped, for
@@ -76,7 +105,9 @@ func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, er
 	cfg.OnTick = func(now time.Time) time.Time {
 		u.mu.Lock()
 		defer u.mu.Unlock()
+		t0 := time.Now()
 		u.core.Tick(now.Sub(u.start))
+		u.tickTimes.add(time.Since(t0))
 		u.sendLocked()
 		return u.start.Add(u.core.NextTick())
 	}
@@ -128,6 +159,13 @@ func (u *UDP) SendErrors() uint64 {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.sendErrors
+}
+
+// TickTimes returns the histogram of the core's Tick calls so far.
+func (u *UDP) TickTimes() TickTimes {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.tickTimes
 }
 
 // Close disconnects every client, stops the transport's goroutine (and with

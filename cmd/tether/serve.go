@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -17,6 +17,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/ops"
 	"github.com/tether-net/tether/server"
 	"github.com/tether-net/tether/transport/udp"
 )
@@ -33,6 +34,7 @@ const maxServePlayers = 64
 func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("serve", stderr,
 		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
+		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
 		"minted with the same key and protocol id, until interrupted.",
 	)
@@ -43,10 +45,27 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	allowReadable := fs.Bool("allow-readable-key", false, "use a key file other users can read")
 	usedPath := fs.String("used-tokens", "", `file that keeps the tokens clients used, so a restarted server refuses them (default: the -key file's name with ".used" added; "none": forget them on exit)`)
 	maxClients := fs.Int("max-clients", 22, fmt.Sprintf("client slots, one player each, 1 to %d", maxServePlayers))
+	admin := fs.String("admin", "", "serve /healthz, /readyz and /metrics over HTTP on HOST:PORT (:PORT means loopback); off when empty")
+	pprof := fs.Bool("pprof", false, "also serve net/http/pprof under /debug/pprof/ on the -admin address")
+	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog)")
+	grace := fs.Duration("drain-grace", 30*time.Second, "on SIGTERM or Ctrl-C, how long the match may go on with the clients it has before they are disconnected (a second signal stops at once)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	stdout = &lockedWriter{w: stdout} // the transport's callbacks print too
+	log, err := newLogger(*logFormat, stdout)
+	if err != nil {
+		return err
+	}
+	stdout = logWriter{log}
+	if *pprof && *admin == "" {
+		return errors.New("-pprof needs -admin")
+	}
+	if *admin != "" {
+		if *admin, err = adminAddr(*admin); err != nil {
+			return err
+		}
+	}
 	listen, err := netip.ParseAddrPort(*addr)
 	if err != nil {
 		return fmt.Errorf("-addr %q: want IP:PORT or [IPv6]:PORT", *addr)
@@ -116,25 +135,41 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 
 	ncfg.PublicAddress = pub
+	lc := ops.NewLifecycle()
 	srv, err := server.ServeUDP(conn, core, udp.ServerConfig{
 		Netcode: ncfg,
 		OnConnect: func(slot int, id uint64) {
-			fmt.Fprintf(stdout, "client %d connected in slot %d\n", id, slot)
+			log.Info("client connected", "client_id", id, "slot", slot)
+			_ = lc.Allocate() // the match is in use (refused while draining)
 		},
 		OnDisconnect: func(slot int, id uint64, reason error) {
-			fmt.Fprintf(stdout, "client %d left slot %d: %v\n", id, slot, reason)
+			log.Info("client left", "client_id", id, "slot", slot, "reason", reason.Error())
 		},
 	})
 	if err != nil {
 		conn.Close()
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	fmt.Fprintf(stdout, "tether serve: listening on udp %s (public address %s, protocol id %#x, up to %d clients); Ctrl-C to stop\n",
-		local, pub, pid, *maxClients)
-	<-ctx.Done()
-	stop()
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	var adminSrv *http.Server
+	adminAt := "off"
+	if *admin != "" {
+		hs, at, err := serveAdmin(*admin, lc, srv, *pprof)
+		if err != nil {
+			srv.Close()
+			return err
+		}
+		adminSrv, adminAt = hs, at.String()
+	}
+	defer stopAdmin(adminSrv)
+	if err := lc.Ready(); err != nil {
+		return err
+	}
+	log.Info("listening", "udp", local.String(), "public", pub.String(), "protocol_id", fmt.Sprintf("%#x", pid), "max_clients", *maxClients, "admin", adminAt)
+	<-signals
+	drain(srv, lc, *grace, signals, log)
 	var st server.Stats
 	var score [2]int
 	srv.Do(func(s *server.Server) {
@@ -145,7 +180,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if errors.Is(err, udp.ErrClosed) {
 		err = nil
 	}
-	fmt.Fprintf(stdout, "tether serve: stopped after %d ticks (%d skipped); score %d-%d\n", st.Ticks, st.Skipped, score[0], score[1])
+	log.Info("stopped", "ticks", st.Ticks, "skipped", st.Skipped, "overruns", st.Overruns, "score", fmt.Sprintf("%d-%d", score[0], score[1]))
 	return err
 }
 

@@ -23,7 +23,7 @@ func TestServeBotEndToEnd(t *testing.T) {
 		t.Fatalf("keygen: %s", stderr.String())
 	}
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-max-clients", "4")
-	m := waitLine(t, out, regexp.MustCompile(`listening on udp (127\.0\.0\.1:\d+) `), 10*time.Second)
+	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) `), 10*time.Second)
 	addr := m[1]
 
 	token := func(id string, args ...string) []byte {
@@ -77,7 +77,7 @@ func TestServeBotEndToEnd(t *testing.T) {
 	for l := range out {
 		rest.WriteString(l + "\n")
 	}
-	for _, want := range []string{"client 1 connected", "client 2 connected", "client 1 left", "stopped after"} {
+	for _, want := range []string{`msg="client connected" client_id=1`, `msg="client connected" client_id=2`, `msg="client left" client_id=1`, "msg=stopped ticks="} {
 		if !strings.Contains(rest.String(), want) {
 			t.Errorf("serve printed no %q:\n%s", want, rest.String())
 		}

@@ -197,6 +197,14 @@ func (s *Server) DisconnectAll() error {
 	return nil
 }
 
+// RefuseNew makes the server deny every new connection, as a full server
+// does, while refuse is true (a draining server keeps its clients).
+func (s *Server) RefuseNew(refuse bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.core.RefuseNew(refuse)
+}
+
 // sendLocked moves what the core has to send to the writer, and writes it
 // out unless the goroutine will.
 func (s *Server) sendLocked() {

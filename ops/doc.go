@@ -1,0 +1,26 @@
+// Package ops is what an orchestrator sees of a game server process: one
+// small lifecycle state machine (Starting, Ready, Allocated, Draining) that
+// the process and the orchestrator adapters share, and the admin HTTP
+// endpoints built on it (/healthz, /readyz, and optionally /metrics and
+// net/http/pprof).
+//
+// # Lifecycle
+//
+// A process starts in Starting, moves to Ready once it accepts players, to
+// Allocated once a match is in use (the orchestrator allocated it, or a
+// player joined), and to Draining when it is told to stop (SIGTERM, or the
+// orchestrator's shutdown): it then admits nobody, lets the match run for a
+// grace period or until its players leave, tells the remaining players
+// (netcode's disconnect packet) and exits. Draining is final. Adapters for
+// orchestrators (package ops/agones) watch the transitions and report them;
+// a GameLift or Edgegap adapter would do the same with their calls.
+//
+// # Admin endpoints
+//
+// Handler serves /healthz (200 while the process is live: the caller's
+// Health check passes), /readyz (200 while Ready or Allocated, 503 while
+// Starting or Draining: load balancers and matchmakers stop sending players
+// at once), /metrics when a metrics handler is given (package ops/prom), and
+// /debug/pprof/ when asked. Serve it on a loopback or cluster-internal
+// address only.
+package ops

@@ -1,0 +1,88 @@
+package ops
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestLifecycle(t *testing.T) {
+	l := NewLifecycle()
+	var seen []string
+	l.Watch(func(from, to State) { seen = append(seen, from.String()+">"+to.String()) })
+	var te *TransitionError
+	if err := l.Allocate(); !errors.As(err, &te) || te.From != Starting || te.To != Allocated {
+		t.Fatalf("Allocate in Starting: %v", err)
+	}
+	if err := l.Ready(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Ready(); err == nil {
+		t.Fatal("Ready twice allowed")
+	}
+	if err := l.Allocate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Allocate(); err != nil {
+		t.Fatalf("Allocate in Allocated: %v", err)
+	}
+	select {
+	case <-l.Draining():
+		t.Fatal("draining before Drain")
+	default:
+	}
+	if !l.Drain() || l.Drain() {
+		t.Fatal("Drain: want true once, then false")
+	}
+	<-l.Draining()
+	if err := l.Allocate(); err == nil {
+		t.Fatal("Allocate in Draining allowed")
+	}
+	if got, want := strings.Join(seen, " "), "starting>ready ready>allocated allocated>draining"; got != want {
+		t.Fatalf("transitions %q, want %q", got, want)
+	}
+}
+
+func get(t *testing.T, h http.Handler, path string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	b, _ := io.ReadAll(rec.Result().Body)
+	return rec.Code, strings.TrimSpace(string(b))
+}
+
+func TestHandler(t *testing.T) {
+	l := NewLifecycle()
+	var sick error
+	h := Handler(l, AdminConfig{Health: func() error { return sick }})
+	want := func(path string, code int, body string) {
+		t.Helper()
+		if c, b := get(t, h, path); c != code || b != body {
+			t.Fatalf("%s in %v: %d %q, want %d %q", path, l.State(), c, b, code, body)
+		}
+	}
+	want("/healthz", 200, "ok")
+	want("/readyz", 503, "starting")
+	l.Ready()
+	want("/readyz", 200, "ready")
+	l.Allocate()
+	want("/readyz", 200, "allocated")
+	l.Drain()
+	want("/readyz", 503, "draining")
+	sick = errors.New("tick loop stalled")
+	want("/healthz", 503, "tick loop stalled")
+	if c, _ := get(t, h, "/metrics"); c != 404 {
+		t.Fatalf("/metrics without a handler: %d", c)
+	}
+	if c, _ := get(t, h, "/debug/pprof/"); c != 404 {
+		t.Fatalf("pprof without Pprof: %d", c)
+	}
+	h = Handler(l, AdminConfig{Pprof: true, Metrics: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "m 1\n") })})
+	want("/metrics", 200, "m 1")
+	if c, _ := get(t, h, "/debug/pprof/"); c != 200 {
+		t.Fatalf("pprof with Pprof: %d", c)
+	}
+}

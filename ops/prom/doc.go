@@ -1,0 +1,14 @@
+// Package prom exports a tether server's statistics in the Prometheus text
+// format through github.com/prometheus/client_golang. The cores keep their
+// plain Stats structs; a Collector reads a Snapshot of them at every scrape
+// (through the caller's function, which takes the driver's locks) and turns
+// it into metrics named tether_*: the tick loop (ticks, overruns, skipped
+// ticks, a histogram of tick times), clients (connected, joins, leaves,
+// refused, a summary of their round trips as the server's reliable channel
+// sees them), payloads and datagrams in and out, netcode's drops by reason,
+// and the lifecycle state. Handler serves them with the Go runtime's and the
+// process's own metrics (CPU seconds, resident memory).
+//
+// Clients' clock error and render delay are measured on the clients, which
+// the server cannot see; the bots of tether load report them.
+package prom

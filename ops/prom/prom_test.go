@@ -1,0 +1,165 @@
+package prom
+
+import (
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/tether-net/tether/ops"
+	"github.com/tether-net/tether/server"
+)
+
+// fill sets every uint64 and int field of the struct v points to a distinct
+// value from next.
+func fill(v reflect.Value, next *uint64) {
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Uint64:
+			*next++
+			f.SetUint(*next)
+		case reflect.Int:
+			*next++
+			f.SetInt(int64(*next))
+		case reflect.Struct:
+			fill(f, next)
+		}
+	}
+}
+
+// Scrape parses what Handler serves; read wraps a Snapshot whose every counter
+// differs, so a counter wired to the wrong field shows.
+func scrape(t *testing.T, s *Snapshot) map[string]*dto.MetricFamily {
+	t.Helper()
+	h := Handler(NewCollector(func(dst *Snapshot) {
+		clients := dst.Clients
+		*dst = *s
+		dst.Clients = append(clients, s.Clients...)
+	}))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, rec.Body.String())
+	}
+	return fams
+}
+
+func value(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels ...string) float64 {
+	t.Helper()
+	f := fams[name]
+	if f == nil {
+		t.Fatalf("no %s", name)
+	}
+metrics:
+	for _, m := range f.Metric {
+		for i := 0; i+1 < len(labels); i += 2 {
+			found := false
+			for _, l := range m.Label {
+				found = found || l.GetName() == labels[i] && l.GetValue() == labels[i+1]
+			}
+			if !found {
+				continue metrics
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		}
+	}
+	t.Fatalf("no %s%v", name, labels)
+	return 0
+}
+
+func TestMetricsAgreeWithStats(t *testing.T) {
+	var s Snapshot
+	var n uint64
+	fill(reflect.ValueOf(&s.Server).Elem(), &n)
+	fill(reflect.ValueOf(&s.Netcode).Elem(), &n)
+	s.WriteErrors = 999
+	s.State = ops.Allocated
+	s.Ticks = server.TickTimes{Count: 6, Sum: 3 * time.Millisecond, Buckets: [len(server.TickBounds)]uint64{1, 2, 0, 3}}
+	s.Clients = []server.ClientStats{{RTT: 30 * time.Millisecond}, {RTT: 10 * time.Millisecond}, {RTT: 20 * time.Millisecond}}
+	fams := scrape(t, &s)
+
+	want := map[string]float64{
+		"tether_server_ticks_total":           float64(s.Server.Ticks),
+		"tether_server_tick_overruns_total":   float64(s.Server.Overruns),
+		"tether_server_ticks_skipped_total":   float64(s.Server.Skipped),
+		"tether_server_clients":               float64(s.Server.Clients),
+		"tether_server_joins_total":           float64(s.Server.Joins),
+		"tether_server_pongs_total":           float64(s.Server.Pongs),
+		"tether_netcode_timeouts_total":       float64(s.Netcode.TimedOut),
+		"tether_netcode_denied_total":         float64(s.Netcode.Denied),
+		"tether_netcode_pending":              float64(s.Netcode.Pending),
+		"tether_transport_write_errors_total": 999,
+	}
+	for name, v := range want {
+		if got := value(t, fams, name); got != v {
+			t.Errorf("%s = %v, want %v", name, got, v)
+		}
+	}
+	for _, k := range counters { // every plain counter agrees with its field
+		name := k.desc.String()
+		name = name[strings.Index(name, `"`)+1:]
+		name = name[:strings.Index(name, `"`)]
+		if got := value(t, fams, name); got != k.value(&s) {
+			t.Errorf("%s = %v, want %v", name, got, k.value(&s))
+		}
+	}
+	dirs := []struct {
+		name    string
+		in, out uint64
+		kind    []string
+	}{
+		{"tether_server_payloads_total", s.Server.PacketsIn, s.Server.PacketsOut, nil},
+		{"tether_server_payload_bytes_total", s.Server.BytesIn, s.Server.BytesOut, nil},
+		{"tether_netcode_datagrams_total", s.Netcode.PacketsIn, s.Netcode.PacketsOut, nil},
+		{"tether_netcode_bytes_total", s.Netcode.BytesIn, s.Netcode.BytesOut, []string{"kind", "all"}},
+		{"tether_netcode_bytes_total", s.Netcode.UnauthBytesIn, s.Netcode.UnauthBytesOut, []string{"kind", "unauthenticated"}},
+	}
+	for _, d := range dirs {
+		if got := value(t, fams, d.name, append([]string{"direction", "in"}, d.kind...)...); got != float64(d.in) {
+			t.Errorf("%s in %v = %v, want %d", d.name, d.kind, got, d.in)
+		}
+		if got := value(t, fams, d.name, append([]string{"direction", "out"}, d.kind...)...); got != float64(d.out) {
+			t.Errorf("%s out %v = %v, want %d", d.name, d.kind, got, d.out)
+		}
+	}
+	var drops float64
+	for _, m := range fams["tether_netcode_dropped_total"].Metric {
+		drops += m.Counter.GetValue()
+	}
+	if drops != float64(s.Netcode.Dropped.Total()) || value(t, fams, "tether_netcode_dropped_total", "reason", "over_budget") != float64(s.Netcode.Dropped.OverBudget) {
+		t.Errorf("drops %v (over budget %v), want %d (%d)", drops, value(t, fams, "tether_netcode_dropped_total", "reason", "over_budget"), s.Netcode.Dropped.Total(), s.Netcode.Dropped.OverBudget)
+	}
+	h := fams["tether_server_tick_seconds"].Metric[0].Histogram
+	if h.GetSampleCount() != 6 || h.GetSampleSum() != 0.003 {
+		t.Errorf("tick histogram count %d sum %v", h.GetSampleCount(), h.GetSampleSum())
+	}
+	for _, b := range h.Bucket {
+		want := map[float64]uint64{50e-6: 1, 100e-6: 3, 250e-6: 3, 500e-6: 6, 0.05: 6}
+		if w, ok := want[b.GetUpperBound()]; ok && b.GetCumulativeCount() != w {
+			t.Errorf("tick bucket le=%v: %d, want %d", b.GetUpperBound(), b.GetCumulativeCount(), w)
+		}
+	}
+	rtt := fams["tether_client_rtt_seconds"].Metric[0].Summary
+	if rtt.GetSampleCount() != 3 || rtt.Quantile[0].GetValue() != 0.02 {
+		t.Errorf("rtt summary count %d p50 %v, want 3, 0.02", rtt.GetSampleCount(), rtt.Quantile[0].GetValue())
+	}
+	if value(t, fams, "tether_lifecycle_state", "state", "allocated") != 1 || value(t, fams, "tether_lifecycle_state", "state", "ready") != 0 {
+		t.Error("lifecycle state not allocated")
+	}
+	if _, ok := fams["process_cpu_seconds_total"]; !ok {
+		t.Error("no process metrics")
+	}
+}
