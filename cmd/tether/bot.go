@@ -82,40 +82,12 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 		*seed = uint64(time.Now().UnixNano())
 	}
 
-	conn, err := listenFor(tok.ServerAddresses)
-	if err != nil {
-		return err
-	}
-	rules := soccer.DefaultRules()
-	m := newBotMeter(rules)
-	core, err := client.New(client.Config{OnSnapshot: m.snapshot}, soccer.NewClientGame(rules))
-	if err != nil {
-		conn.Close()
-		return err
-	}
-	bot := soccer.NewBot(rules, *seed)
-	var view soccer.View
-	var in []byte
-	connected := make(chan struct{})
-	var once sync.Once
 	start := time.Now()
-	driver, err := client.DialUDP(conn, tok, core, client.UDPConfig{
-		Transport: udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}, OnState: func(s netcode.ClientState) {
-			if s == netcode.StateConnected {
-				once.Do(func() { close(connected) })
-			}
-		}},
-		OnFrame: func(f *client.Frame) []byte {
-			view.FromFrame(f)
-			in = soccer.AppendInput(in[:0], bot.Decide(&view))
-			m.frame(f)
-			return in
-		},
-	})
+	pb, err := dialBot(tok, pid, *seed)
 	if err != nil {
-		conn.Close()
-		return tokenRefused(err)
+		return err
 	}
+	driver, connected := pb.driver, pb.connected
 	defer driver.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -152,17 +124,10 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 		ended = fmt.Errorf("connection ended: %v", driver.Transport().State())
 	}
 	stop()
-	played := time.Since(start)
-	ts := driver.Transport().Stats()
-	var cs clockSummary
-	driver.Do(func(c *client.Client) {
-		st := c.Clock().Stats()
-		cs = clockSummary{MinRTTMs: durMs(st.MinDelay), DriftPPM: roundTo(st.DriftPPM, 3), Pings: st.Pings, Replies: st.Samples}
-	})
-	if err := driver.Close(); err != nil && !errors.Is(err, udp.ErrClosed) && ended == nil {
+	rep, err := pb.finish(slot, time.Since(start))
+	if err != nil && ended == nil {
 		ended = err
 	}
-	rep := m.report(slot, played, ts, cs)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -204,6 +169,67 @@ func connectCauses(st netcode.ClientState) string {
 		return "\nthe server stopped answering during the handshake"
 	}
 	return ""
+}
+
+// playBot is a bot playing through a client driver, measured by its meter.
+type playBot struct {
+	driver    *client.UDP
+	meter     *botMeter
+	connected chan struct{} // closed once connected
+}
+
+// dialBot starts a bot connecting with tok to a server running protocol pid;
+// seed seeds its decisions.
+func dialBot(tok *netcode.ConnectToken, pid, seed uint64) (*playBot, error) {
+	conn, err := listenFor(tok.ServerAddresses)
+	if err != nil {
+		return nil, err
+	}
+	rules := soccer.DefaultRules()
+	m := newBotMeter(rules)
+	core, err := client.New(client.Config{OnSnapshot: m.snapshot}, soccer.NewClientGame(rules))
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	bot := soccer.NewBot(rules, seed)
+	var view soccer.View
+	var in []byte
+	connected := make(chan struct{})
+	var once sync.Once
+	driver, err := client.DialUDP(conn, tok, core, client.UDPConfig{
+		Transport: udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}, OnState: func(s netcode.ClientState) {
+			if s == netcode.StateConnected {
+				once.Do(func() { close(connected) })
+			}
+		}},
+		OnFrame: func(f *client.Frame) []byte {
+			view.FromFrame(f)
+			in = soccer.AppendInput(in[:0], bot.Decide(&view))
+			m.frame(f)
+			return in
+		},
+	})
+	if err != nil {
+		conn.Close()
+		return nil, tokenRefused(err)
+	}
+	return &playBot{driver: driver, meter: m, connected: connected}, nil
+}
+
+// finish stops the bot and returns its figures over played.
+func (pb *playBot) finish(slot int, played time.Duration) (*botReport, error) {
+	ts := pb.driver.Transport().Stats()
+	var cs clockSummary
+	pb.driver.Do(func(c *client.Client) {
+		st := c.Clock().Stats()
+		cs = clockSummary{MinRTTMs: durMs(st.MinDelay), DriftPPM: roundTo(st.DriftPPM, 3), Pings: st.Pings, Replies: st.Samples}
+	})
+	err := pb.driver.Close()
+	if errors.Is(err, udp.ErrClosed) {
+		err = nil
+	}
+	return pb.meter.report(slot, played, ts, cs), err
 }
 
 // readToken reads a connect token from path (2048 raw bytes, or base64), or

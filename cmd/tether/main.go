@@ -26,6 +26,7 @@ var commands = []command{
 	{name: "demo", summary: "play a live soccer match: a server and bots over emulated links, on a web page", run: runDemo},
 	{name: "serve", summary: "run a dedicated soccer server that accepts clients with connect tokens", run: runServe},
 	{name: "bot", summary: "connect to a server with a connect token and play as a bot", run: runBot},
+	{name: "load", summary: "play N bots against a server for a bounded time; report their figures and its CPU", run: runLoad},
 	{name: "lab", summary: "measure clock and replication methods on emulated networks", run: runLab},
 	{name: "keygen", summary: "write a new private key for connect tokens", run: runKeygen},
 	{name: "token", summary: "mint a connect token (what a matchmaking backend does)", run: runToken},

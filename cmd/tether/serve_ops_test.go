@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// TestServeAdminDrain runs tether serve -admin as a real process with a bot
+// process connected: /healthz and /readyz answer, /metrics parses with the
+// Prometheus text parser and counts the one client; SIGTERM fails /readyz
+// and denies a new client while the match goes on; a second SIGTERM
+// disconnects the bot (it is told) and the server exits 0.
+func TestServeAdminDrain(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "tether.key")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
+		t.Fatalf("keygen: %s", stderr.String())
+	}
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "2", "-used-tokens", "none")
+	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
+	addr, admin := m[1], "http://"+m[2]
+	token := func(id string) string {
+		f := filepath.Join(dir, "token"+id)
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", id, "-server", addr, "-o", f}, &stdout, &stderr); code != 0 {
+			t.Fatalf("token: %s", stderr.String())
+		}
+		return f
+	}
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(admin + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	if c, b := get("/readyz"); c != 200 || b != "ready" {
+		t.Fatalf("/readyz before players: %d %q", c, b)
+	}
+
+	bot := asProcess("bot", "-token", token("1"), "-duration", "0")
+	var botOut, botErr bytes.Buffer
+	bot.Stdout, bot.Stderr = &botOut, &botErr
+	if err := bot.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if bot.ProcessState == nil {
+			bot.Process.Kill()
+			bot.Wait()
+		}
+	}()
+	waitLine(t, out, regexp.MustCompile(`msg="client connected" client_id=1 `), 10*time.Second)
+
+	if c, b := get("/healthz"); c != 200 || b != "ok" {
+		t.Fatalf("/healthz: %d %q", c, b)
+	}
+	if c, b := get("/readyz"); c != 200 || b != "allocated" {
+		t.Fatalf("/readyz with a player: %d %q", c, b)
+	}
+	c, body := get("/metrics")
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(body + "\n")) // get trims
+	if c != 200 || err != nil {
+		t.Fatalf("/metrics: %d %v", c, err)
+	}
+	one := func(name string) *dto.Metric {
+		f := fams[name]
+		if f == nil || len(f.Metric) == 0 {
+			t.Fatalf("/metrics has no %s", name)
+		}
+		return f.Metric[0]
+	}
+	if v := one("tether_server_clients").Gauge.GetValue(); v != 1 {
+		t.Errorf("tether_server_clients %v, want 1", v)
+	}
+	if v := one("tether_netcode_connects_total").Counter.GetValue(); v != 1 {
+		t.Errorf("tether_netcode_connects_total %v, want 1", v)
+	}
+	if v := one("tether_server_tick_seconds").Histogram.GetSampleCount(); v == 0 {
+		t.Error("no tick times")
+	}
+
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, out, regexp.MustCompile(`msg="draining: admitting nobody" grace=30s clients=1`), 10*time.Second)
+	if c, b := get("/readyz"); c != 503 || b != "draining" {
+		t.Fatalf("/readyz while draining: %d %q", c, b)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"bot", "-token", token("2"), "-duration", "1s"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "connection denied") {
+		t.Fatalf("a bot joining a draining server: exit %d, %s", code, stderr.String())
+	}
+	if bot.ProcessState != nil {
+		t.Fatal("the bot left during the grace period")
+	}
+
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, out, regexp.MustCompile(`msg="second signal: stopping at once"`), 10*time.Second)
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("serve after a second signal: %v; stderr: %s", err, srvErr.String())
+	}
+	if err := bot.Wait(); err == nil || !strings.Contains(botErr.String(), "connection ended: disconnected") {
+		t.Fatalf("bot: %v; stderr: %s", err, botErr.String())
+	}
+}
+
+// TestLoad runs tether load against a tether serve process: its bots stay
+// connected, and it reports the server's ticks (from -admin's /metrics),
+// CPU and memory (from /proc).
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "tether.key")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
+		t.Fatalf("keygen: %s", stderr.String())
+	}
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "3", "-used-tokens", "none")
+	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
+	stdout.Reset()
+	args := []string{"load", "-server", m[1], "-key", key, "-bots", "3", "-duration", "1s", "-admin", m[2], "-server-pid", strconv.Itoa(srv.Process.Pid), "-sample", "250ms", "-json"}
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr.String())
+	}
+	var rep loadReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	t.Logf("load: %s", stdout.String())
+	if rep.Connected != 3 || rep.Server == nil || rep.Server.Ticks < 30 || rep.Server.P99Ms == 0 || len(rep.Samples) < 2 || rep.Samples[0].RSSMiB <= 0 || rep.ClockBoundP99Ms.Max <= 0 {
+		t.Errorf("load report %+v", rep)
+	}
+	stopProcess(t, srv, srvErr, 10*time.Second)
+}
