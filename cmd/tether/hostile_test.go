@@ -162,7 +162,7 @@ func TestConnectFailuresSayWhy(t *testing.T) {
 	runOK(t, "keygen", "-o", key)
 	runOK(t, "keygen", "-o", other)
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-max-clients", "2")
-	addr := waitLine(t, out, regexp.MustCompile(`listening on udp (127\.0\.0\.1:\d+) `), 10*time.Second)[1]
+	addr := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) `), 10*time.Second)[1]
 	minted := 0
 	mint := func(k string, args ...string) string {
 		minted++
@@ -205,7 +205,7 @@ func TestConnectFailuresSayWhy(t *testing.T) {
 
 	// A restarted server still refuses the used token.
 	srv, out, srvErr = startProcess(t, "serve", "-key", key, "-addr", addr, "-max-clients", "2")
-	waitLine(t, out, regexp.MustCompile(`listening on udp`), 10*time.Second)
+	waitLine(t, out, regexp.MustCompile(`msg=listening udp=`), 10*time.Second)
 	runFails(t, "bot", "-token", used)
 	waitLine(t, out, regexp.MustCompile(`refused .*: token already used`), 5*time.Second)
 	stopProcess(t, srv, srvErr, 10*time.Second)
