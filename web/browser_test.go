@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"image"
 	"image/png"
 	"net/http"
 	"net/http/httptest"
@@ -178,6 +180,24 @@ func TestBrowser(t *testing.T) {
 	t.Logf("table: %q", text)
 	shoot(t, ctx, "ghosts.png")
 
+	// On a laptop's screen and a full HD one, in both views, everything fits.
+	for _, size := range [][2]int64{{1366, 768}, {1920, 1080}} {
+		if err := chromedp.Do(ctx, chromedp.EmulateViewport(size[0], size[1])); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []string{"ghosts", "tiles"} {
+			if err := chromedp.Do(ctx, chromedp.Click(`#mode-`+mode)); err != nil {
+				t.Fatal(err)
+			}
+			waitUntil("a resized page", fmt.Sprintf(`innerWidth === %d && innerHeight === %d && tetherStats.framesDrawn > %d`,
+				size[0], size[1], stats().FramesDrawn+30))
+			checkLayout(t, ctx, fmt.Sprintf("%s-%dx%d.png", mode, size[0], size[1]))
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Click(`#mode-ghosts`)); err != nil {
+		t.Fatal(err)
+	}
+
 	// Keys: a tap of W, of Space and of the left arrow, then Shift+D held.
 	for len(current.Load().Inputs()) > 0 {
 		<-current.Load().Inputs()
@@ -267,10 +287,94 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
+// rect is an element's place in the viewport, CSS pixels.
+type rect struct{ Top, Bottom, Left, Right float64 }
+
+func (r rect) String() string {
+	return fmt.Sprintf("x %.0f–%.0f y %.0f–%.0f", r.Left, r.Right, r.Top, r.Bottom)
+}
+
+// pageLayout is where the page put its parts, and what it drew last.
+type pageLayout struct {
+	ViewW, ViewH          float64
+	Canvas, Table, Legend rect
+	Rows                  []rect
+	NumberPx              float64
+	Colours               []string
+}
+
+const layoutJS = `(() => {
+  const b = (el) => { const r = el.getBoundingClientRect(); return {Top: r.top, Bottom: r.bottom, Left: r.left, Right: r.right}; };
+  return {ViewW: innerWidth, ViewH: innerHeight, Canvas: b(document.getElementById('pitch')),
+    Table: b(document.querySelector('.clients table')), Legend: b(document.getElementById('legend')),
+    Rows: [...document.querySelectorAll('#rows tr')].map(b), NumberPx: tetherStats.numberPx, Colours: tetherStats.colours};
+})()`
+
+// checkLayout checks, on the page as the viewport now shows it without
+// scrolling, that the pitch, every row of the table and the legend are in
+// view, one below the other without overlapping; that the players' numbers
+// are at least 11 px; and, in a screenshot saved as name, that every
+// client's colour shows on the pitch.
+func checkLayout(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := chromedp.Run(ctx, chromedp.Evaluate[pageLayout](layoutJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(what string, r rect) {
+		if r.Top < 0 || r.Left < 0 || r.Bottom > l.ViewH || r.Right > l.ViewW {
+			t.Errorf("%s: %s at %s, out of the %.0f×%.0f view", name, what, r, l.ViewW, l.ViewH)
+		}
+	}
+	in("the pitch", l.Canvas)
+	in("the legend", l.Legend)
+	if len(l.Rows) != 4 {
+		t.Errorf("%s: %d rows, want 4", name, len(l.Rows))
+	}
+	for i, r := range l.Rows {
+		in(fmt.Sprintf("row %d", i+1), r)
+	}
+	if l.Canvas.Bottom > l.Table.Top || l.Table.Bottom > l.Legend.Top {
+		t.Errorf("%s: overlap: pitch %s, table %s, legend %s", name, l.Canvas, l.Table, l.Legend)
+	}
+	if l.NumberPx < 11 {
+		t.Errorf("%s: players' numbers %.0f px, want 11 or more", name, l.NumberPx)
+	}
+	png := shoot(t, ctx, name)
+	if len(l.Colours) != 4 {
+		t.Fatalf("%s: %d clients' colours drawn, want 4", name, len(l.Colours))
+	}
+	for _, hex := range l.Colours {
+		var want [3]int
+		if _, err := fmt.Sscanf(hex, "#%02x%02x%02x", &want[0], &want[1], &want[2]); err != nil {
+			t.Fatalf("colour %q: %v", hex, err)
+		}
+		n := 0
+		for y := int(l.Canvas.Top); y < int(l.Canvas.Bottom); y++ {
+			for x := int(l.Canvas.Left); x < int(l.Canvas.Right); x++ {
+				r, g, b, _ := png.At(x, y).RGBA()
+				d := abs(int(r>>8)-want[0]) + abs(int(g>>8)-want[1]) + abs(int(b>>8)-want[2])
+				if d <= 24 {
+					n++
+				}
+			}
+		}
+		if n < 200 {
+			t.Errorf("%s: colour %s on %d pixels of the pitch, want 200 or more", name, hex, n)
+		}
+	}
+	t.Logf("%s: pitch %s, table %s, legend %s, numbers %.0f px", name, l.Canvas, l.Table, l.Legend, l.NumberPx)
+}
+
+func abs(x int) int { return max(x, -x) }
+
 // shoot takes a screenshot of the page, checks it is a PNG that shows a
 // picture (a green pitch and many colours), and saves it in a temporary
 // directory or in $TETHER_SCREENSHOT_DIR.
-func shoot(t *testing.T, ctx context.Context, name string) {
+func shoot(t *testing.T, ctx context.Context, name string) image.Image {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`)); err != nil {
 		t.Fatal(err)
@@ -306,6 +410,7 @@ func shoot(t *testing.T, ctx context.Context, name string) {
 	if r.Dx() < 100 || r.Dy() < 100 || len(colours) < 50 || green < 1000 {
 		t.Errorf("screenshot %s looks blank: %v, %d colours, %d green samples", path, r.Size(), len(colours), green)
 	}
+	return img
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

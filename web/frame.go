@@ -105,10 +105,17 @@ type ClientView struct {
 // clock has had no reply yet) and shows as a dash.
 type ClientStats struct {
 	ClockErrMs float64 `json:"clock_err_ms"` // |client's estimate of server time - server time|, ms
-	BallErrM   float64 `json:"ball_err_m"`   // distance from the drawn ball to the true ball, metres
-	DelayMs    float64 `json:"delay_ms"`     // render delay behind the estimated server time, ms
-	DownKbps   float64 `json:"down_kbps"`    // received from the server, kilobits per second
-	UpKbps     float64 `json:"up_kbps"`      // sent to the server, kilobits per second
+	// BallFidelityM is how far the drawn ball is from where the true ball
+	// was at the server time the client renders it at (its fidelity to the
+	// moment it claims to show), metres.
+	BallFidelityM float64 `json:"ball_fidelity_m"`
+	// BallPresentM is how far the drawn ball is from where the true ball is
+	// now, metres: the gap the page draws as a line from a client's ball to
+	// the true one, mostly the render delay times the ball's speed.
+	BallPresentM float64 `json:"ball_present_m"`
+	DelayMs      float64 `json:"delay_ms"`  // render delay behind the estimated server time, ms
+	DownKbps     float64 `json:"down_kbps"` // received from the server, kilobits per second
+	UpKbps       float64 `json:"up_kbps"`   // sent to the server, kilobits per second
 }
 
 // KeyInput is the key state of a page, sent by the page whenever it changes.
@@ -125,7 +132,8 @@ type KeyInput struct {
 }
 
 // Precision of the numbers sent to pages, in decimal places: millimetres for
-// positions, milliseconds for time, and two places for the figures.
+// positions (a tenth of one for the ball's fidelity, often under a
+// millimetre), milliseconds for time, and two places for the other figures.
 const (
 	posPlaces  = 3
 	timePlaces = 3
@@ -153,8 +161,10 @@ func appendFrame(b []byte, f *Frame) []byte {
 		b = appendWorld(b, &c.World)
 		b = append(b, `,"stats":{"clock_err_ms":`...)
 		b = appendNum(b, c.Stats.ClockErrMs, statPlaces)
-		b = append(b, `,"ball_err_m":`...)
-		b = appendNum(b, c.Stats.BallErrM, posPlaces)
+		b = append(b, `,"ball_fidelity_m":`...)
+		b = appendNum(b, c.Stats.BallFidelityM, posPlaces+1)
+		b = append(b, `,"ball_present_m":`...)
+		b = appendNum(b, c.Stats.BallPresentM, posPlaces)
 		b = append(b, `,"delay_ms":`...)
 		b = appendNum(b, c.Stats.DelayMs, statPlaces)
 		b = append(b, `,"down_kbps":`...)

@@ -130,7 +130,8 @@ func round(f Frame) Frame {
 	for i, c := range f.Clients {
 		c.World = w(c.World)
 		s := &c.Stats
-		s.ClockErrMs, s.BallErrM, s.DelayMs = r(s.ClockErrMs, statPlaces), r(s.BallErrM, posPlaces), r(s.DelayMs, statPlaces)
+		s.ClockErrMs, s.BallFidelityM, s.BallPresentM = r(s.ClockErrMs, statPlaces), r(s.BallFidelityM, posPlaces+1), r(s.BallPresentM, posPlaces)
+		s.DelayMs = r(s.DelayMs, statPlaces)
 		s.DownKbps, s.UpKbps = r(s.DownKbps, statPlaces), r(s.UpKbps, statPlaces)
 		out.Clients[i] = c
 	}
@@ -166,7 +167,7 @@ func TestFrameEncoding(t *testing.T) {
 		for i := range f.Clients {
 			c := &f.Clients[i]
 			c.Name = string([]byte{byte(rng.IntN(256)), '"', '<', byte(rng.IntN(32))}) + "é\u2028"
-			c.Stats = ClientStats{num(), num(), num(), num(), num()}
+			c.Stats = ClientStats{num(), num(), num(), num(), num(), num()}
 			for j := range c.World.Players {
 				c.World.Players[j].Pos[0] = num()
 			}

@@ -35,7 +35,8 @@ func synthFrame(t float64, clients, players int) Frame {
 			Name: fmt.Sprintf("bot-%d", c+1), Link: links[c%len(links)],
 			World: world(t - delay),
 			Stats: ClientStats{
-				ClockErrMs: 0.4 + 0.3*float64(c), BallErrM: 18 * delay, DelayMs: 1000 * delay,
+				ClockErrMs: 0.4 + 0.3*float64(c), BallFidelityM: 0.0004 + 0.003*float64(c), BallPresentM: 18 * delay,
+				DelayMs:  1000 * delay,
 				DownKbps: 48 + float64(c), UpKbps: 12 + float64(c)/2,
 			},
 		})

@@ -311,7 +311,8 @@ func (d *demo) roll(now time.Duration) {
 	}
 	for i, c := range r.clients {
 		w := c.win
-		c.shown.clockErrMs, c.shown.ballErrM, c.shown.delayMs = mean(w.clock, w.clockN), mean(w.ball, w.ballN), mean(w.delay, w.delayN)
+		c.shown.clockErrMs, c.shown.delayMs = mean(w.clock, w.clockN), mean(w.delay, w.delayN)
+		c.shown.ballFidelityM, c.shown.ballPresentM = mean(w.ball, w.ballN), mean(w.present, w.presentN)
 		if prev != nil {
 			k := kbps(prev[i], samples[i])
 			c.shown.downKbps, c.shown.upKbps = k.DownKbps, k.UpKbps
@@ -358,7 +359,8 @@ func (d *demo) frame(f *web.Frame) {
 		}
 		cv.World.Score = v.score
 		s := c.shown
-		cv.Stats = web.ClientStats{ClockErrMs: s.clockErrMs, BallErrM: s.ballErrM, DelayMs: s.delayMs, DownKbps: s.downKbps, UpKbps: s.upKbps}
+		cv.Stats = web.ClientStats{ClockErrMs: s.clockErrMs, BallFidelityM: s.ballFidelityM, BallPresentM: s.ballPresentM,
+			DelayMs: s.delayMs, DownKbps: s.downKbps, UpKbps: s.upKbps}
 	}
 }
 

@@ -181,13 +181,13 @@ type playerRec struct {
 
 // window accumulates a client's figures over about a second.
 type window struct {
-	clockN, ballN, delayN int
-	clock, ball, delay    float64
+	clockN, ballN, presentN, delayN int
+	clock, ball, present, delay     float64
 }
 
 // liveStats are the figures the page shows for a client (NaN: unknown).
 type liveStats struct {
-	clockErrMs, ballErrM, delayMs, downKbps, upKbps float64
+	clockErrMs, ballFidelityM, ballPresentM, delayMs, downKbps, upKbps float64
 }
 
 // recorder gathers the server's truth and every client's frames. Its methods
@@ -210,7 +210,7 @@ func newRecorder(names []string, links []netsim.LinkConfig, keep bool) *recorder
 		r.clients = append(r.clients, &clientRec{
 			name: n, link: l,
 			asym:  time.Duration((l.Up.LatencyMs - l.Down.LatencyMs) / 2 * float64(time.Millisecond)),
-			shown: liveStats{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()},
+			shown: liveStats{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()},
 		})
 	}
 	return r
@@ -274,6 +274,10 @@ func (r *recorder) onFrame(b *match.Bot, f *client.Frame, v *soccer.View) {
 		if x, ok := r.traj.at(lf.rt); ok {
 			c.win.ball += lf.pos.Dist(x)
 			c.win.ballN++
+		}
+		if x, ok := r.traj.at(t); ok {
+			c.win.present += lf.pos.Dist(x)
+			c.win.presentN++
 		}
 		c.win.delay += durMs(t - lf.rt)
 		c.win.delayN++

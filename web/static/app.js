@@ -11,7 +11,10 @@
 
   // Read by tests: frames drawn on the canvas, clients drawn in the last one,
   // and the time (ms since the epoch) the last frame arrived.
-  const stats = {framesDrawn: 0, clientsShown: 0, lastUpdate: 0, framesReceived: 0, connected: false, ball: null};
+  // numberPx is the font size of the players' numbers, colours the colours of
+  // the clients drawn, both in the last frame.
+  const stats = {framesDrawn: 0, clientsShown: 0, lastUpdate: 0, framesReceived: 0, connected: false, ball: null,
+    numberPx: 0, colours: []};
   Object.defineProperty(stats, 'frames', {get: () => stats.framesDrawn}); // the same, by its short name
   window.tetherStats = stats;
 
@@ -158,7 +161,8 @@
   }
 
   const COLUMNS = [
-    ['clock_err_ms', 'ms'], ['ball_err_m', 'm'], ['delay_ms', 'ms'], ['down_kbps', 'kbps'], ['up_kbps', 'kbps'],
+    ['clock_err_ms', 'ms'], ['ball_fidelity_m', 'm'], ['ball_present_m', 'm'], ['delay_ms', 'ms'],
+    ['down_kbps', 'kbps'], ['up_kbps', 'kbps'],
   ];
 
   function buildTable(clients) {
@@ -194,11 +198,17 @@
     });
   }
 
+  // fmt returns v as text and its unit; lengths in metres are given in the
+  // unit that fits: millimetres under a centimetre, centimetres under a metre.
   function fmt(v, unit) {
-    if (v === null || v === undefined || !isFinite(v)) return '–';
+    if (v === null || v === undefined || !isFinite(v)) return ['–', unit];
     const a = Math.abs(v);
-    if (unit === 'm') return a < 10 ? v.toFixed(2) : v.toFixed(1);
-    return a < 10 ? v.toFixed(1) : v.toFixed(0);
+    if (unit === 'm') {
+      if (a < 0.01) return [(v * 1000).toFixed(1), 'mm'];
+      if (a < 1) return [(v * 100).toFixed(1), 'cm'];
+      return [v.toFixed(2), 'm'];
+    }
+    return [a < 10 ? v.toFixed(1) : v.toFixed(0), unit];
   }
 
   function updateTable(f) {
@@ -206,7 +216,9 @@
       const tr = rows.children[i];
       if (!tr) return;
       COLUMNS.forEach(([key, unit], j) => {
-        tr.children[2 + j].firstChild.textContent = fmt(c.stats[key], unit);
+        const [text, u] = fmt(c.stats[key], unit);
+        tr.children[2 + j].firstChild.textContent = text;
+        tr.children[2 + j].lastChild.textContent = u;
       });
     });
   }
@@ -249,14 +261,18 @@
     const e = extent();
     const aspect = e.w / e.h;
     const w = Math.max(200, canvas.clientWidth || canvas.parentElement.clientWidth);
-    const maxH = Math.max(260, window.innerHeight * 0.7);
+    // The pitch gets the height the header, the table and the legend leave,
+    // so that all of them fit on the screen.
+    const main = document.querySelector('main');
+    const rest = main.getBoundingClientRect().bottom + window.scrollY - canvas.getBoundingClientRect().height;
+    const maxH = Math.max(260, window.innerHeight - rest - 2);
     tiles = [];
     let h;
     if (mode === 'tiles') {
       // As many columns as make the tiles largest within the height.
       const ids = [-1].concat(visibleClients());
       const n = ids.length;
-      const label = 22;
+      const label = 38; // two lines: the name, and the ball's errors
       let cols = 1;
       let tw = 0;
       for (let c = 1; c <= n; c++) {
@@ -342,6 +358,9 @@
   function draw(f) {
     ctx.clearRect(0, 0, cssW, cssH);
     let shown = 0;
+    stats.colours = [];
+    const ghosts = [];
+    f.clients.forEach((c, i) => { if (!hidden.has(c.name)) ghosts.push(i); });
     for (const t of tiles) {
       const box = {x: t.x + 4, y: t.y + t.label + 2, w: t.w - 8, h: t.h - t.label - 6};
       const v = view(box);
@@ -349,9 +368,9 @@
       if (t.client < 0) {
         drawWorld(v, f.truth, null);
         if (mode === 'ghosts') {
-          f.clients.forEach((c, i) => {
-            if (hidden.has(c.name)) return;
-            drawGhost(v, c.world, f.truth, colour(i));
+          ghosts.forEach((i, j) => {
+            drawGhost(v, f.clients[i].world, f.truth, colour(i), j, ghosts.length);
+            stats.colours.push(colour(i));
             shown++;
           });
         }
@@ -361,17 +380,32 @@
         if (!c) continue;
         drawTrueBall(v, f.truth.ball);
         drawWorld(v, c.world, colour(t.client));
+        drawGap(v, c.world.ball, f.truth.ball, colour(t.client));
+        stats.colours.push(colour(t.client));
         shown++;
       }
       if (t.label) {
-        const name = t.client < 0 ? 'server truth' : f.clients[t.client].name;
+        const c = f.clients[t.client];
         const col = t.client < 0 ? '#ffffff' : colour(t.client);
         ctx.fillStyle = col;
         ctx.fillRect(t.x + 6, t.y + 8, 10, 10);
         ctx.fillStyle = '#e6edf3';
         ctx.font = '600 13px system-ui, sans-serif';
         ctx.textBaseline = 'middle';
-        ctx.fillText(name, t.x + 22, t.y + 13);
+        ctx.fillText(t.client < 0 ? 'server truth' : c.name, t.x + 22, t.y + 13);
+        if (c) {
+          // The ball's two errors, as in the table.
+          const [fid, fu] = fmt(c.stats.ball_fidelity_m, 'm');
+          const [gap, gu] = fmt(c.stats.ball_present_m, 'm');
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(t.x, t.y, t.w, t.label);
+          ctx.clip();
+          ctx.font = '11px system-ui, sans-serif';
+          ctx.fillStyle = '#8b98a5';
+          ctx.fillText('ball: ' + fid + ' ' + fu + ' at render time, ' + gap + ' ' + gu + ' to now', t.x + 8, t.y + 30);
+          ctx.restore();
+        }
       }
     }
     stats.framesDrawn++;
@@ -485,7 +519,9 @@
 
   function ok(pos) { return pos && pos.every((x) => x !== null && isFinite(x)); }
 
-  function playerR(v) { return v.r(0.9, 4.5); }
+  // Players are drawn at least 8 px across their radius so that their numbers
+  // read, and the ball at least 3 px.
+  function playerR(v) { return v.r(0.9, 8); }
   function ballR(v) { return v.r(0.45, 3); }
 
   // drawWorld draws a world with solid players; a client's own tile gets its
@@ -500,7 +536,7 @@
       ctx.arc(x, y, r, 0, 2 * Math.PI);
       ctx.fillStyle = TEAM[p.team] || '#cccccc';
       ctx.fill();
-      ctx.lineWidth = 1.5;
+      ctx.lineWidth = edge ? 3 : 1.5;
       ctx.strokeStyle = edge || '#ffffff';
       ctx.stroke();
       if (p.human) {
@@ -516,14 +552,17 @@
         ctx.fillText('YOU', x, y - r - 6);
         ctx.textAlign = 'start';
       }
-      if (r >= 8) {
-        ctx.fillStyle = '#ffffff';
-        ctx.font = '600 ' + Math.round(r * 0.95) + 'px system-ui, sans-serif';
-        ctx.textAlign = 'center';
-        ctx.textBaseline = 'middle';
-        ctx.fillText(String(p.id), x, y + 0.5);
-        ctx.textAlign = 'start';
-      }
+      const px = Math.max(11, Math.round(r * 1.05));
+      ctx.font = '700 ' + px + 'px system-ui, sans-serif';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = 'rgba(0, 0, 0, 0.6)';
+      ctx.strokeText(String(p.id), x, y + 0.5);
+      ctx.fillStyle = '#ffffff';
+      ctx.fillText(String(p.id), x, y + 0.5);
+      ctx.textAlign = 'start';
+      stats.numberPx = px;
     }
     if (edge) drawBall(v, w.ball, '#ffffff');
   }
@@ -561,35 +600,42 @@
     ctx.setLineDash([]);
   }
 
-  // drawGhost draws a client's view as rings in its colour, with a line from
+  // drawGhost draws client j of n's view: its own arc (the j-th of n) of a
+  // ring around each player and around the ball where it shows them, so that
+  // every client's colour shows where their views agree, and the gap from
   // its ball to the true ball.
-  function drawGhost(v, w, truth, col) {
-    const r = playerR(v) + 2;
+  function drawGhost(v, w, truth, col, j, n) {
+    const span = (2 * Math.PI) / n;
+    const gap = n > 1 ? Math.min(0.12, span / 6) : 0;
+    const a0 = -Math.PI / 2 + j * span + gap;
+    const a1 = a0 + span - 2 * gap;
     ctx.strokeStyle = col;
-    ctx.lineWidth = 2;
+    ctx.lineWidth = 3;
+    const r = playerR(v) + 3;
     for (const p of w.players) {
       if (!ok(p.pos)) continue;
       ctx.beginPath();
-      ctx.arc(v.x(p.pos[0]), v.y(p.pos[2]), r, 0, 2 * Math.PI);
+      ctx.arc(v.x(p.pos[0]), v.y(p.pos[2]), r, a0, a1);
       ctx.stroke();
     }
     if (!ok(w.ball.pos)) return;
-    const bx = v.x(w.ball.pos[0]);
-    const by = v.y(w.ball.pos[2]);
-    if (ok(truth.ball.pos)) {
-      ctx.beginPath();
-      ctx.moveTo(bx, by);
-      ctx.lineTo(v.x(truth.ball.pos[0]), v.y(truth.ball.pos[2]));
-      ctx.lineWidth = 1.5;
-      ctx.stroke();
-    }
+    drawGap(v, w.ball, truth.ball, col);
     ctx.beginPath();
-    ctx.arc(bx, by, ballR(v) + 2, 0, 2 * Math.PI);
-    ctx.fillStyle = col;
-    ctx.globalAlpha = 0.55;
-    ctx.fill();
-    ctx.globalAlpha = 1;
-    ctx.lineWidth = 2;
+    ctx.arc(v.x(w.ball.pos[0]), v.y(w.ball.pos[2]), ballR(v) + 3, a0, a1);
+    ctx.strokeStyle = col;
+    ctx.lineWidth = 3;
+    ctx.stroke();
+  }
+
+  // drawGap draws a line from a client's ball to the true ball: the gap to
+  // the present, the table's "ball gap to now".
+  function drawGap(v, ball, truth, col) {
+    if (!ok(ball.pos) || !ok(truth.pos)) return;
+    ctx.beginPath();
+    ctx.moveTo(v.x(ball.pos[0]), v.y(ball.pos[2]));
+    ctx.lineTo(v.x(truth.pos[0]), v.y(truth.pos[2]));
+    ctx.strokeStyle = col;
+    ctx.lineWidth = 1.5;
     ctx.stroke();
   }
 
