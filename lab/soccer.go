@@ -124,7 +124,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	sm.truth.keep = m.keep()
 	for i, b := range v.Bots() {
 		sc := sm.clients[i]
-		sc.c.measureAgainst(&sm.truth.ball)
+		sc.c.measureAgainst(&sm.truth.ball.Truth)
 		sc.bot = b
 		sc.c.link = b.NetLink()
 		sc.clock = &soccerClock{est: b.Client().Clock()}
@@ -146,7 +146,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		sc.traffic()
 	}
 	if opts.Trace != nil {
-		m.trace(opts.Trace, &sm.truth.ball)
+		m.trace(opts.Trace, &sm.truth.ball.Truth)
 	}
 	return sm, nil
 }
@@ -246,7 +246,7 @@ func (sc *soccerClient) traffic() {
 
 func (sm *soccerMatch) report() *Report {
 	m := sm.sim
-	tr := &sm.truth.ball
+	tr := &sm.truth.ball.Truth
 	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
 	for _, sc := range sm.clients {
 		res := sc.c.result(sc.ball)

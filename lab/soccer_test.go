@@ -105,7 +105,7 @@ func TestSoccerTruthCarried(t *testing.T) {
 	steps, won := 0, 0
 	for k := 1; k < len(st.ticks); k++ {
 		slot := st.ticks[k-1].possessor
-		if slot < 0 || st.ticks[k].possessor != slot || st.ball.Samples()[k].Cut || st.ball.Samples()[k].Jump {
+		if slot < 0 || st.ticks[k].possessor != slot || st.ball.Truth.Samples()[k].Cut || st.ball.Truth.Samples()[k].Jump {
 			continue
 		}
 		a, b := st.held(k-1, slot), st.held(k, slot)
@@ -125,7 +125,7 @@ func TestSoccerTruthCarried(t *testing.T) {
 			u0, u1 := t0+time.Duration(q)*st.tick/4, t0+time.Duration(q+1)*st.tick/4
 			pu0, _ := st.player(slot, u0)
 			pu1, _ := st.player(slot, u1)
-			rel := horiz(st.ball.At(u1).Sub(st.ball.At(u0)).Sub(pu1.Sub(pu0)))
+			rel := horiz(st.ball.Truth.At(u1).Sub(st.ball.Truth.At(u0)).Sub(pu1.Sub(pu0)))
 			if allowed := reach*turn/4 + horiz(offB.Sub(offA))/4 + 1e-6; rel > allowed {
 				t.Fatalf("tick %d quarter %d: the ball moved %.4f m against its carrier, at most %.4f m allowed", k, q, rel, allowed)
 			}

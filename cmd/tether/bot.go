@@ -514,7 +514,7 @@ func (m *botMeter) report(slot int, played time.Duration, ts netcode.ClientStats
 				corr = append(corr, f.pos.Dist(x))
 				if prev != nil && !f.cut {
 					r.Ball.PopFrames++
-					if f.pos.Sub(prev.pos).Sub(x.Sub(prevX)).Len() > demoPopM {
+					if measure.Pop(prev.pos, f.pos, prevX, x) {
 						r.Ball.Pops++
 					}
 				}

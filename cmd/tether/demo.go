@@ -38,21 +38,15 @@ const (
 // each through an emulated link, with the live view on a web page, or
 // headless with a report in the lab's schema.
 //
-// Live measurement follows the lab's definitions (package lab) where they
-// apply, with these differences:
+// Live measurement is the lab's: the same functions (package measure)
+// against the same truth of the ball (lab.SoccerBall, from the server's
+// match after every tick), with these differences:
 //   - T(L), the true server time of a frame, is the frame's local time mapped
 //     through the bot's emulated clock onto the server's clock, anchored by
 //     the earliest reading of server time after any frame of that bot (within
 //     microseconds of exact, with no scheduling delay in it).
-//   - The true trajectory X is the server's ball after every tick, straight
-//     between ticks (within a millimetre at 60 Hz), split at the closest
-//     approach of the two ticks' flights across a contact or kick, and held
-//     on its velocity across a teleport; the lab knows the exact contacts.
 //   - clock.converge_s counts from the client's first estimate, which comes
 //     a few hundred milliseconds after its first clock reply.
-//   - As in the lab's soccer game, the half second after a teleport of the
-//     ball (a kickoff, a restart) is left out of its error statistics and
-//     pops, and counted in ball.teleport_frames.
 //   - net.* are measured after the warm-up, over whole datagrams (netcode
 //     header and tag included) plus 28 bytes each; down counts datagrams
 //     received, after the link's loss and duplicates, up those sent.
@@ -66,8 +60,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		"Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an",
 		"emulated link, shown live on a web page where your keys can drive one player.",
 		"Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;",
-		"live, the true ball between ticks is interpolated (contacts approximated), converge_s counts",
-		"from the first estimate, the 0.5 s after a teleport is left out, net.* count whole datagrams after the",
+		"live, converge_s counts from the first estimate, net.* count whole datagrams after the",
 		"warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.",
 	)
 	bots := fs.Int("bots", 4, fmt.Sprintf("bot clients, 1 to %d", demoMaxBots))

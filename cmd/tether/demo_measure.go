@@ -2,8 +2,6 @@ package main
 
 import (
 	"math"
-	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,111 +16,15 @@ import (
 	"github.com/tether-net/tether/server"
 )
 
-// The demo measures its clients live with the lab's definitions (see the
-// lab package): frames before demoWarmUp of server time are left out, a pop
-// is a frame whose drawn motion differs from the true motion by more than
-// demoPopM.
+// The demo measures its clients live with the lab's definitions and
+// functions (package measure), against the lab's truth of the soccer ball
+// (lab.SoccerBall): frames before demoWarmUp of server time are left out.
 const (
 	demoWarmUp = 2 * time.Second
-	demoPopM   = 0.05
-	// demoTeleportSpan: the frames this long after a teleport of the ball
-	// (a kickoff, a restart) are left out of its error statistics and pops,
-	// as the lab leaves them out.
-	demoTeleportSpan = 500 * time.Millisecond
-	// contactDV: a change of velocity in one tick that departs from gravity
-	// by more than this (m/s) is a contact or a kick inside the step.
-	contactDV = 1.0
 	// keepTruth is how much of the server's ball trajectory a run that
 	// keeps no report holds, for the live figures.
 	keepTruth = 10 * time.Second
 )
-
-// truthPoint is the server's ball after one tick.
-type truthPoint struct {
-	t        time.Duration // server time of the tick
-	pos, vel geom.Vec3
-	gen      uint8 // the ball's teleport generation
-	jumped   bool  // the server moved the ball at this tick (soccer.Truth.BallJumped)
-}
-
-// trajectory is the server's ball, one point per tick, in order of time.
-type trajectory struct {
-	g   geom.Vec3
-	pts []truthPoint
-}
-
-// at returns the true ball at server time t, and false if t is before the
-// trajectory starts. Between two ticks the ball moves in a straight line,
-// which is within a millimetre of its flight at 60 Hz, except across a
-// teleport or a jump the server made (the earlier tick's ball moves on at its
-// velocity until the later tick) and across a contact or kick inside the
-// step (the earlier tick's flight up to the moment the two ticks' flights are
-// closest, the later tick's flight after it). Past the newest tick the ball
-// flies on from it.
-func (tr *trajectory) at(t time.Duration) (geom.Vec3, bool) {
-	pts := tr.pts
-	if len(pts) == 0 || t < pts[0].t {
-		return geom.Vec3{}, false
-	}
-	i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t })
-	a := pts[i-1]
-	h := (t - a.t).Seconds()
-	if i == len(pts) {
-		return flight(a.pos, a.vel, tr.g, h), true
-	}
-	b := pts[i]
-	step := (b.t - a.t).Seconds()
-	switch {
-	case b.gen != a.gen || b.jumped:
-		return flight(a.pos, a.vel, tr.g, h), true
-	case b.vel.Sub(a.vel.AddScaled(tr.g, step)).Len() > contactDV:
-		// The two flights differ by a(τ) = (a.pos - b.pos) + a.vel·τ -
-		// b.vel·(τ - step), linear in τ (their gravity terms cancel):
-		// the contact is where it is shortest.
-		d0 := a.pos.Sub(b.pos).AddScaled(b.vel, step)
-		dv := a.vel.Sub(b.vel)
-		tc := step / 2
-		if n := dv.Len2(); n > 0 {
-			tc = min(max(-d0.Dot(dv)/n, 0), step)
-		}
-		if h < tc {
-			return flight(a.pos, a.vel, tr.g, h), true
-		}
-		return flight(b.pos, b.vel, tr.g, h-step), true
-	}
-	return a.pos.Lerp(b.pos, h/step), true
-}
-
-// teleportedWithin reports whether the ball was teleported at most span
-// before server time t (and not after it).
-func (tr *trajectory) teleportedWithin(t, span time.Duration) bool {
-	pts := tr.pts
-	i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t })
-	for j := i - 1; j > 0 && t-pts[j].t < span; j-- {
-		if pts[j].gen != pts[j-1].gen {
-			return true
-		}
-	}
-	return false
-}
-
-// jumpedBetween reports whether the server moved the ball at a tick after
-// server time t0 and up to t1.
-func (tr *trajectory) jumpedBetween(t0, t1 time.Duration) bool {
-	pts := tr.pts
-	for i := sort.Search(len(pts), func(i int) bool { return pts[i].t > t0 }); i < len(pts) && pts[i].t <= t1; i++ {
-		if pts[i].jumped {
-			return true
-		}
-	}
-	return false
-}
-
-// flight is the position dt seconds along a free flight from p at velocity v
-// under gravity g.
-func flight(p, v, g geom.Vec3, dt float64) geom.Vec3 {
-	return p.AddScaled(v, dt).AddScaled(g, dt*dt/2)
-}
 
 // liveFrame is one client frame as the report needs it.
 type liveFrame struct {
@@ -198,13 +100,13 @@ type recorder struct {
 	srv  atomic.Pointer[server.UDP]
 
 	mu      sync.Mutex
-	traj    trajectory
-	truth   soccer.Truth // after the newest tick
+	ball    *lab.SoccerBall // nil until the first tick
+	truth   soccer.Truth    // after the newest tick
 	clients []*clientRec
 }
 
 func newRecorder(names []string, links []netsim.LinkConfig, keep bool) *recorder {
-	r := &recorder{keep: keep, traj: trajectory{g: soccer.BallExtrapolator(soccer.DefaultRules()).Gravity}}
+	r := &recorder{keep: keep}
 	for i, n := range names {
 		l := links[i]
 		r.clients = append(r.clients, &clientRec{
@@ -220,14 +122,31 @@ func newRecorder(names []string, links []netsim.LinkConfig, keep bool) *recorder
 func (r *recorder) onTick(t *soccer.Truth) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.traj.pts = append(r.traj.pts, truthPoint{t: t.Time, pos: t.Ball.Pos, vel: t.Ball.Vel, gen: t.BallGen, jumped: t.BallJumped})
-	if !r.keep && len(r.traj.pts) > 1 && t.Time-r.traj.pts[0].t > 2*keepTruth {
-		cut := sort.Search(len(r.traj.pts), func(i int) bool { return t.Time-r.traj.pts[i].t <= keepTruth })
-		r.traj.pts = slices.Delete(r.traj.pts, 0, cut)
+	if r.ball == nil {
+		r.ball = lab.NewSoccerBall(lab.DefaultTickHz, t)
+	} else {
+		r.ball.Tick(t)
+	}
+	if tr := &r.ball.Truth; !r.keep && t.Time-tr.Oldest().T > 2*keepTruth {
+		tr.Forget(t.Time - keepTruth)
 	}
 	players := append(r.truth.Players[:0], t.Players...)
 	r.truth = *t
 	r.truth.Players = players
+}
+
+// ballAt returns the true ball at server time t for the page's figures, and
+// false if t is before the truth held: past the newest tick the ball flies
+// on from it.
+func (r *recorder) ballAt(t time.Duration) (geom.Vec3, bool) {
+	if r.ball == nil || t < r.ball.Truth.Oldest().T {
+		return geom.Vec3{}, false
+	}
+	tr := &r.ball.Truth
+	if n := tr.Newest(); t > n.T {
+		return measure.Flight(n.Pos, n.Vel, tr.G, (t - n.T).Seconds()), true
+	}
+	return tr.At(t), true
 }
 
 // serverTime returns the true server time of a frame at true time trueOff
@@ -271,11 +190,11 @@ func (r *recorder) onFrame(b *match.Bot, f *client.Frame, v *soccer.View) {
 		c.win.clockN++
 	}
 	if lf.ball {
-		if x, ok := r.traj.at(lf.rt); ok {
+		if x, ok := r.ballAt(lf.rt); ok {
 			c.win.ball += lf.pos.Dist(x)
 			c.win.ballN++
 		}
-		if x, ok := r.traj.at(t); ok {
+		if x, ok := r.ballAt(t); ok {
 			c.win.present += lf.pos.Dist(x)
 			c.win.presentN++
 		}
@@ -362,130 +281,41 @@ func (r *recorder) result(i int, net lab.NetMetrics) lab.Result {
 	c := r.clients[i]
 	return lab.Result{
 		Client: c.name, ClockMethod: lab.ClockTether, BallMethod: lab.BallTether,
-		Clock: c.clockMetrics(), Ball: c.ballMetrics(&r.traj), Net: net,
+		Clock: c.clockMetrics(), Ball: c.ballMetrics(r.ball), Net: net,
 	}
 }
 
+// clockMetrics measures the client's clock, each frame at its true server
+// time by the final anchor. clock.converge_s counts from the first frame
+// with an estimate: a live client's first clock reply is not seen.
 func (c *clientRec) clockMetrics() lab.ClockMetrics {
-	var km lab.ClockMetrics
-	var errs, raws []float64
-	covered, bounded := 0, 0
-	var prev *liveFrame
-	first := time.Duration(-1) // server time of the first frame with an estimate
-	type point struct{ t, est time.Duration }
-	var pts []point
+	k := measure.ClockMeter{WarmUp: demoWarmUp, Asym: c.asym, Within: 2 * time.Millisecond}
+	if c.link.Up.Spikes != nil || c.link.Down.Spikes != nil {
+		k.Within = 5 * time.Millisecond
+	}
+	first, ready := time.Duration(0), false
 	for i := range c.frames {
 		f := &c.frames[i]
 		t, _ := c.serverTime(f.trueOff)
-		if f.ready && first < 0 {
-			first = t
+		if f.ready && !ready {
+			first, ready = t, true
 		}
-		if t < demoWarmUp {
-			continue
-		}
-		if !f.ready {
-			km.NotReady++
-			continue
-		}
-		raw := f.est - t
-		errs = append(errs, math.Abs(durMs(raw-c.asym)))
-		raws = append(raws, math.Abs(durMs(raw)))
-		if prev != nil && f.est < prev.est {
-			km.Backsteps++
-		}
-		bounded++
-		if raw.Abs() <= f.bound {
-			covered++
-		}
-		prev = f
-		pts = append(pts, point{t, f.est})
+		k.Add(measure.Frame{T: t, Est: f.est, Ready: f.ready, Bound: f.bound})
 	}
-	km.ErrMs = measure.Summarise(errs)
-	km.RawErrMs = measure.Summarise(raws)
-	if bounded > 0 {
-		cov := roundTo(float64(covered)/float64(bounded), 6)
-		km.BoundCoverage = &cov
-	}
-	within := 2 * time.Millisecond
-	if c.link.Up.Spikes != nil || c.link.Down.Spikes != nil {
-		within = 5 * time.Millisecond
-	}
-	km.ConvergeWithinMs = durMs(within)
-	km.ConvergeS = -1
-	// Converged from the first frame after which the error stays within.
-	conv, converged := time.Duration(0), false
-	for i := len(c.frames) - 1; i >= 0; i-- {
-		f := &c.frames[i]
-		t, _ := c.serverTime(f.trueOff)
-		if !f.ready || (f.est-t-c.asym).Abs() > within {
-			break
-		}
-		conv, converged = t, true
-	}
-	if converged && first >= 0 {
-		km.ConvergeS = roundTo(max(0, conv-first).Seconds(), 6)
-	}
-	from := max(conv, demoWarmUp)
-	worst, start := 0.0, -1
-	for j, p := range pts {
-		if p.t < from {
-			continue
-		}
-		if start < 0 {
-			start = j
-			continue
-		}
-		s := pts[start]
-		if p.t-s.t < time.Second {
-			continue
-		}
-		worst = max(worst, math.Abs(float64(p.est-s.est)/float64(p.t-s.t)-1)*1e6)
-		start = j
-	}
-	km.MaxRatePPM = roundTo(worst, 6)
-	return km
+	return k.Metrics(first, ready)
 }
 
-func (c *clientRec) ballMetrics(tr *trajectory) lab.BallMetrics {
-	var bm lab.BallMetrics
-	var fid, pres, delay []float64
-	var prev *liveFrame
-	var prevShown geom.Vec3
+// ballMetrics measures how the client drew the ball against its truth tr
+// (nil: the server never ticked). Blackouts are not emulated live.
+func (c *clientRec) ballMetrics(tr *lab.SoccerBall) lab.BallMetrics {
+	if tr == nil {
+		return lab.BallMetrics{}
+	}
+	b := measure.BallMeter{WarmUp: demoWarmUp}
 	for i := range c.frames {
 		f := &c.frames[i]
 		t, _ := c.serverTime(f.trueOff)
-		shown, ok := tr.at(f.rt)
-		if !f.ball || !ok {
-			prev = nil
-			continue
-		}
-		if t >= demoWarmUp {
-			bm.Frames++
-			delay = append(delay, durMs(t-f.rt))
-			if f.extrap {
-				bm.ExtrapFrames++
-			}
-			if tr.teleportedWithin(t, demoTeleportSpan) {
-				bm.TeleportFrames++
-				prev, prevShown = f, shown
-				continue
-			}
-			now, _ := tr.at(t)
-			pres = append(pres, f.pos.Dist(now))
-			fid = append(fid, f.pos.Dist(shown))
-			if f.frozen {
-				bm.FrozenFrames++
-			}
-			// Across a jump the server made no motion is true: as in the lab,
-			// it is not a pop.
-			if prev != nil && !f.cut && !tr.jumpedBetween(prev.rt, f.rt) && f.pos.Sub(prev.pos).Sub(shown.Sub(prevShown)).Len() > demoPopM {
-				bm.Pops++
-			}
-		}
-		prev, prevShown = f, shown
+		b.Add(&tr.Truth, measure.Drawn{T: t, OK: f.ball, Pos: f.pos, RenderTime: f.rt, Extrapolated: f.extrap, Frozen: f.frozen, Cut: f.cut})
 	}
-	bm.FidelityM = measure.Summarise(fid)
-	bm.PresentM = measure.Summarise(pres)
-	bm.DelayMs = measure.Summarise(delay)
-	return bm
+	return b.Metrics(&tr.Truth)
 }

@@ -6,20 +6,17 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
-	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/lab"
 )
 
@@ -276,85 +273,5 @@ func TestDemoFlagErrors(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("demo %v: exit %d, stderr %q, want %q", c.args, code, stderr.String(), c.want)
 		}
-	}
-}
-
-// TestTrajectory: the true ball between ticks is exact for flight and close
-// across a bounce and a teleport.
-func TestTrajectory(t *testing.T) {
-	g := geom.V(0, -9.81, 0)
-	dt := time.Second / 60
-	tr := trajectory{g: g}
-	// A ball thrown down at 5 m/s from 1 m bounces off y = 0 with
-	// restitution 1, then is teleported at 1 s.
-	p0, v0 := geom.V(0, 1, 0), geom.V(3, -5, 0)
-	tc := (-5 + math.Sqrt(25+2*9.81)) / 9.81 // contact
-	pc := flight(p0, v0, g, tc)
-	vc := v0.AddScaled(g, tc)
-	vc.Y = -vc.Y
-	state := func(s float64) (geom.Vec3, geom.Vec3) {
-		switch {
-		case s >= 1:
-			return geom.V(50, 0.11, 0), geom.Vec3{}
-		case s < tc:
-			return flight(p0, v0, g, s), v0.AddScaled(g, s)
-		}
-		return flight(pc, vc, g, s-tc), vc.AddScaled(g, s-tc)
-	}
-	exact := func(s float64) geom.Vec3 { p, _ := state(s); return p }
-	for n := 0; n <= 80; n++ {
-		s := (time.Duration(n) * dt).Seconds()
-		p, v := state(s)
-		pt := truthPoint{t: time.Duration(n) * dt, pos: p, vel: v}
-		if s >= 1 {
-			pt.gen = 1
-		}
-		tr.pts = append(tr.pts, pt)
-	}
-	if _, ok := tr.at(-time.Millisecond); ok {
-		t.Error("known before the first tick")
-	}
-	worst := 0.0
-	for ms := 0; ms < 990; ms++ {
-		at := time.Duration(ms) * time.Millisecond
-		x, ok := tr.at(at)
-		if !ok {
-			t.Fatalf("unknown at %v", at)
-		}
-		worst = math.Max(worst, x.Dist(exact(at.Seconds())))
-	}
-	if worst > 0.01 {
-		t.Errorf("worst error %.4f m before the teleport", worst)
-	}
-	// Across the teleport the old flight goes on; after it, the new place.
-	if x, _ := tr.at(time.Second - 5*time.Millisecond); x.X > 4 {
-		t.Errorf("just before the teleport: %v", x)
-	}
-	if x, _ := tr.at(time.Second + 20*time.Millisecond); x.X < 40 {
-		t.Errorf("after the teleport: %v", x)
-	}
-	// The frames of the half second after it are told apart.
-	k := slices.IndexFunc(tr.pts, func(p truthPoint) bool { return p.gen == 1 })
-	at := tr.pts[k].t
-	for _, c := range []struct {
-		t    time.Duration
-		want bool
-	}{{at - time.Millisecond, false}, {at, true}, {at + 300*time.Millisecond, true}, {at + 600*time.Millisecond, false}} {
-		if got := tr.teleportedWithin(c.t, demoTeleportSpan); got != c.want {
-			t.Errorf("teleported within %v before %v: %v, want %v", demoTeleportSpan, c.t, got, c.want)
-		}
-	}
-	// A ball the server moved at a tick (a kick brought to the present) moves
-	// on from the tick before until then, and is told apart there only.
-	j := trajectory{g: g, pts: []truthPoint{
-		{t: 0, pos: geom.V(0, 0.11, 0), vel: geom.V(5, 0, 0)},
-		{t: dt, pos: geom.V(1.5, 0.11, 0), vel: geom.V(20, 0, 0), jumped: true},
-		{t: 2 * dt, pos: geom.V(1.5+20*dt.Seconds(), 0.11, 0), vel: geom.V(20, 0, 0)},
-	}}
-	if x, _ := j.at(dt / 2); math.Abs(x.X-5*(dt/2).Seconds()) > 1e-9 {
-		t.Errorf("half a tick before the jump: x %v, want %v", x.X, 5*(dt/2).Seconds())
-	}
-	if !j.jumpedBetween(dt/2, dt) || j.jumpedBetween(dt, 2*dt) || j.jumpedBetween(0, dt/2) {
-		t.Error("jumpedBetween")
 	}
 }
