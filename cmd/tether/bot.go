@@ -69,10 +69,10 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	}
 	pid, err := strconv.ParseUint(*protocol, 0, 64)
 	if err != nil || pid == 0 {
-		return fmt.Errorf("-protocol-id %q: want a non-zero 64-bit unsigned number", *protocol)
+		return usagef("-protocol-id %q: want a non-zero 64-bit unsigned number", *protocol)
 	}
 	if *duration < 0 {
-		return fmt.Errorf("-duration %v: want 0 (until interrupted) or more", *duration)
+		return usagef("-duration %v: want 0 (until interrupted) or more", *duration)
 	}
 	tok, err := readToken(*tokenPath, os.Stdin)
 	if err != nil {
@@ -241,7 +241,7 @@ func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
 	if path == "" {
 		from = "standard input"
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			return nil, errors.New("no token: give -token FILE, or pipe the base64 token from tether token into standard input")
+			return nil, usagef("no token: give -token FILE, or pipe the base64 token from tether token into standard input")
 		}
 		b, err = readLimited(stdin, from, maxTokenFile)
 	} else {

@@ -56,20 +56,20 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	server, err := netip.ParseAddrPort(*addr)
 	if err != nil {
-		return fmt.Errorf("-server %q: want IP:PORT", *addr)
+		return usagef("-server %q: want IP:PORT", *addr)
 	}
 	pid, err := strconv.ParseUint(*protocol, 0, 64)
 	if err != nil || pid == 0 {
-		return fmt.Errorf("-protocol-id %q: want a non-zero 64-bit unsigned number", *protocol)
+		return usagef("-protocol-id %q: want a non-zero 64-bit unsigned number", *protocol)
 	}
 	if *bots < 1 || *bots > maxLoadBots {
-		return fmt.Errorf("-bots %d: want 1 to %d", *bots, maxLoadBots)
+		return usagef("-bots %d: want 1 to %d", *bots, maxLoadBots)
 	}
 	if *duration <= 0 || *duration > maxLoadDuration {
-		return fmt.Errorf("-duration %v: want more than 0, at most %v", *duration, maxLoadDuration)
+		return usagef("-duration %v: want more than 0, at most %v", *duration, maxLoadDuration)
 	}
 	if *sample < 100*time.Millisecond {
-		return fmt.Errorf("-sample %v: want at least 100ms", *sample)
+		return usagef("-sample %v: want at least 100ms", *sample)
 	}
 	key, err := readKeyFile(*keyPath, false)
 	if err != nil {

@@ -69,6 +69,12 @@ func TestProcessExitCodes(t *testing.T) {
 		{[]string{"keygen", "stray"}, 2},
 		{[]string{"demo", "-json"}, 2},
 		{[]string{"demo", "-bots", "99"}, 2},
+		{[]string{"token", "-client-id", "1", "-server", "127.0.0.1:40000"}, 2}, // no -protocol-id
+		{[]string{"token", "-protocol-id", "1", "-server", "127.0.0.1:40000", "-expiry", "1.5s"}, 2},
+		{[]string{"serve", "-max-clients", "0"}, 2},
+		{[]string{"bot", "-duration", "-1s"}, 2},
+		{[]string{"load", "-bots", "0"}, 2},
+		{[]string{"serve", "-key", filepath.Join(dir, "missing.key"), "-addr", "127.0.0.1:0"}, 1},
 		{[]string{"keygen", "-o", key}, 1}, // exists
 		{[]string{"lab", "-scenario-file", filepath.Join(dir, "missing.json")}, 1},
 	} {

@@ -47,6 +47,9 @@ import (
 //     interrupts them by PID (Ctrl-C) and requires them to exit 0.
 //   - Every other command runs in the foreground, killed after
 //     readmeTimeout, and must exit 0.
+//
+// A command that cannot run on one machine in a fresh directory (one that
+// needs a cluster, say) belongs in a ```text block, which is not run.
 func TestREADME(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {

@@ -59,7 +59,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	stdout = logWriter{log}
 	if *pprof && *admin == "" {
-		return errors.New("-pprof needs -admin")
+		return usagef("-pprof needs -admin")
 	}
 	if *admin != "" {
 		if *admin, err = adminAddr(*admin); err != nil {
@@ -68,22 +68,22 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	listen, err := netip.ParseAddrPort(*addr)
 	if err != nil {
-		return fmt.Errorf("-addr %q: want IP:PORT or [IPv6]:PORT", *addr)
+		return usagef("-addr %q: want IP:PORT or [IPv6]:PORT", *addr)
 	}
 	pid, err := strconv.ParseUint(*protocol, 0, 64)
 	if err != nil {
-		return fmt.Errorf("-protocol-id %q: want a 64-bit unsigned number", *protocol)
+		return usagef("-protocol-id %q: want a 64-bit unsigned number", *protocol)
 	}
 	if *maxClients < 1 || *maxClients > maxServePlayers {
-		return fmt.Errorf("-max-clients %d: want 1 to %d", *maxClients, maxServePlayers)
+		return usagef("-max-clients %d: want 1 to %d", *maxClients, maxServePlayers)
 	}
 	var pub netip.AddrPort
 	if *public != "" {
 		if pub, err = netip.ParseAddrPort(*public); err != nil || pub.Addr().IsUnspecified() || pub.Port() == 0 {
-			return fmt.Errorf("-public %q: want the IP:PORT clients reach the server at", *public)
+			return usagef("-public %q: want the IP:PORT clients reach the server at", *public)
 		}
 	} else if listen.Addr().IsUnspecified() {
-		return fmt.Errorf("-addr %s listens on every interface: give -public, the IP:PORT clients reach the server at and their tokens name", listen)
+		return usagef("-addr %s listens on every interface: give -public, the IP:PORT clients reach the server at and their tokens name", listen)
 	}
 	key, err := readKeyFile(*keyPath, *allowReadable)
 	if err != nil {
@@ -131,7 +131,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		pub = local
 	} else if pub.Port() != local.Port() && listen.Port() == 0 {
 		conn.Close()
-		return errors.New("-public with -addr port 0: give -addr a fixed port, the one -public's port forwards to")
+		return usagef("-public with -addr port 0: give -addr a fixed port, the one -public's port forwards to")
 	}
 
 	ncfg.PublicAddress = pub

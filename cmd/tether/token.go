@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -24,9 +23,9 @@ const defaultTokenExpiry = 5 * time.Minute
 func wholeSeconds(flag string, d, max time.Duration) error {
 	switch {
 	case d%time.Second != 0:
-		return fmt.Errorf("%s %v: tokens carry whole seconds; give %v or %v", flag, d, d.Truncate(time.Second), d.Truncate(time.Second)+time.Second)
+		return usagef("%s %v: tokens carry whole seconds; give %v or %v", flag, d, d.Truncate(time.Second), d.Truncate(time.Second)+time.Second)
 	case d < time.Second || d > max:
-		return fmt.Errorf("%s %v: want 1s to %v (tether serve refuses more)", flag, d, max)
+		return usagef("%s %v: want 1s to %v (tether serve refuses more)", flag, d, max)
 	}
 	return nil
 }
@@ -63,14 +62,14 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *protocol == "" {
-		return errors.New("-protocol-id is required")
+		return usagef("-protocol-id is required")
 	}
 	pid, err := strconv.ParseUint(*protocol, 0, 64)
 	if err != nil {
-		return fmt.Errorf("-protocol-id %q: want a 64-bit unsigned number", *protocol)
+		return usagef("-protocol-id %q: want a 64-bit unsigned number", *protocol)
 	}
 	if len(servers) == 0 {
-		return errors.New("at least one -server is required")
+		return usagef("at least one -server is required")
 	}
 	if err := wholeSeconds("-expiry", *expiry, netcode.DefaultMaxTokenLife); err != nil {
 		return err
@@ -82,10 +81,10 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	if *userData != "" {
 		ud, err := hex.DecodeString(*userData)
 		if err != nil {
-			return fmt.Errorf("-user-data: %w", err)
+			return usagef("-user-data: %w", err)
 		}
 		if len(ud) > netcode.UserDataSize {
-			return fmt.Errorf("-user-data: %d bytes, at most %d", len(ud), netcode.UserDataSize)
+			return usagef("-user-data: %d bytes, at most %d", len(ud), netcode.UserDataSize)
 		}
 		copy(p.UserData[:], ud)
 	}
