@@ -176,11 +176,13 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		st = s.Stats()
 		score = game.Score()
 	})
+	drops := srv.Transport().Stats().Dropped
 	err = srv.Close()
 	if errors.Is(err, udp.ErrClosed) {
 		err = nil
 	}
-	log.Info("stopped", "ticks", st.Ticks, "skipped", st.Skipped, "overruns", st.Overruns, "score", fmt.Sprintf("%d-%d", score[0], score[1]))
+	log.Info("stopped", "ticks", st.Ticks, "skipped", st.Skipped, "overruns", st.Overruns, "score", fmt.Sprintf("%d-%d", score[0], score[1]),
+		"dropped", drops.Total(), "over_budget", drops.OverBudget)
 	return err
 }
 
