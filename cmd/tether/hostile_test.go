@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -123,7 +124,7 @@ func TestTokenDurations(t *testing.T) {
 func TestRefusalLogRateLimited(t *testing.T) {
 	var out bytes.Buffer
 	now := time.Unix(1000, 0)
-	l := newRefusalLog(&out, func() time.Time { return now })
+	l := newRefusalLog(slog.New(slog.NewTextHandler(&out, nil)), func() time.Time { return now })
 	a := netip.MustParseAddrPort("127.0.0.1:1")
 	b := netip.MustParseAddrPort("127.0.0.1:2")
 	for range 100 {
@@ -142,7 +143,7 @@ func TestRefusalLogRateLimited(t *testing.T) {
 	now = now.Add(time.Second)
 	l.refused(a, netcode.ErrServerFull)
 	text := out.String()
-	for _, want := range []string{"from 127.0.0.1:1: failed decryption", "from 127.0.0.1:2: wrong protocol id", "84 more refused requests not shown", "server full"} {
+	for _, want := range []string{`from=127.0.0.1:1 reason="failed decryption`, `from=127.0.0.1:2 reason="wrong protocol id`, "not_shown=84", "server full"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
 		}
@@ -191,14 +192,14 @@ func TestConnectFailuresSayWhy(t *testing.T) {
 	if !strings.Contains(msg, "another key than the server's") {
 		t.Errorf("wrong key, bot: %q", msg)
 	}
-	waitLine(t, out, regexp.MustCompile(`refused a connection request from 127\.0\.0\.1:\d+: failed decryption: the token was minted with another key`), 5*time.Second)
+	waitLine(t, out, regexp.MustCompile(`refused a connection request" from=127\.0\.0\.1:\d+ reason="failed decryption: the token was minted with another key`), 5*time.Second)
 
 	used := mint(key, pid...)
 	runOK(t, "bot", "-token", used, "-duration", "500ms")
 	if msg := runFails(t, "bot", "-token", used); !strings.Contains(msg, "already used") {
 		t.Errorf("used token, bot: %q", msg)
 	}
-	waitLine(t, out, regexp.MustCompile(`refused .*: token already used`), 5*time.Second)
+	waitLine(t, out, regexp.MustCompile(`refused a connection request.*reason="token already used`), 5*time.Second)
 	stopProcess(t, srv, srvErr, 10*time.Second)
 	for range out {
 	}
@@ -207,7 +208,7 @@ func TestConnectFailuresSayWhy(t *testing.T) {
 	srv, out, srvErr = startProcess(t, "serve", "-key", key, "-addr", addr, "-max-clients", "2")
 	waitLine(t, out, regexp.MustCompile(`msg=listening udp=`), 10*time.Second)
 	runFails(t, "bot", "-token", used)
-	waitLine(t, out, regexp.MustCompile(`refused .*: token already used`), 5*time.Second)
+	waitLine(t, out, regexp.MustCompile(`refused a connection request.*reason="token already used`), 5*time.Second)
 	stopProcess(t, srv, srvErr, 10*time.Second)
 }
 

@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"log/slog"
 	"net/netip"
 	"os"
 	"sync"
@@ -14,13 +14,13 @@ import (
 	"github.com/tether-net/tether/netcode"
 )
 
-// refusalLog prints why the server refused connection requests: at most
-// one line per address per second, and lines for at most
+// refusalLog logs why the server refused connection requests: at most one
+// record per address per second, and records for at most
 // refusalAddrsPerSecond addresses a second (the rest are summed up in the
-// next line), so a flood of bad requests cannot flood the log.
+// next), so a flood of bad requests cannot flood the log.
 type refusalLog struct {
 	mu         sync.Mutex
-	w          io.Writer
+	log        *slog.Logger
 	now        func() time.Time
 	second     int64
 	seen       map[netip.AddrPort]bool
@@ -29,8 +29,8 @@ type refusalLog struct {
 
 const refusalAddrsPerSecond = 16
 
-func newRefusalLog(w io.Writer, now func() time.Time) *refusalLog {
-	return &refusalLog{w: w, now: now, seen: make(map[netip.AddrPort]bool)}
+func newRefusalLog(log *slog.Logger, now func() time.Time) *refusalLog {
+	return &refusalLog{log: log, now: now, seen: make(map[netip.AddrPort]bool)}
 }
 
 // refused is a netcode.ServerConfig.OnRefused.
@@ -41,7 +41,7 @@ func (l *refusalLog) refused(from netip.AddrPort, reason error) {
 		l.second = s
 		clear(l.seen)
 		if l.suppressed > 0 {
-			fmt.Fprintf(l.w, "tether serve: %d more refused requests not shown\n", l.suppressed)
+			l.log.Warn("more connection requests refused", "not_shown", l.suppressed)
 			l.suppressed = 0
 		}
 	}
@@ -53,7 +53,7 @@ func (l *refusalLog) refused(from netip.AddrPort, reason error) {
 		return
 	}
 	l.seen[from] = true
-	fmt.Fprintf(l.w, "tether serve: refused a connection request from %s: %s\n", from, refusalText(reason))
+	l.log.Warn("refused a connection request", "from", from.String(), "reason", refusalText(reason))
 }
 
 // refusalText says what a refusal reason means for the person who minted

@@ -90,7 +90,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		return fmt.Errorf("-key: %w", err)
 	}
 	ncfg := netcode.ServerConfig{ProtocolID: pid, PrivateKey: key, MaxClients: *maxClients,
-		OnRefused: newRefusalLog(stdout, time.Now).refused}
+		OnRefused: newRefusalLog(log, time.Now).refused}
 	if *usedPath == "" {
 		*usedPath = *keyPath + ".used"
 	}
