@@ -25,8 +25,8 @@ package client
 //	    entities: ID [kind=0] [gen=0] [parent=ID] [x=0] [vx=0] [ago=frames]
 //	stream from= to= [hz=30] [latency=0s] [jitter=d,d,...]
 //	    a snapshot at from + k/hz up to to, arriving latency plus the next
-//	    jitter (cycled) later; its input lines are entities as above, x
-//	    being where the entity is at from (it moves at vx)
+//	    jitter (cycled) later (Command.Stream); its input lines are entities
+//	    as above, x being where the entity is at from (it moves at vx)
 //	event id= entity= at= [arrive=at] [x=0] [vx=0] [cut]
 //	    an event with the entity's state leaving it (a kick's knot)
 //	lose from= to=                       the snapshots of [from, to] never arrive
@@ -60,10 +60,7 @@ import (
 )
 
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		tr := &traceRig{}
-		datadriven.Run(t, path, tr.do)
-	})
+	datadriven.RunDir(t, "testdata", func() datadriven.Handler { return new(traceRig).do })
 }
 
 // seedGame is testGame showing entities of one kind by the Seed baseline.
@@ -196,22 +193,11 @@ func (tr *traceRig) snapshot(at, arrive time.Duration, meta byte, es []ent) {
 }
 
 func (tr *traceRig) stream(c *datadriven.Command) string {
-	from, to, hz := c.Dur("from", 0), c.Dur("to", 0), c.Int("hz", 30)
-	latency, jitter := c.Dur("latency", 0), c.Durs("jitter", 0)
-	if hz <= 0 || to < from {
-		c.Errorf("want hz > 0 and to ≥ from")
-		return ""
+	sends := c.Stream()
+	for _, s := range sends {
+		tr.snapshot(s.At, s.Arrive, 0, entities(c, s.At-sends[0].At))
 	}
-	n := 0
-	for k := 0; ; k++ {
-		t := from + time.Duration(k)*time.Second/time.Duration(hz)
-		if t > to {
-			break
-		}
-		tr.snapshot(t, t+latency+jitter[k%len(jitter)], 0, entities(c, t-from))
-		n++
-	}
-	return fmt.Sprintf("sent %d snapshots", n)
+	return fmt.Sprintf("sent %d snapshots", len(sends))
 }
 
 // render draws the frames up to local time to.

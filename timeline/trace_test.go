@@ -17,10 +17,10 @@ package timeline_test
 //	body pos=x,y,z vel=x,y,z          the body's true motion from time 0
 //	kick at= vel=x,y,z                its velocity changes at at (a knot state)
 //	teleport at= pos=x,y,z [vel=]      it jumps at at (a cut state)
-//	stream from= to= hz= latency= [jitter=d,d,...]
-//	    sends the true state at from + k/hz up to to, and at every kick or
-//	    teleport between, each arriving latency plus the next jitter of the
-//	    list (cycled) after it
+//	stream from= to= [hz=30] [latency=0s] [jitter=d,d,...]
+//	    sends the true state at from + k/hz up to to, each arriving latency
+//	    plus the next jitter of the list (cycled) after it (Command.Stream),
+//	    and at every kick or teleport between, in the next regular send
 //	state at= arrive=                 sends one state, arriving at arrive
 //	lose from= to=                    the states sent for times in [from, to] never arrive
 //	render to= [quiet]                draws the frames up to to, inserting each
@@ -47,10 +47,7 @@ import (
 )
 
 func TestTraces(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		tr := &trace{}
-		datadriven.Run(t, path, tr.do)
-	})
+	datadriven.RunDir(t, "testdata", func() datadriven.Handler { return new(trace).do })
 }
 
 // leg is a piece of the body's true motion: from at on, from pos at vel.
@@ -179,32 +176,31 @@ func describe(s sent) string {
 }
 
 func (tr *trace) stream(c *datadriven.Command) string {
-	from, to, hz := c.Dur("from", 0), c.Dur("to", 0), c.Int("hz", 30)
-	latency, jitter := c.Dur("latency", 0), c.Durs("jitter", 0)
-	if hz <= 0 || to < from {
-		c.Errorf("want hz > 0 and to ≥ from")
+	sends := c.Stream()
+	if len(sends) == 0 {
 		return ""
 	}
-	var times []time.Duration
-	for k := 0; ; k++ {
-		t := from + time.Duration(k)*time.Second/time.Duration(hz)
-		if t > to {
-			break
-		}
-		times = append(times, t)
-	}
+	// The kicks and teleports in the stream's span, each in the next
+	// regular send (or after the latency if none).
 	for _, l := range tr.legs[1:] {
-		if l.at > from && l.at <= to && !slices.Contains(times, l.at) {
-			times = append(times, l.at)
+		if l.at <= c.Dur("from", 0) || l.at > c.Dur("to", 0) {
+			continue
 		}
+		k, found := slices.BinarySearchFunc(sends, l.at, func(s datadriven.Send, t time.Duration) int { return cmp.Compare(s.At, t) })
+		if found {
+			continue
+		}
+		arrive := l.at + c.Dur("latency", 0)
+		if k < len(sends) {
+			arrive = sends[k].Arrive
+		}
+		sends = slices.Insert(sends, k, datadriven.Send{At: l.at, Arrive: arrive})
 	}
-	slices.Sort(times)
 	var out []string
 	first := len(tr.link)
-	for k, t := range times {
-		s := tr.send(t, t+latency+jitter[k%len(jitter)])
-		if s.s.Knot || s.s.Cut {
-			out = append(out, "sent "+describe(s))
+	for _, s := range sends {
+		if st := tr.send(s.At, s.Arrive); st.s.Knot || st.s.Cut {
+			out = append(out, "sent "+describe(st))
 		}
 	}
 	// Reordered: a state that arrives before one sent earlier (the first
@@ -223,7 +219,7 @@ func (tr *trace) stream(c *datadriven.Command) string {
 	if reordered > 3 {
 		out = append(out, fmt.Sprintf("and %d more reordered", reordered-3))
 	}
-	head := fmt.Sprintf("sent %d, %s to %s", len(times), datadriven.Ms(times[0]), datadriven.Ms(times[len(times)-1]))
+	head := fmt.Sprintf("sent %d, %s to %s", len(sends), datadriven.Ms(sends[0].At), datadriven.Ms(sends[len(sends)-1].At))
 	return strings.Join(append([]string{head}, out...), "\n")
 }
 

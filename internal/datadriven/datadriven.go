@@ -206,6 +206,35 @@ func (c *Command) Durs(key string, def ...time.Duration) []time.Duration {
 	})
 }
 
+// Send is one send of a scripted stream: at At, arriving at Arrive.
+type Send struct {
+	At, Arrive time.Duration
+}
+
+// Stream reads the arguments of a stream of sends over a scripted link, as
+// Tether's traces of networked cores write it:
+//
+//	from= to= [hz=30] [latency=0s] [jitter=d,d,...]
+//
+// a send at from + k/hz for k = 0, 1, ... while not after to, arriving
+// latency plus the k-th duration of jitter (the list cycled) after it.
+func (c *Command) Stream() []Send {
+	from, to, hz := c.Dur("from", 0), c.Dur("to", 0), c.Int("hz", 30)
+	latency, jitter := c.Dur("latency", 0), c.Durs("jitter", 0)
+	if hz <= 0 || to < from {
+		c.Errorf("a stream wants hz > 0 and to ≥ from")
+		return nil
+	}
+	var s []Send
+	for k := 0; ; k++ {
+		t := from + time.Duration(k)*time.Second/time.Duration(hz)
+		if t > to {
+			return s
+		}
+		s = append(s, Send{At: t, Arrive: t + latency + jitter[k%len(jitter)]})
+	}
+}
+
 // Errorf records an error in the command: the test fails with it, at the
 // command's position.
 func (c *Command) Errorf(format string, args ...any) {
@@ -250,7 +279,7 @@ func Ms(d time.Duration) string {
 // with -rewrite, written there). A difference, or an error recorded in the
 // command (see Command.Err), fails the test at the command's position; the
 // later commands still run.
-func Run(t testing.TB, path string, do func(c *Command) string) {
+func Run(t testing.TB, path string, do Handler) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -318,9 +347,13 @@ func firstDiff(want, got []string) string {
 	return ""
 }
 
-// Walk runs f as a subtest, named after the file, for every script
-// (*.txt) in dir, in name order. It fails if there is none.
-func Walk(t *testing.T, dir string, f func(t *testing.T, path string)) {
+// Handler runs one command of a script and returns what it prints.
+type Handler func(c *Command) string
+
+// RunDir runs every script (*.txt) in dir, in name order, as a subtest
+// named after its file, with a handler of its own from newHandler (a fresh
+// scenario). It fails if there is none.
+func RunDir(t *testing.T, dir string, newHandler func() Handler) {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
@@ -330,6 +363,6 @@ func Walk(t *testing.T, dir string, f func(t *testing.T, path string)) {
 		t.Fatalf("no scripts in %s", dir)
 	}
 	for _, p := range paths {
-		t.Run(strings.TrimSuffix(filepath.Base(p), ".txt"), func(t *testing.T) { f(t, p) })
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".txt"), func(t *testing.T) { Run(t, p, newHandler()) })
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,13 +163,27 @@ func TestFix(t *testing.T) {
 	}
 }
 
-func TestWalk(t *testing.T) {
-	var seen []string
-	Walk(t, "testdata", func(t *testing.T, path string) {
-		seen = append(seen, filepath.Base(path))
-		Run(t, path, calc)
+func TestRunDir(t *testing.T) {
+	n := 0
+	RunDir(t, "testdata", func() Handler {
+		n++
+		return calc
 	})
-	if len(seen) != 1 || seen[0] != "calc.txt" {
-		t.Fatalf("walked %q", seen)
+	if n != 1 {
+		t.Fatalf("%d handlers made for one script", n)
+	}
+}
+
+func TestStream(t *testing.T) {
+	cmds, err := Parse("x.txt", "stream from=1s to=1.09s hz=30 latency=50ms jitter=0ms,20ms\n----\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cmds[0]
+	got := c.Stream()
+	ms := time.Millisecond
+	want := []Send{{1000 * ms, 1050 * ms}, {1000*ms + time.Second/30, 1070*ms + time.Second/30}, {1000*ms + 2*time.Second/30, 1050*ms + 2*time.Second/30}}
+	if !slices.Equal(got, want) || c.Err() != nil {
+		t.Fatalf("Stream() = %v (%v), want %v", got, c.Err(), want)
 	}
 }

@@ -35,6 +35,20 @@
 // An argument the test never reads is an error, so that a misspelt key
 // fails rather than silently doing nothing.
 //
+// # Running
+//
+// A test runs every script of a directory, each as a subtest with a fresh
+// handler (a scenario of its own):
+//
+//	func TestTraces(t *testing.T) {
+//		datadriven.RunDir(t, "testdata", func() datadriven.Handler { return new(scenario).do })
+//	}
+//
+// The handler reads the command's arguments with Command's accessors (Dur,
+// Float, Floats, Stream, ...) and returns what it prints. Tether's traces of
+// networked cores write a stream of sends over a scripted link the same way
+// everywhere: from= to= hz= latency= jitter= (Command.Stream).
+//
 // # Rewriting
 //
 // Run with -rewrite, the test writes each command's actual output into the
