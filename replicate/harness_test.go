@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -24,6 +23,7 @@ import (
 	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/timeline"
@@ -34,7 +34,6 @@ const (
 	hFrame    = time.Second / 60
 	hPhase    = 5 * time.Millisecond // frames are not aligned with ticks
 	hWarmUp   = 2 * time.Second
-	hPop      = 0.05
 	knotSpeed = 0.5 // m/s: a contact faster than this gets extra states
 )
 
@@ -248,7 +247,7 @@ func (o *oracle) Render(now time.Duration) Frame {
 
 // score is what one mode showed over a run.
 type score struct {
-	present, fidelity []float64
+	present, fidelity measure.Stat
 	pops, kickPops    int // kickPops: within 150 ms after a kick
 	frozen, extrap    int
 	invalid           int
@@ -256,31 +255,15 @@ type score struct {
 	minutes           float64
 }
 
-func rms(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return math.Sqrt(s / float64(max(len(x), 1)))
-}
-
-func quantile(x []float64, q float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	y := slices.Clone(x)
-	slices.Sort(y)
-	return y[min(int(q*float64(len(y))), len(y)-1)]
-}
-
 func (s score) String() string {
 	return fmt.Sprintf("present rms %.3f p99 %.3f m | fidelity rms %.3f m | pops %d (%.1f/min, %d at kicks) | frozen %d extrap %d",
-		rms(s.present), quantile(s.present, 0.99), rms(s.fidelity), s.pops, float64(s.pops)/s.minutes, s.kickPops, s.frozen, s.extrap)
+		s.present.RMS, s.present.P99, s.fidelity.RMS, s.pops, float64(s.pops)/s.minutes, s.kickPops, s.frozen, s.extrap)
 }
 
 // play renders dur of frames of view fed with dl, and scores them.
 func (d *drill) play(v View, dl []delivery, dur time.Duration) score {
 	var s score
+	var present, fidelity measure.Series
 	next := 0
 	var prev Frame
 	havePrev := false
@@ -303,8 +286,8 @@ func (d *drill) play(v View, dl []delivery, dur time.Duration) score {
 			havePrev = false
 			continue
 		}
-		s.present = append(s.present, f.Pos.Dist(d.at(t)))
-		s.fidelity = append(s.fidelity, f.Pos.Dist(d.at(f.Time)))
+		present.Add(f.Pos.Dist(d.at(t)))
+		fidelity.Add(f.Pos.Dist(d.at(f.Time)))
 		if f.Frozen {
 			s.frozen++
 		}
@@ -312,9 +295,7 @@ func (d *drill) play(v View, dl []delivery, dur time.Duration) score {
 			s.extrap++
 		}
 		if havePrev {
-			dr := f.Pos.Sub(prev.Pos)
-			dx := d.at(f.Time).Sub(d.at(prev.Time))
-			if dr.Sub(dx).Len() > hPop {
+			if measure.Pop(prev.Pos, f.Pos, d.at(prev.Time), d.at(f.Time)) {
 				s.pops++
 				if len(d.kicks) > 0 && t-d.kicks[kick] < 400*time.Millisecond && t >= d.kicks[kick] {
 					s.kickPops++
@@ -324,6 +305,7 @@ func (d *drill) play(v View, dl []delivery, dur time.Duration) score {
 		prev, havePrev = f, true
 	}
 	s.minutes = (dur - hWarmUp).Minutes()
+	s.present, s.fidelity = present.Stat(), fidelity.Stat()
 	return s
 }
 
@@ -468,8 +450,8 @@ func checkFigures(t *testing.T, res map[string]score, vsOracle bool) {
 		if name == "oracle" || name == "bound" || name == "interp" {
 			continue
 		}
-		if rms(s.present) > 0.5*rms(in.present) {
-			t.Errorf("%s: present rms %.3f m > 0.5 × interpolation's %.3f", name, rms(s.present), rms(in.present))
+		if s.present.RMS > 0.5*in.present.RMS {
+			t.Errorf("%s: present rms %.3f m > 0.5 × interpolation's %.3f", name, s.present.RMS, in.present.RMS)
 		}
 		extra := 2.0
 		if name == "resim" {
@@ -482,13 +464,13 @@ func checkFigures(t *testing.T, res map[string]score, vsOracle bool) {
 			t.Errorf("%s: %.1f pops a minute away from kicks, interpolation %.1f", name, perMin(s, other), perMin(in, in.pops))
 		}
 	}
-	rs := rms(res["resim"].present)
+	rs := res["resim"].present.RMS
 	t.Logf("resim present rms: %.2f × the oracle's, %.2f × the bound's, %.3f × interpolation's",
-		rs/rms(or.present), rs/rms(bd.present), rs/rms(in.present))
-	if rs > 1.1*rms(bd.present) {
-		t.Errorf("resim: present rms %.3f m, the bound %.3f", rs, rms(bd.present))
+		rs/or.present.RMS, rs/bd.present.RMS, rs/in.present.RMS)
+	if rs > 1.1*bd.present.RMS {
+		t.Errorf("resim: present rms %.3f m, the bound %.3f", rs, bd.present.RMS)
 	}
-	if vsOracle && (rs > 1.45*rms(or.present) || rs > 0.25*rms(in.present)) {
-		t.Errorf("resim: present rms %.3f m, oracle %.3f, interpolation %.3f", rs, rms(or.present), rms(in.present))
+	if vsOracle && (rs > 1.45*or.present.RMS || rs > 0.25*in.present.RMS) {
+		t.Errorf("resim: present rms %.3f m, oracle %.3f, interpolation %.3f", rs, or.present.RMS, in.present.RMS)
 	}
 }

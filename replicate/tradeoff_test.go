@@ -43,7 +43,7 @@ func TestUnrealSettingsTradeoff(t *testing.T) {
 	} {
 		t.Logf("%s, Tether's defaults: %v", c.name, c.tether)
 		t.Logf("%s, Unreal's settings: %v", c.name, c.unreal)
-		if rms(c.tether.present) >= rms(c.unreal.present) || c.tether.pops > c.unreal.pops {
+		if c.tether.present.RMS >= c.unreal.present.RMS || c.tether.pops > c.unreal.pops {
 			t.Errorf("%s: the defaults are not better than Unreal's settings", c.name)
 		}
 	}

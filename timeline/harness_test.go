@@ -17,6 +17,7 @@ import (
 
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
+	"github.com/tether-net/tether/measure"
 )
 
 // The ball and its pitch.
@@ -378,28 +379,10 @@ func (sb *seedBall) render(now time.Duration) (pos geom.Vec3, rt time.Duration, 
 	return sb.states[0].Pos, rt, false, true
 }
 
-// summary is a distribution summary as the lab reports it.
-type summary struct{ mean, p50, p99, max, rms float64 }
-
-func summarize(x []float64) summary {
-	if len(x) == 0 {
-		return summary{}
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	var sum, sq float64
-	for _, v := range s {
-		sum += v
-		sq += v * v
-	}
-	q := func(p float64) float64 { return s[min(len(s)-1, int(math.Ceil(p*float64(len(s))))-1)] }
-	return summary{sum / float64(len(s)), q(0.5), q(0.99), s[len(s)-1], math.Sqrt(sq / float64(len(s)))}
-}
-
 // score is one method's figures over a run.
 type score struct {
-	fidelity, present, delayMs summary
-	targetMs                   summary // tether only: the target delay
+	fidelity, present, delayMs measure.Stat
+	targetMs                   measure.Stat // tether only: the target delay
 	pops, extrap, frozen       int
 	popsInBlackout             int // render time in the blackout
 	popsAfterBlackout          int // render time in the 3 s after the blackout
@@ -466,7 +449,7 @@ func run(rc runConfig) (ours, seed score) {
 		}
 	}
 	ours = scorers[0].result()
-	ours.targetMs = summarize(targets)
+	ours.targetMs = measure.Summarise(targets)
 	return ours, scorers[1].result()
 }
 
@@ -492,9 +475,7 @@ func (s *scorer) frame(nowS float64, m renderer) {
 	// no state exists for.
 	inBlackout := bo[1] > 0 && rts >= bo[0] && rts < bo[0]+bo[1]
 	if counted && s.havePrev {
-		dR := r.Sub(s.prevR)
-		dX := s.path.pos(rts).Sub(s.path.pos(s.prevRT.Seconds()))
-		if dR.Sub(dX).Len() > 0.05 {
+		if measure.Pop(s.prevR, r, s.path.pos(s.prevRT.Seconds()), s.path.pos(rts)) {
 			s.pops++
 			if inBlackout {
 				s.pib++
@@ -526,7 +507,7 @@ func (s *scorer) frame(nowS float64, m renderer) {
 
 func (s *scorer) result() score {
 	return score{
-		fidelity: summarize(s.fid), present: summarize(s.pres), delayMs: summarize(s.delay),
+		fidelity: measure.Summarise(s.fid), present: measure.Summarise(s.pres), delayMs: measure.Summarise(s.delay),
 		pops: s.pops, extrap: s.extrap, frozen: s.frozen, popsAfterBlackout: s.pab, popsInBlackout: s.pib, popsAfterBlackoutByFrame: s.pabf,
 		minutes: float64(s.frames) / 60 / 60,
 	}

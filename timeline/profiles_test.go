@@ -46,16 +46,16 @@ func TestProfiles(t *testing.T) {
 			popsOut := ours.pops - ours.popsInBlackout
 			seedPopsOut := seed.pops - seed.popsInBlackout
 			t.Logf("tether: fidelity p99 %.4f m, max %.3f m; present rms %.3f m; pops %d (%.1f/min; render time in blackout %d, in the 3 s after %d, by frame time %d); extrap %d, frozen %d; delay mean %.1f ms, p99 %.1f ms",
-				ours.fidelity.p99, ours.fidelity.max, ours.present.rms, popsOut, float64(popsOut)/ours.minutes,
-				ours.popsInBlackout, ours.popsAfterBlackout, ours.popsAfterBlackoutByFrame, ours.extrap, ours.frozen, ours.delayMs.mean, ours.delayMs.p99)
+				ours.fidelity.P99, ours.fidelity.Max, ours.present.RMS, popsOut, float64(popsOut)/ours.minutes,
+				ours.popsInBlackout, ours.popsAfterBlackout, ours.popsAfterBlackoutByFrame, ours.extrap, ours.frozen, ours.delayMs.Mean, ours.delayMs.P99)
 			t.Logf("seed:   fidelity p99 %.4f m, max %.3f m; present rms %.3f m; pops %d (render time in blackout %d, in the 3 s after %d, by frame time %d); extrap %d, frozen %d",
-				seed.fidelity.p99, seed.fidelity.max, seed.present.rms, seedPopsOut,
+				seed.fidelity.P99, seed.fidelity.Max, seed.present.RMS, seedPopsOut,
 				seed.popsInBlackout, seed.popsAfterBlackout, seed.popsAfterBlackoutByFrame, seed.extrap, seed.frozen)
-			if ours.fidelity.p99 > w.fid99 {
-				t.Errorf("fidelity p99 %.4f m > %.3f m", ours.fidelity.p99, w.fid99)
+			if ours.fidelity.P99 > w.fid99 {
+				t.Errorf("fidelity p99 %.4f m > %.3f m", ours.fidelity.P99, w.fid99)
 			}
-			if ours.fidelity.p99 > 0.5*seed.fidelity.p99 {
-				t.Errorf("fidelity p99 %.4f m > half the seed's %.4f m", ours.fidelity.p99, seed.fidelity.p99)
+			if ours.fidelity.P99 > 0.5*seed.fidelity.P99 {
+				t.Errorf("fidelity p99 %.4f m > half the seed's %.4f m", ours.fidelity.P99, seed.fidelity.P99)
 			}
 			if l.blackout[1] > 0 {
 				if ours.popsAfterBlackout > 2 {
@@ -67,14 +67,14 @@ func TestProfiles(t *testing.T) {
 			if popsOut > 0 && float64(popsOut) > 0.2*float64(seedPopsOut) {
 				t.Errorf("%d pops, more than a fifth of the seed's %d", popsOut, seedPopsOut)
 			}
-			if w.delayMean > 0 && ours.delayMs.mean > w.delayMean {
-				t.Errorf("mean delay %.1f ms > %v ms", ours.delayMs.mean, w.delayMean)
+			if w.delayMean > 0 && ours.delayMs.Mean > w.delayMean {
+				t.Errorf("mean delay %.1f ms > %v ms", ours.delayMs.Mean, w.delayMean)
 			}
 			if w.noFrozen && ours.frozen > 0 {
 				t.Errorf("%d frozen frames", ours.frozen)
 			}
-			if r := ours.present.rms / seed.present.rms; r > w.present {
-				t.Errorf("present rms %.3f m is %.2f × the seed's %.3f m, want ≤ %v", ours.present.rms, r, seed.present.rms, w.present)
+			if r := ours.present.RMS / seed.present.RMS; r > w.present {
+				t.Errorf("present rms %.3f m is %.2f × the seed's %.3f m, want ≤ %v", ours.present.RMS, r, seed.present.RMS, w.present)
 			}
 		})
 	}
