@@ -121,5 +121,10 @@
 // after removing half the base latency asymmetry, which no round trip can
 // observe; the raw error is reported beside it. Ball fidelity compares the
 // drawn ball with the true trajectory at the moment the client claims to show,
-// and ball presence compares it with where the ball is now.
+// and ball presence compares it with where the ball is now. The definitions,
+// the result types and the statistics are package measure's, which tether
+// demo and tether bot measure with too. A run measures each frame as soon as
+// the truth it needs has arrived and keeps only what its statistics need, so
+// its memory grows by about a byte per sample (Options.Keep keeps every frame
+// for plots and traces).
 package lab

@@ -12,52 +12,6 @@ import (
 	"github.com/tether-net/tether/movement"
 )
 
-// OwnMetrics measure, in the soccer game, how a client shows its own player
-// when it predicts it (package movement): drawn at the present from its own
-// inputs, corrected by the server when the server's simulation of its moves
-// differs by more than 2 cm. X is here the server's path of the player by the
-// time of its moves: the state after each move the server applied, at the
-// move's end (the client's clock), joined linearly; frames after the warm-up
-// are measured. The span from a teleport (a kickoff) to the frame that shows
-// it is left out, and so are the frames in a blackout and the second after it
-// (the client played a world it could not see; what the server made of it
-// shows as corrections).
-type OwnMetrics struct {
-	// Corrections counts the server's adjustments the client applied after
-	// the warm-up (resets, which a teleport or the first contact causes, are
-	// not corrections); CorrectionsPerMin is that over the run after the
-	// warm-up, per minute.
-	Corrections       int     `json:"corrections"`
-	CorrectionsPerMin float64 `json:"corrections_per_min"`
-	// CorrectionM is the size of each: how far the client's prediction after
-	// the corrected move was from the server's state after it, metres.
-	CorrectionM Stat `json:"correction_m"`
-	// PresentM is |R(L) - X(T(L) + a)|, a being the link's unobservable
-	// asymmetry (up - down base latency)/2 as in clock.err_ms: how far the
-	// drawn player is from where the server has it for the moment the
-	// client can know as now, metres.
-	PresentM Stat `json:"present_m"`
-	// Pops counts frames where |ΔR - ΔX| > 5 cm, ΔX being the server's path
-	// over the frame's advance of render time (the client's estimate of
-	// server time: the predicted player is drawn at it).
-	Pops int `json:"pops"`
-	// InputDelayFrames is, per frame, how many frames after the one an input
-	// was decided at the drawn player first shows it: 0 when the next frame
-	// does (the frame's move is made with it and drawn at once); without
-	// prediction, the frames until the player's render time reaches the
-	// input's time plus the link's base latency up.
-	InputDelayFrames Stat `json:"input_delay_frames"`
-	// InputsLost counts the client's moves the server never applied, made
-	// after the warm-up, outside blackouts and more than a second before
-	// the end.
-	InputsLost int `json:"inputs_lost"`
-	// Frames is how many frames were measured; Predicted says whether the
-	// client predicts its player (ball method resim does not: see the
-	// soccer game's documentation).
-	Frames    int  `json:"frames"`
-	Predicted bool `json:"predicted"`
-}
-
 // ownRecord is what the lab records of a client's own player. Its frames
 // are measured as soon as the server's path reaches them.
 type ownRecord struct {

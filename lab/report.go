@@ -30,40 +30,16 @@ type Result struct {
 	Own *OwnMetrics `json:"own,omitempty"`
 }
 
-// OthersMetrics measure how a client of the soccer game draws the other
-// players' characters, one sample per other player per frame after the
-// warm-up, the positions on the ground.
-type OthersMetrics struct {
-	// PresentM is |drawn - true position now|, metres. Samples in the half
-	// second after the player was teleported (a kickoff) are left out, as
-	// the ball's are.
-	PresentM Stat `json:"present_m"`
-	// Pops counts the samples outside blackouts where |ΔR - ΔX| > 5 cm, ΔX
-	// being the player's true motion over that frame's advance of its render
-	// time; a teleport (a kickoff) drawn as one, or one in the truth over
-	// the frame, is not a pop.
-	Pops int `json:"pops"`
-	// Samples is how many there were.
-	Samples int `json:"samples"`
-}
-
 // The metrics are package measure's, the one definition the lab, tether demo
 // and tether bot report.
 type (
-	Stat         = measure.Stat
-	BallMetrics  = measure.BallMetrics
-	ClockMetrics = measure.ClockMetrics
+	Stat          = measure.Stat
+	BallMetrics   = measure.BallMetrics
+	ClockMetrics  = measure.ClockMetrics
+	NetMetrics    = measure.NetMetrics
+	OwnMetrics    = measure.OwnMetrics
+	OthersMetrics = measure.OthersMetrics
 )
-
-// NetMetrics is the client's traffic: payload plus 28 bytes of IPv4 and UDP
-// headers per datagram, averaged over the run, in kilobits per second; Clock*
-// counts the clock method's own messages alone.
-type NetMetrics struct {
-	DownKbps      float64 `json:"down_kbps"`
-	UpKbps        float64 `json:"up_kbps"`
-	ClockDownKbps float64 `json:"clock_down_kbps"`
-	ClockUpKbps   float64 `json:"clock_up_kbps"`
-}
 
 // convergeWithin is the error a clock must stay within to count as converged:
 // 2 ms, or 5 ms on a link with latency spikes (the mobile preset).
