@@ -32,7 +32,7 @@ type soccerClient struct {
 	bot    *match.Bot
 	clock  *soccerClock
 	ball   soccerBallView
-	others othersRecord
+	others measure.OthersMeter
 	own    ownRecord
 
 	self             int // own player slot, -1 until the welcome
@@ -130,7 +130,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		sc.clock = &soccerClock{est: b.Client().Clock()}
 		sc.c.clock = sc.clock
 		sc.ball = newSoccerBallView(sc.c.spec.Ball, sc)
-		sc.others = newOthersRecord(sc, len(s.Clients))
+		sc.others = measure.OthersMeter{WarmUp: warmUp, Blackouts: sc.c.blackouts}
 		sc.own = ownRecord{sc: sc, predicted: cfg.Predicts(i)}
 	}
 	step := m.end / 100
@@ -142,7 +142,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	}
 	v.RunUntil(m.end)
 	for _, sc := range sm.clients {
-		sc.others.process(m.end + time.Hour)
+		sc.others.Measure(sm.truth, m.end+time.Hour)
 		sc.traffic()
 	}
 	if opts.Trace != nil {
@@ -157,7 +157,7 @@ func (sm *soccerMatch) now() time.Duration { return sm.v.Sched.Now() }
 func (sm *soccerMatch) onTick(t *soccer.Truth) {
 	sm.truth.onTick(t, sm.v.Game().Stats())
 	for _, sc := range sm.clients {
-		sc.others.process(t.Time)
+		sc.others.Measure(sm.truth, t.Time)
 		sc.own.tick(t)
 	}
 }
@@ -181,7 +181,7 @@ func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 	if f.Ready {
 		fr.bound = f.Bound
 		fr.ball = sc.ball.render(f)
-		sc.others.frame(sc.frames, now, f)
+		sc.othersFrame(sc.frames, now, f)
 	}
 	sc.own.frame(now, f)
 	sc.clock.observe(now)
@@ -251,7 +251,7 @@ func (sm *soccerMatch) report() *Report {
 	for _, sc := range sm.clients {
 		res := sc.c.result(sc.ball)
 		sc.kickMetrics(&res.Ball)
-		om := sc.others.metrics()
+		om := sc.others.Metrics()
 		res.Others = &om
 		own := sc.own.metrics(m.end)
 		res.Own = &own
@@ -368,74 +368,15 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 	}
 }
 
-// othersRecord measures how a client draws the other players. A frame's
-// samples wait until the server's truth reaches the frame's time.
-type othersRecord struct {
-	sc      *soccerClient
-	pending []otherSample
-	last    []lastDrawn // by player slot
-	present measure.Series
-	pops    int
-	samples int
-}
-
-// otherSample is another player as one frame drew it.
-type otherSample struct {
-	frame int
-	t     time.Duration // true time of the frame
-	slot  int
-	pos   geom.Vec3
-	rt    time.Duration // its render time
-	cut   bool
-}
-
-type lastDrawn struct {
-	frame    int
-	pos, at  geom.Vec3 // drawn, and true at the render time
-	rt       time.Duration
-	measured bool
-}
-
-func newOthersRecord(sc *soccerClient, players int) othersRecord {
-	return othersRecord{sc: sc, last: make([]lastDrawn, players)}
-}
-
-// frame queues the other players drawn in frame f, the client's frame i at
-// true time now.
-func (o *othersRecord) frame(i int, now time.Duration, f *tclient.Frame) {
+// othersFrame queues the other players drawn in frame f, the client's frame
+// i at true time now.
+func (sc *soccerClient) othersFrame(i int, now time.Duration, f *tclient.Frame) {
 	for j := range f.Entities {
 		e := &f.Entities[j]
 		slot := int(e.ID - soccer.FirstPlayerID)
-		if e.Kind != soccer.KindPlayer || f.HasSelf && e.ID == f.Self || slot < 0 || slot >= len(o.last) {
+		if e.Kind != soccer.KindPlayer || f.HasSelf && e.ID == f.Self || slot < 0 || slot >= sc.match.truth.np {
 			continue
 		}
-		o.pending = append(o.pending, otherSample{frame: i, t: now, slot: slot, pos: e.Pos, rt: e.RenderTime, cut: e.Cut})
+		sc.others.Add(measure.OtherDrawn{Frame: i, T: now, Slot: slot, Pos: e.Pos, RenderTime: e.RenderTime, Cut: e.Cut})
 	}
-}
-
-// process measures the queued samples of frames up to true time upTo.
-func (o *othersRecord) process(upTo time.Duration) {
-	tr := o.sc.match.truth
-	c := o.sc.c
-	n := 0
-	for ; n < len(o.pending) && o.pending[n].t <= upTo; n++ {
-		s := &o.pending[n]
-		now, okNow := tr.player(s.slot, s.t)
-		at, okAt := tr.player(s.slot, s.rt)
-		l := &o.last[s.slot]
-		if s.t >= warmUp && okNow && !tr.playerTeleported(s.slot, s.t, s.t, measure.TeleportSpan) {
-			o.samples++
-			o.present.Add(geom.V(s.pos.X-now.X, 0, s.pos.Z-now.Z).Len())
-			if l.measured && l.frame == s.frame-1 && okAt && !s.cut && !c.blackouts.In(s.t) && !c.blackouts.In(s.rt) &&
-				!tr.playerTeleported(s.slot, l.rt, s.rt, 0) && measure.Pop(l.pos, s.pos, l.at, at) {
-				o.pops++
-			}
-		}
-		*l = lastDrawn{frame: s.frame, pos: s.pos, at: at, rt: s.rt, measured: okAt}
-	}
-	o.pending = append(o.pending[:0], o.pending[n:]...)
-}
-
-func (o *othersRecord) metrics() OthersMetrics {
-	return OthersMetrics{PresentM: o.present.Stat(), Pops: o.pops, Samples: o.samples}
 }

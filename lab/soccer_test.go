@@ -123,8 +123,8 @@ func TestSoccerTruthCarried(t *testing.T) {
 		t0 := time.Duration(k-1) * st.tick
 		for q := range 4 {
 			u0, u1 := t0+time.Duration(q)*st.tick/4, t0+time.Duration(q+1)*st.tick/4
-			pu0, _ := st.player(slot, u0)
-			pu1, _ := st.player(slot, u1)
+			pu0, _ := st.Position(slot, u0)
+			pu1, _ := st.Position(slot, u1)
 			rel := horiz(st.ball.Truth.At(u1).Sub(st.ball.Truth.At(u0)).Sub(pu1.Sub(pu0)))
 			if allowed := reach*turn/4 + horiz(offB.Sub(offA))/4 + 1e-6; rel > allowed {
 				t.Fatalf("tick %d quarter %d: the ball moved %.4f m against its carrier, at most %.4f m allowed", k, q, rel, allowed)

@@ -256,10 +256,10 @@ func (st *soccerTruth) record(t *soccer.Truth) {
 	st.ticks = append(st.ticks, k)
 }
 
-// player returns the true position of player slot at server time t, and
+// Position returns the true position of player slot at server time t, and
 // whether it was in play: between ticks on the straight line joining them,
 // except across a teleport (a kickoff), before which it stood where it was.
-func (st *soccerTruth) player(slot int, t time.Duration) (geom.Vec3, bool) {
+func (st *soccerTruth) Position(slot int, t time.Duration) (geom.Vec3, bool) {
 	n := len(st.ticks)
 	if t <= 0 {
 		p := st.held(0, slot)
@@ -281,9 +281,9 @@ func (st *soccerTruth) player(slot int, t time.Duration) (geom.Vec3, bool) {
 	return a.st.Pos.Lerp(b.st.Pos, u), true
 }
 
-// playerTeleported reports whether player slot was teleported after server
-// time t0 and up to t1, or at most span before t1.
-func (st *soccerTruth) playerTeleported(slot int, t0, t1, span time.Duration) bool {
+// Teleported reports whether player slot was teleported after server time
+// t0 and up to t1, or at most span before t1.
+func (st *soccerTruth) Teleported(slot int, t0, t1, span time.Duration) bool {
 	for _, c := range st.pcuts[slot] {
 		if c > t0 && c <= t1 || c <= t1 && t1-c < span {
 			return true

@@ -360,3 +360,52 @@ func TestSeriesCompact(t *testing.T) {
 		t.Errorf("%.2f bytes a sample", per)
 	}
 }
+
+// walker is one character walking along X at 2 m/s, teleported to X = 50
+// at teleport (if not zero).
+type walker struct{ teleport time.Duration }
+
+func (w walker) Position(_ int, t time.Duration) (geom.Vec3, bool) {
+	if w.teleport > 0 && t >= w.teleport {
+		return geom.V(50, 0, 0), true
+	}
+	return geom.V(2*t.Seconds(), 0, 0), true
+}
+
+func (w walker) Teleported(_ int, t0, t1, span time.Duration) bool {
+	return w.teleport > 0 && (w.teleport > t0 && w.teleport <= t1 || w.teleport <= t1 && t1-w.teleport < span)
+}
+
+func TestOthersMeter(t *testing.T) {
+	frame := time.Second / 60
+	delay := 100 * time.Millisecond
+	for _, c := range []struct {
+		name        string
+		truth       walker
+		shift       func(at time.Duration) float64 // metres off upwards
+		pops, count int
+	}{
+		{"drawn truly", walker{}, func(time.Duration) float64 { return 0 }, 0, 480},
+		{"a 6 cm jump", walker{}, func(at time.Duration) float64 {
+			if at >= 5*time.Second {
+				return 0.06
+			}
+			return 0
+		}, 1, 480},
+		{"a teleport drawn", walker{teleport: 5 * time.Second}, func(time.Duration) float64 { return 0 }, 0, 450},
+	} {
+		o := OthersMeter{WarmUp: 2 * time.Second}
+		for k := 1; k <= 600; k++ {
+			at := time.Duration(k) * frame
+			rt := at - delay
+			p, _ := c.truth.Position(0, rt)
+			p.Y += c.shift(at) // off the ground: no present error, but motion
+			o.Add(OtherDrawn{Frame: k, T: at, Slot: 0, Pos: p, RenderTime: rt})
+			o.Measure(c.truth, at)
+		}
+		m := o.Metrics()
+		if m.Pops != c.pops || m.Samples != c.count || m.PresentM.Mean != 0.2 && c.truth.teleport == 0 {
+			t.Errorf("%s: %+v, want %d pops in %d samples", c.name, m, c.pops, c.count)
+		}
+	}
+}
