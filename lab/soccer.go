@@ -131,7 +131,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		sc.c.clock = sc.clock
 		sc.ball = newSoccerBallView(sc.c.spec.Ball, sc)
 		sc.others = measure.OthersMeter{WarmUp: warmUp, Blackouts: sc.c.blackouts}
-		sc.own = ownRecord{sc: sc, predicted: cfg.Predicts(i)}
+		sc.own = newOwnRecord(sc, cfg.Predicts(i))
 	}
 	step := m.end / 100
 	for t := step; t <= m.end; t += step {
@@ -253,7 +253,7 @@ func (sm *soccerMatch) report() *Report {
 		sc.kickMetrics(&res.Ball)
 		om := sc.others.Metrics()
 		res.Others = &om
-		own := sc.own.metrics(m.end)
+		own := sc.own.meter.Metrics(m.end)
 		res.Own = &own
 		r.Results = append(r.Results, res)
 	}

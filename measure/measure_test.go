@@ -409,3 +409,62 @@ func TestOthersMeter(t *testing.T) {
 		}
 	}
 }
+
+// A predicted character walking along X at 3 m/s: the server applies each
+// move a round trip after the client made it, and the client draws each
+// frame at its estimate of server time.
+func TestOwnMeter(t *testing.T) {
+	frame := time.Second / 60
+	lag := 6 // frames from a move to the server applying it
+	for _, c := range []struct {
+		name      string
+		off       func(k int) float64 // drawn this far off, metres, upwards
+		teleport  int                 // frame the server teleports the character at (0: none)
+		lose      int                 // a move the server never applies (0: none)
+		pops      int
+		corrected int
+	}{
+		{"drawn truly", func(int) float64 { return 0 }, 0, 0, 0, 0},
+		{"a 6 cm correction drawn at once", func(k int) float64 {
+			if k >= 300 {
+				return 0.06
+			}
+			return 0
+		}, 0, 0, 1, 1},
+		{"a teleport", func(int) float64 { return 0 }, 300, 0, 0, 0},
+		{"a move lost", func(int) float64 { return 0 }, 0, 200, 0, 0},
+	} {
+		o := OwnMeter{WarmUp: 2 * time.Second, Predicted: true}
+		x := func(k int) geom.Vec3 {
+			if c.teleport > 0 && k >= c.teleport {
+				return geom.V(50+3*(time.Duration(k)*frame).Seconds(), 0, 0)
+			}
+			return geom.V(3*(time.Duration(k)*frame).Seconds(), 0, 0)
+		}
+		for k := 1; k <= 600; k++ {
+			at := time.Duration(k) * frame
+			if m := k - lag; m > 0 && m != c.lose {
+				o.Moved(time.Duration(m)*frame, x(m))
+				o.Applied(m)
+			}
+			if c.teleport > 0 && k-lag == c.teleport {
+				o.Teleported(x(k - lag))
+			}
+			if k == 300 && c.corrected > 0 {
+				o.Corrected(at, 0.06)
+			}
+			p := x(k)
+			p.Y += c.off(k)
+			o.Frame(OwnDrawn{T: at, Est: at, OK: true, Pos: p, RenderTime: at, Predicted: true, Cut: c.teleport > 0 && k == c.teleport})
+			o.Made(k, at)
+		}
+		m := o.Metrics(10 * time.Second)
+		lost := 0
+		if c.lose > 0 {
+			lost = 1
+		}
+		if m.Pops != c.pops || m.Corrections != c.corrected || m.InputsLost != lost || m.InputDelayFrames.Max != 0 || m.Frames < 400 {
+			t.Errorf("%s: %+v", c.name, m)
+		}
+	}
+}
