@@ -43,7 +43,7 @@ import (
 //     without -headless, given -http 127.0.0.1:0 if it names none), start in
 //     the background: the test waits for their first line of output (for
 //     demo, the one naming its page, which must answer), runs the rest of
-//     the block, then
+//     the block (and the next, if it names the server's address), then
 //     interrupts them by PID (Ctrl-C) and requires them to exit 0.
 //   - Every other command runs in the foreground, killed after
 //     readmeTimeout, and must exit 0.
@@ -68,17 +68,33 @@ func TestREADME(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.bin, "tether"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A test that fails leaves no server behind.
+	var servers []*readmeServer
+	t.Cleanup(func() {
+		for _, s := range servers {
+			if !s.stopped {
+				syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+				<-s.done
+			}
+		}
+	})
 	ran := 0
 	for i, block := range blocks {
-		var servers []*readmeServer
 		for _, line := range block {
 			if s := r.command(i+1, line); s != nil {
 				servers = append(servers, s)
 			}
 			ran++
 		}
+		// A server the next block talks to (names its address) runs on.
+		next := ""
+		if i+1 < len(blocks) {
+			next = strings.Join(blocks[i+1], "\n")
+		}
 		for _, s := range servers {
-			s.stop(t)
+			if !s.stopped && !s.namedIn(next) {
+				s.stop(t)
+			}
 		}
 	}
 	t.Logf("ran %d commands of %d blocks", ran, len(blocks))
@@ -160,7 +176,9 @@ func (r *readmeRun) command(n int, line string) *readmeServer {
 	}
 	t.Logf("block %d: %s", n, cmdline)
 	if server {
-		return r.startServer(n, cmdline)
+		s := r.startServer(n, cmdline)
+		s.addrs = loopbackPort.FindAllString(line, -1)
+		return s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readmeTimeout)
 	defer cancel()
@@ -233,11 +251,23 @@ func (r *readmeRun) copyIn(w string) {
 
 // readmeServer is a command of the README that runs until interrupted.
 type readmeServer struct {
-	line string
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan error
+	line    string
+	addrs   []string // the loopback addresses the README's line names
+	cmd     *exec.Cmd
+	mu      sync.Mutex
+	out     bytes.Buffer
+	done    chan error
+	stopped bool
+}
+
+// namedIn reports whether README text names one of the server's addresses.
+func (s *readmeServer) namedIn(text string) bool {
+	for _, a := range s.addrs {
+		if strings.Contains(text, a) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *readmeServer) output() string {
@@ -309,6 +339,7 @@ func (r *readmeRun) startServer(n int, cmdline string) *readmeServer {
 // stop interrupts the server as Ctrl-C does and requires it to exit 0.
 func (s *readmeServer) stop(t *testing.T) {
 	t.Helper()
+	s.stopped = true
 	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatalf("%s: interrupt: %v", s.line, err)
 	}
