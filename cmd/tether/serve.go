@@ -34,7 +34,7 @@ const maxServePlayers = 64
 func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("serve", stderr,
 		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
-		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D]",
+		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D] [-agones]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
 		"minted with the same key and protocol id, until interrupted.",
 	)
@@ -48,6 +48,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	admin := fs.String("admin", "", "serve /healthz, /readyz and /metrics over HTTP on HOST:PORT (:PORT means loopback); off when empty")
 	pprof := fs.Bool("pprof", false, "also serve net/http/pprof under /debug/pprof/ on the -admin address")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog)")
+	agonesFlag := fs.Bool("agones", false, "report the lifecycle (ready, allocated, health, shutdown) to the Agones SDK sidecar's REST API on localhost:$AGONES_SDK_HTTP_PORT")
 	grace := fs.Duration("drain-grace", 30*time.Second, "on SIGTERM or Ctrl-C, how long the match may go on with the clients it has before they are disconnected (a second signal stops at once)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -153,10 +154,11 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
+	health := tickHealth(srv)
 	var adminSrv *http.Server
 	adminAt := "off"
 	if *admin != "" {
-		hs, at, err := serveAdmin(*admin, lc, srv, *pprof)
+		hs, at, err := serveAdmin(*admin, lc, srv, health, *pprof)
 		if err != nil {
 			srv.Close()
 			return err
@@ -164,6 +166,14 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		adminSrv, adminAt = hs, at.String()
 	}
 	defer stopAdmin(adminSrv)
+	if *agonesFlag {
+		shutdown, err := startAgones(lc, health, log)
+		if err != nil {
+			srv.Close()
+			return err
+		}
+		defer shutdown() // after the server closed: Agones then removes the pod
+	}
 	if err := lc.Ready(); err != nil {
 		return err
 	}

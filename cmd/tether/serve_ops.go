@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/ops"
+	"github.com/tether-net/tether/ops/agones"
 	"github.com/tether-net/tether/ops/prom"
 	"github.com/tether-net/tether/server"
 )
@@ -55,7 +56,7 @@ func adminAddr(s string) (string, error) {
 // serveAdmin serves the admin endpoints of srv on addr until Shutdown:
 // /healthz (the tick loop ran within the last stallLimit), /readyz (the
 // lifecycle accepts players), /metrics, and net/http/pprof with pprof.
-func serveAdmin(addr string, lc *ops.Lifecycle, srv *server.UDP, pprof bool) (*http.Server, net.Addr, error) {
+func serveAdmin(addr string, lc *ops.Lifecycle, srv *server.UDP, health func() error, pprof bool) (*http.Server, net.Addr, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-admin: %w", err)
@@ -74,7 +75,7 @@ func serveAdmin(addr string, lc *ops.Lifecycle, srv *server.UDP, pprof bool) (*h
 		s.WriteErrors = srv.Transport().WriteErrors()
 		s.State = lc.State()
 	})
-	h := ops.Handler(lc, ops.AdminConfig{Health: tickHealth(srv), Metrics: prom.Handler(metrics), Pprof: pprof})
+	h := ops.Handler(lc, ops.AdminConfig{Health: health, Metrics: prom.Handler(metrics), Pprof: pprof})
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go hs.Serve(ln)
 	return hs, ln.Addr(), nil
@@ -135,6 +136,32 @@ func drain(srv *server.UDP, lc *ops.Lifecycle, grace time.Duration, signals <-ch
 			}
 		}
 	}
+}
+
+// startAgones reports lc to the Agones SDK sidecar until the returned
+// function is called, which tells Agones the server shut down.
+func startAgones(lc *ops.Lifecycle, health func() error, log *slog.Logger) (shutdown func(), err error) {
+	a, err := agones.New(agones.Config{})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := a.Run(ctx, lc, health); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("agones", "err", err.Error())
+		}
+	}()
+	return func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		if err := a.Shutdown(sctx); err != nil {
+			log.Error("agones shutdown", "err", err.Error())
+		}
+		cancel()
+		<-done
+	}, nil
 }
 
 // stopAdmin shuts the admin server down, waiting briefly for scrapes in

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -152,4 +153,55 @@ func TestLoad(t *testing.T) {
 		t.Errorf("load report %+v", rep)
 	}
 	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+// TestServeAgones runs tether serve -agones as a real process against an
+// in-test SDK sidecar (found through AGONES_SDK_HTTP_PORT, as in a pod): it
+// reports Ready once listening, pings health, and reports Shutdown when it
+// stops.
+func TestServeAgones(t *testing.T) {
+	calls := make(chan string, 1024)
+	sidecar := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "{}")
+		calls <- r.Method + " " + r.URL.Path
+	}))
+	defer sidecar.Close()
+	dir := t.TempDir()
+	key := filepath.Join(dir, "tether.key")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
+		t.Fatalf("keygen: %s", stderr.String())
+	}
+	cmd := asProcess("serve", "-key", key, "-addr", "127.0.0.1:0", "-agones", "-used-tokens", "none")
+	cmd.Env = append(cmd.Env, "AGONES_SDK_HTTP_PORT="+sidecar.URL[strings.LastIndexByte(sidecar.URL, ':')+1:])
+	var srvErr bytes.Buffer
+	cmd.Stderr = &srvErr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	if c := <-calls; c != "POST /ready" {
+		t.Fatalf("first call %q, want POST /ready", c)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v: %s", err, srvErr.String())
+	}
+	close(calls)
+	last := ""
+	for c := range calls {
+		if c != "POST /health" {
+			last = c
+		}
+	}
+	if last != "POST /shutdown" {
+		t.Fatalf("last call %q, want POST /shutdown", last)
+	}
 }
