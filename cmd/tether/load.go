@@ -159,6 +159,16 @@ play:
 		rep.ServerCPUPerClient = roundTo(rep.ServerCPUPercent/float64(*bots), 4)
 	}
 	rep.Connected = connectedBots(players)
+	for _, pb := range players {
+		select {
+		case <-pb.driver.Done():
+			if rep.Ended == nil {
+				rep.Ended = map[string]int{}
+			}
+			rep.Ended[pb.driver.Transport().State().String()]++
+		default:
+		}
+	}
 	if *adminFlag != "" {
 		t1, err := scrapeTicks(*adminFlag)
 		if err != nil {
@@ -205,7 +215,9 @@ type loadReport struct {
 	Bots      int     `json:"bots"`
 	PlayedS   float64 `json:"played_s"`
 	Connected int     `json:"connected_at_end"` // bots still connected when the run ended
-	NotReady  int     `json:"not_ready_frames"` // frames without a clock after each bot's warm-up, all bots
+	// Ended counts the others by how their connection ended.
+	Ended    map[string]int `json:"ended,omitempty"`
+	NotReady int            `json:"not_ready_frames"` // frames without a clock after each bot's warm-up, all bots
 	// ClockBoundP99Ms summarises the bots' own p99 clock error bounds (one
 	// value per bot); BallDelayMs their mean ball render delays.
 	ClockBoundP99Ms measure.Stat `json:"clock_bound_p99_ms"`
@@ -223,6 +235,9 @@ type loadReport struct {
 func (r *loadReport) write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "bots\t%d played %.1f s; %d connected at the end\n", r.Bots, r.PlayedS, r.Connected)
+	for state, n := range r.Ended {
+		fmt.Fprintf(tw, "ended\t%d: %s\n", n, state)
+	}
 	fmt.Fprintf(tw, "clock bound p99\tmedian bot %.2f ms, worst bot %.2f ms (%d frames without a clock after warm-up)\n", r.ClockBoundP99Ms.P50, r.ClockBoundP99Ms.Max, r.NotReady)
 	fmt.Fprintf(tw, "ball render delay\tmean %.1f ms, worst bot %.1f ms\n", r.BallDelayMs.Mean, r.BallDelayMs.Max)
 	fmt.Fprintf(tw, "pops\t%d in %d frames judged (hindsight estimate)\n", r.Pops, r.PopFrames)
