@@ -19,18 +19,26 @@ import (
 	"github.com/prometheus/common/model"
 )
 
+// newKey writes a key with tether keygen into a new directory.
+func newKey(t *testing.T) (dir, key string) {
+	t.Helper()
+	dir = t.TempDir()
+	key = filepath.Join(dir, "tether.key")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
+		t.Fatalf("keygen: %s", stderr.String())
+	}
+	return dir, key
+}
+
 // TestServeAdminDrain runs tether serve -admin as a real process with a bot
 // process connected: /healthz and /readyz answer, /metrics parses with the
 // Prometheus text parser and counts the one client; SIGTERM fails /readyz
 // and denies a new client while the match goes on; a second SIGTERM
 // disconnects the bot (it is told) and the server exits 0.
 func TestServeAdminDrain(t *testing.T) {
-	dir := t.TempDir()
-	key := filepath.Join(dir, "tether.key")
+	dir, key := newKey(t)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
-		t.Fatalf("keygen: %s", stderr.String())
-	}
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "2", "-used-tokens", "none")
 	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
 	addr, admin := m[1], "http://"+m[2]
@@ -131,12 +139,8 @@ func TestServeAdminDrain(t *testing.T) {
 // connected, and it reports the server's ticks (from -admin's /metrics),
 // CPU and memory (from /proc).
 func TestLoad(t *testing.T) {
-	dir := t.TempDir()
-	key := filepath.Join(dir, "tether.key")
+	_, key := newKey(t)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
-		t.Fatalf("keygen: %s", stderr.String())
-	}
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "3", "-used-tokens", "none")
 	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
 	stdout.Reset()
@@ -166,12 +170,7 @@ func TestServeAgones(t *testing.T) {
 		calls <- r.Method + " " + r.URL.Path
 	}))
 	defer sidecar.Close()
-	dir := t.TempDir()
-	key := filepath.Join(dir, "tether.key")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
-		t.Fatalf("keygen: %s", stderr.String())
-	}
+	_, key := newKey(t)
 	cmd := asProcess("serve", "-key", key, "-addr", "127.0.0.1:0", "-agones", "-used-tokens", "none")
 	cmd.Env = append(cmd.Env, "AGONES_SDK_HTTP_PORT="+sidecar.URL[strings.LastIndexByte(sidecar.URL, ':')+1:])
 	var srvErr bytes.Buffer
