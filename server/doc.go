@@ -43,5 +43,6 @@
 // within one snapshot interval. When Game.Step asks for it (a kick, a bounce, a
 // teleport) an extra snapshot follows the tick at once, so that clients' curves
 // get their knots. Clock pings are answered as they arrive, with the receive
-// time as both timestamps of the pong.
+// time as both timestamps of the pong: at most one pong per packet, and at
+// most Config.PongHz a second per client, so replies never outgrow pings.
 package server

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"log/slog"
 	"net"
@@ -228,4 +229,29 @@ func TestDemoWebExposure(t *testing.T) {
 	if h := webConfig(":8080").Hosts; len(h) != 0 {
 		t.Errorf("hosts %v", h)
 	}
+}
+
+// FuzzUsedTokens decodes arbitrary used-token files: what is kept is whole
+// records, each of a token not yet expired, and decodes to what is returned.
+func FuzzUsedTokens(f *testing.F) {
+	now := time.Unix(1_700_000_000, 0)
+	var rec []byte
+	for i, exp := range []int64{now.Unix() - 1, now.Unix(), now.Unix() + 1, now.Unix() + 300} {
+		rec = append(rec, bytes.Repeat([]byte{byte(i)}, netcode.MACSize)...)
+		rec = binary.LittleEndian.AppendUint64(rec, uint64(exp))
+	}
+	f.Add(rec)
+	f.Add(rec[:len(rec)-3])
+	f.Fuzz(func(t *testing.T, b []byte) {
+		live, keep := parseUsedTokens(b, now)
+		if len(keep) != len(live)*usedTokenRecord || len(keep) > len(b) {
+			t.Fatalf("%d tokens kept in %d bytes of %d", len(live), len(keep), len(b))
+		}
+		again, _ := parseUsedTokens(keep, now)
+		for i, u := range live {
+			if u.Expire <= uint64(now.Unix()) || again[i] != u {
+				t.Fatalf("token %d: %+v, re-read %+v", i, u, again[i])
+			}
+		}
+	})
 }

@@ -102,15 +102,7 @@ func openUsedTokens(path string, now time.Time) ([]netcode.UsedToken, *usedToken
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, err
 	}
-	var live []netcode.UsedToken
-	var keep []byte
-	for ; len(b) >= usedTokenRecord; b = b[usedTokenRecord:] { // a torn last record is dropped
-		u := netcode.UsedToken{MAC: [netcode.MACSize]byte(b), Expire: binary.LittleEndian.Uint64(b[netcode.MACSize:])}
-		if u.Expire > uint64(now.Unix()) {
-			live = append(live, u)
-			keep = append(keep, b[:usedTokenRecord]...)
-		}
-	}
+	live, keep := parseUsedTokens(b, now)
 	if err := writePrivate(path, keep, true); err != nil {
 		return nil, nil, err
 	}
@@ -119,6 +111,20 @@ func openUsedTokens(path string, now time.Time) ([]netcode.UsedToken, *usedToken
 		return nil, nil, err
 	}
 	return live, &usedTokenFile{f: f}, nil
+}
+
+// parseUsedTokens decodes the records of a used-token file and returns
+// those that have not expired at now, decoded and as records. A torn last
+// record (a write cut short) is dropped.
+func parseUsedTokens(b []byte, now time.Time) (live []netcode.UsedToken, keep []byte) {
+	for ; len(b) >= usedTokenRecord; b = b[usedTokenRecord:] {
+		u := netcode.UsedToken{MAC: [netcode.MACSize]byte(b), Expire: binary.LittleEndian.Uint64(b[netcode.MACSize:])}
+		if u.Expire > uint64(max(now.Unix(), 0)) {
+			live = append(live, u)
+			keep = append(keep, b[:usedTokenRecord]...)
+		}
+	}
+	return live, keep
 }
 
 // record is a netcode.ServerConfig.OnTokenUsed.
