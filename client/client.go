@@ -129,7 +129,7 @@ type Predictor interface {
 // every state of its entity, with the estimated server time it arrived, and
 // draws it at the estimated server time of each frame; its frame says which
 // moment it shows (Entity.RenderTime). It is never drawn attached to a
-// parent.
+// parent; Entity.Holder still says which entity the snapshots attach it to.
 type Viewer interface {
 	// View returns the view of a new entity id of kind, or nil to draw it
 	// from a timeline at the client's render clock.

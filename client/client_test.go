@@ -560,3 +560,60 @@ func TestReleasedWithoutUnseenCorrections(t *testing.T) {
 		t.Fatal("no frame drawn after the release")
 	}
 }
+
+// TestHolder: a frame says which entity the snapshots attach an entity to
+// at its render time, whether it is drawn attached (a timeline: Holder is
+// Parent) or on its own by a view (a Viewer game: Parent is NoParent, Holder
+// the player all the same), and nothing once it is let go.
+func TestHolder(t *testing.T) {
+	for _, viewed := range []bool{false, true} {
+		var game Game = testGame{}
+		if viewed {
+			game = seedGame{kind: 0}
+		}
+		c, err := New(Config{}, game)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRig(t)
+		r.c = c
+		c.Connected(0)
+		const release = 120 * (time.Second / 60)
+		var held, free int
+		var lastAttached time.Duration
+		r.run(3*time.Second, func(now time.Duration) ([]ent, bool) {
+			x := 5 * now.Seconds()
+			if now < release {
+				if every30Hz(now) {
+					lastAttached = now
+				}
+				return []ent{{id: 0, parent: 2, x: x + 0.6, vx: 5}, {id: 1, kind: 1, x: x, vx: 5}}, every30Hz(now)
+			}
+			return []ent{{id: 0, x: 5*release.Seconds() + 0.6 + 20*(now-release).Seconds(), vx: 20}, {id: 1, kind: 1, x: x, vx: 5}},
+				now == release || every30Hz(now)
+		}, func(f *Frame) {
+			ball := f.Find(0)
+			if !f.Ready || ball == nil || f.Find(1) == nil {
+				return
+			}
+			// Between the last held state and the release, the ball is on
+			// its own curve: held by nobody.
+			want := uint32(NoParent)
+			if f.RenderTime <= lastAttached {
+				want = 1
+				held++
+			} else {
+				free++
+			}
+			if ball.Holder != want {
+				t.Fatalf("viewed %v, render time %v: holder %d, want %d", viewed, f.RenderTime, ball.Holder, want)
+			}
+			if viewed && ball.Parent != NoParent || !viewed && ball.Parent != want {
+				t.Fatalf("viewed %v, render time %v: parent %d", viewed, f.RenderTime, ball.Parent)
+			}
+		})
+		if held < 30 || free < 30 {
+			t.Fatalf("viewed %v: %d frames held, %d free", viewed, held, free)
+		}
+	}
+}

@@ -29,6 +29,12 @@ type Entity struct {
 	// included. Entities attached to it stay drawn relative to where its
 	// timeline puts it, the server's picture of it, like everything else.
 	Predicted bool
+	// Holder is the entity the snapshots attach this one to at the frame's
+	// RenderTime (a ball's possessor), or NoParent: Parent when it is drawn
+	// attached, and the same for an entity a view draws on its own at its
+	// own moment (Viewer). What a game's rules depend on (does my player
+	// have the ball?) is read here, not from how the entity is drawn.
+	Holder uint32
 }
 
 // Frame is what to draw at one moment.
@@ -105,7 +111,7 @@ func (c *Client) Frame(local time.Duration) *Frame {
 				f.Entities = append(f.Entities, Entity{
 					ID: e.id, Kind: e.kind, Tag: e.tag,
 					Pos: vf.Pos, Vel: vf.Vel, Rot: unitRot(vf.Rot),
-					RenderTime: vf.Time, Delay: vf.Delay, Parent: NoParent,
+					RenderTime: vf.Time, Delay: vf.Delay, Parent: NoParent, Holder: NoParent,
 					Cut: vf.Cut, Extrapolated: vf.Extrapolated, Frozen: vf.Frozen,
 				})
 			}
@@ -121,21 +127,34 @@ func (c *Client) Frame(local time.Duration) *Frame {
 		f.Entities = append(f.Entities, Entity{
 			ID: e.id, Kind: e.kind, Tag: e.tag,
 			Pos: tf.Pos, Vel: tf.Vel, Rot: unitRot(tf.Rot),
-			RenderTime: tf.Time, Delay: tf.Delay, Parent: NoParent,
+			RenderTime: tf.Time, Delay: tf.Delay, Parent: NoParent, Holder: NoParent,
 			Cut: tf.Cut, Extrapolated: tf.Extrapolated, Frozen: tf.Frozen,
 		})
 	}
-	// Attached entities are drawn where their parents are drawn.
+	if timed >= 0 {
+		f.RenderTime, f.Delay = f.Entities[timed].RenderTime, f.Entities[timed].Delay
+		f.Meta = c.metaAt(f.RenderTime)
+	}
+	// Attached entities are drawn where their parents are drawn; one a view
+	// draws is not, and has its holder at the moment the timelines show.
 	for i := range f.Entities {
 		fe := &f.Entities[i]
 		e := c.entities[fe.ID]
 		if e.view != nil {
+			at := fe.RenderTime
+			if timed >= 0 {
+				at = f.RenderTime
+			}
+			if h, _ := e.parentAt(at); h != fe.ID {
+				fe.Holder = h
+			}
 			continue
 		}
 		parent, off := e.parentAt(fe.RenderTime)
 		if parent == NoParent || parent == fe.ID {
 			continue
 		}
+		fe.Holder = parent
 		p := f.find(parent)
 		if p == nil || p.Parent != NoParent {
 			continue
@@ -146,10 +165,6 @@ func (c *Client) Frame(local time.Duration) *Frame {
 		fe.Pos = p.Pos.Add(p.Rot.Rotate(off))
 		fe.Vel = p.Vel
 		fe.Extrapolated, fe.Frozen = p.Extrapolated, p.Frozen
-	}
-	if timed >= 0 {
-		f.RenderTime, f.Delay = f.Entities[timed].RenderTime, f.Entities[timed].Delay
-		f.Meta = c.metaAt(f.RenderTime)
 	}
 	if c.pred != nil && c.welcomed {
 		if self := f.find(c.welcome.Self); self != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/replicate"
 	tserver "github.com/tether-net/tether/server"
 )
 
@@ -107,6 +108,11 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	}
 	for _, spec := range s.Clients {
 		cfg.Links = append(cfg.Links, spec.Link)
+		ball := replicate.Method(spec.Ball)
+		if spec.Ball == BallResim || spec.Ball == BallOracle {
+			ball = replicate.MethodTether // the lab's resim client and the reference draw their own
+		}
+		cfg.Balls = append(cfg.Balls, ball)
 		sc := &soccerClient{match: sm, self: -1, c: &client{
 			sim: m, spec: spec,
 			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),

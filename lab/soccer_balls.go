@@ -7,7 +7,6 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
-	"github.com/tether-net/tether/replicate"
 )
 
 // soccerBallView is a soccer client's way of showing the ball. The client
@@ -30,10 +29,6 @@ func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
 	m := sc.match
 	tickHz := m.sim.scen.TickHz
 	switch method {
-	case BallSeed:
-		return &snapshotBall{view: &replicatedBall{view: &replicate.Seed{}}}
-	case BallVelocity, BallPredictive:
-		return &snapshotBall{view: newReplicatedBall(method, tickHz)}
 	case BallResim:
 		return newSoccerResimBall(m.rules, tickHz, len(m.sim.scen.Clients))
 	case BallOracle:
@@ -49,8 +44,10 @@ func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
 	return frameBall{}
 }
 
-// frameBall is the tether method: the ball the client package draws, with the
-// timeline's interpolation and, in possession, at its possessor's drawn place.
+// frameBall is the ball the client package draws: by the tether method, with
+// the timeline's interpolation and, in possession, at its possessor's drawn
+// place; by the seed, velocity and predictive methods, with their views
+// (soccer.ClientGame.BallMethod).
 type frameBall struct{}
 
 func (frameBall) snapshot(*tclient.Snapshot, time.Duration) {}
@@ -63,44 +60,6 @@ func (frameBall) render(f *tclient.Frame) ballFrame {
 	}
 	return ballFrame{ok: true, pos: e.Pos, rot: e.Rot, renderTime: e.RenderTime,
 		extrapolated: e.Extrapolated, frozen: e.Frozen, cut: e.Cut}
-}
-
-// snapshotBall feeds a ball drill method (seed, velocity, predictive) the
-// ball's states from the snapshots, and draws it at the client's clock. A
-// state is marked as a cut where the ball's generation changed and where the
-// server sent a Cut (a jump of the ball without a teleport).
-type snapshotBall struct {
-	view   ballView
-	gen    uint8
-	newest time.Duration
-	known  bool
-}
-
-func (b *snapshotBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
-	for i := range s.Entities {
-		e := &s.Entities[i]
-		if e.Kind != soccer.KindBall {
-			continue
-		}
-		st := e.State
-		// st.Cut: the position jumped (soccer.Truth.BallJumped)
-		if !b.known || st.Time > b.newest {
-			st.Cut = st.Cut || b.known && e.Gen != b.gen
-			b.gen, b.newest, b.known = e.Gen, st.Time, true
-		}
-		b.view.receive(st, arrival)
-	}
-}
-
-func (b *snapshotBall) render(f *tclient.Frame) ballFrame { return b.view.render(f.Server) }
-
-func (*snapshotBall) input(*soccer.Input, *tclient.Frame) {}
-
-func (b *snapshotBall) resimTicks() (uint64, bool) {
-	if rb, ok := b.view.(*replicatedBall); ok {
-		return rb.resimTicks()
-	}
-	return 0, false
 }
 
 // soccerOracle is the oracle of the soccer game, a reference and not a

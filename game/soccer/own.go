@@ -311,7 +311,7 @@ func (g *ClientGame) env(f *client.Frame, from geom.Vec3, env *Env) time.Duratio
 		e := &f.Entities[i]
 		switch {
 		case e.Kind == KindBall:
-			env.Carrying = e.Parent == f.Self && f.HasSelf
+			env.Carrying = e.Holder == f.Self && f.HasSelf // as the snapshots have it, however the ball is drawn
 		case e.Kind == KindPlayer && e.ID != f.Self:
 			if !seen {
 				view, seen = e.RenderTime, true

@@ -1,6 +1,7 @@
 package soccer
 
 import (
+	"cmp"
 	"math"
 	"time"
 
@@ -8,6 +9,8 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
 	"github.com/tether-net/tether/wire"
 )
@@ -29,6 +32,18 @@ type ClientGame struct {
 	Prediction bool
 	// Movement configures the prediction.
 	Movement movement.ClientConfig
+	// BallMethod is how the ball is shown (package replicate): "" or
+	// MethodTether draws it from its timeline; the others show it by their
+	// view over the client's own copy of the pitch and ball (stepping at
+	// TickHz), fed the ball's states as the snapshots carry them and never
+	// drawn at a carrier's feet (who has the ball still comes from the
+	// snapshots: client.Entity.Holder). MethodResim is not offered here (it draws
+	// the timeline): a match's ball re-simulated without its players would
+	// be the ball alone.
+	BallMethod replicate.Method
+	// TickHz is the server's tick rate, for BallMethod's copy of the world;
+	// 0 means 60.
+	TickHz int
 
 	own      *movement.Client[PlayerState, MoveInput]
 	shown    client.Entity
@@ -39,6 +54,31 @@ type ClientGame struct {
 // taking their defaults), with default timelines.
 func NewClientGame(rules Rules) *ClientGame {
 	return &ClientGame{Rules: rules.WithDefaults()}
+}
+
+// View implements client.Viewer: the ball's view for a BallMethod other
+// than MethodTether, or nil.
+func (g *ClientGame) View(_ uint32, kind uint8) replicate.View {
+	switch {
+	case kind != KindBall, g.BallMethod == "", g.BallMethod == replicate.MethodTether, g.BallMethod == replicate.MethodResim:
+		return nil
+	}
+	w, err := physics.NewWorld(physics.Config{StepHz: cmp.Or(g.TickHz, 60)})
+	if err != nil {
+		return nil
+	}
+	if _, err := g.Rules.Pitch.AddTo(w); err != nil {
+		return nil
+	}
+	ball, err := w.AddSphere(g.Rules.Ball)
+	if err != nil {
+		return nil
+	}
+	v, err := replicate.NewView(g.BallMethod, w, ball)
+	if err != nil {
+		return nil
+	}
+	return v
 }
 
 // BallExtrapolator returns the ballistic extrapolation of the ball on the
@@ -184,7 +224,7 @@ type View struct {
 	Ball      geom.Vec3
 	BallVel   geom.Vec3
 	BallRot   geom.Quat
-	Possessor uint32 // player with the ball, or NoPlayer
+	Possessor uint32 // player with the ball as the snapshots have it at Time (however the ball is drawn), or NoPlayer
 	Players   []PlayerView
 	Score     Score
 }
@@ -206,8 +246,8 @@ func (v *View) FromFrame(f *client.Frame) {
 		case KindBall:
 			v.Ready = true
 			v.Ball, v.BallVel, v.BallRot = e.Pos, e.Vel, e.Rot
-			if e.Parent != client.NoParent {
-				v.Possessor = e.Parent
+			if e.Holder != client.NoParent {
+				v.Possessor = e.Holder
 			}
 		case KindPlayer:
 			v.Players = append(v.Players, PlayerView{ID: e.ID, Team: e.Tag, Pos: e.Pos, Vel: e.Vel, Forward: e.Rot.Rotate(geom.V(1, 0, 0))})

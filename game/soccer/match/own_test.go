@@ -12,6 +12,7 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replicate"
 )
 
 // ownRecord measures every bot's own predicted player against the server's
@@ -238,5 +239,51 @@ func TestOwnFigures(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOwnFiguresBallViews: a client showing the ball by a view of its own
+// (seed, velocity, predictive: never drawn at its carrier's feet) knows from
+// the snapshots when its player has the ball, as the tether method's does:
+// its bot sees itself with the ball, and its prediction of the own player
+// needs no more corrections than over broadband with the tether method
+// (TestOwnFigures).
+func TestOwnFiguresBallViews(t *testing.T) {
+	const dur = 45 * time.Second
+	link, err := netsim.Preset("broadband")
+	if err != nil {
+		t.Fatal(err)
+	}
+	balls := []replicate.Method{replicate.MethodSeed, replicate.MethodVelocity, replicate.MethodPredictive, replicate.MethodTether}
+	rec := newOwnRecord()
+	carried := map[uint32]int{}         // ticks the server had each player with the ball
+	withBall := make([]int, len(balls)) // frames each bot saw its player with the ball
+	v, err := NewVirtual(Config{Seed: 1, Bots: len(balls), Balls: balls, Link: link, OnMove: rec.onMove,
+		OnTick: func(tr *soccer.Truth) {
+			rec.onTick(tr)
+			carried[tr.Possessor]++
+		},
+		OnFrame: func(b *Bot, f *client.Frame, sv *soccer.View) {
+			rec.onFrame(b, f, sv)
+			if sv.Ready && sv.Self != soccer.NoPlayer && sv.Possessor == sv.Self {
+				withBall[b.Index]++
+			}
+		},
+		OnCorrection: func(b *Bot, c movement.Correction) { o := rec.bot(b); o.corr = append(o.corr, c) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.RunUntil(dur)
+	for _, b := range v.Bots() {
+		fg := rec.figures(rec.bots[b.Index], dur)
+		id := soccer.FirstPlayerID + uint32(b.Slot())
+		t.Logf("bot %d (%s): with the ball %d ticks, seen so in %d frames; %.1f corrections/min (p99 %.3f m)",
+			b.Index, balls[b.Index], carried[id], withBall[b.Index], fg.corrPerMin, fg.corrP99)
+		if carried[id] > 60 && withBall[b.Index] < carried[id]/2 {
+			t.Errorf("bot %d (%s): had the ball %d ticks but saw it in only %d frames", b.Index, balls[b.Index], carried[id], withBall[b.Index])
+		}
+		if fg.corrPerMin > 3 {
+			t.Errorf("bot %d (%s): %.1f corrections a minute, want ≤ 3", b.Index, balls[b.Index], fg.corrPerMin)
+		}
 	}
 }

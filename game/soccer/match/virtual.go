@@ -11,6 +11,7 @@ import (
 	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/server"
 )
 
@@ -53,6 +54,11 @@ type Config struct {
 	Predicts func(i int) bool
 	// Movement configures the bots' prediction.
 	Movement movement.ClientConfig
+	// Ball is how every bot's client shows the ball
+	// (soccer.ClientGame.BallMethod) unless Balls has a method for it;
+	// Balls is per bot, by index.
+	Ball  replicate.Method
+	Balls []replicate.Method
 	// OnCorrection is called with every adjustment and reset a bot's
 	// prediction applies (in Live, on the bot's goroutines).
 	OnCorrection func(c *Bot, corr movement.Correction)
@@ -68,6 +74,11 @@ func (c *Config) clientGame(b *Bot) *soccer.ClientGame {
 	g := soccer.NewClientGame(c.Rules)
 	g.Prediction = !c.NoPrediction && (c.Predicts == nil || c.Predicts(b.Index))
 	g.Movement = c.Movement
+	g.TickHz = c.Server.TickHz
+	g.BallMethod = c.Ball
+	if b.Index < len(c.Balls) {
+		g.BallMethod = c.Balls[b.Index]
+	}
 	if on, user := c.OnCorrection, c.Movement.OnCorrection; on != nil || user != nil {
 		g.Movement.OnCorrection = func(corr movement.Correction) {
 			if user != nil {
@@ -110,6 +121,14 @@ func (c *Config) fill() error {
 	}
 	if c.FrameHz == 0 {
 		c.FrameHz = 60
+	}
+	for _, m := range append([]replicate.Method{c.Ball}, c.Balls...) {
+		if _, err := replicate.ParseMethod(string(m)); err != nil {
+			return fmt.Errorf("tether/match: %w", err)
+		}
+		if m == replicate.MethodResim {
+			return fmt.Errorf("tether/match: ball method %q is not offered for a match's clients", m)
+		}
 	}
 	if c.FrameHz < 1 || c.FrameHz > 1000 {
 		return fmt.Errorf("tether/match: FrameHz = %d, want 1 to 1000", c.FrameHz)
