@@ -7,10 +7,11 @@
 //
 // It takes plain records and knows no game, client or server: the true body
 // after each server tick (Sample, appended to a Truth), and each client frame
-// (Frame for the clock, Drawn for a body). Meters (ClockMeter, BallMeter)
+// (Frame for the clock, Drawn for a body, OtherDrawn and OwnDrawn for the
+// characters). Meters (ClockMeter, BallMeter, OthersMeter, OwnMeter)
 // summarise frames as they come, holding a frame only until the truth it is
 // measured against has arrived, and keep per sample only what the quantiles
-// need (Series: four bytes a sample), so long runs stay small. A Truth can
+// need (Series: about a byte a sample), so long runs stay small. A Truth can
 // forget the ticks no frame can still ask for (Truth.Forget).
 //
 // The definitions (the design document's "Metrics"): L is a client frame,

@@ -23,7 +23,7 @@ func ExampleTruth_At() {
 	// height at 150 ms: 0.6375 m
 }
 
-// A Series keeps four bytes a sample and gives the same Stat as the samples.
+// A Series keeps about a byte a sample and gives the same Stat as the samples.
 func ExampleSeries() {
 	var s measure.Series
 	for _, x := range []float64{0.1, 0.4, 0.2, 0.3} {
