@@ -169,11 +169,13 @@ func (b *BallMeter) Add(tr *Truth, d Drawn) {
 	b.pending = b.pending[:copy(b.pending, b.pending[n:])]
 }
 
-// Metrics measures the frames still waiting against tr as it is, and
-// returns the figures of every frame so far.
+// Metrics measures the frames still waiting against tr as it is (none if
+// it is empty), and returns the figures of every frame so far.
 func (b *BallMeter) Metrics(tr *Truth) BallMetrics {
 	for i := range b.pending {
-		b.measure(tr, &b.pending[i])
+		if tr.Len() > 0 {
+			b.measure(tr, &b.pending[i])
+		}
 	}
 	b.pending = b.pending[:0]
 	bm := b.m

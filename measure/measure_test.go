@@ -468,3 +468,17 @@ func TestOwnMeter(t *testing.T) {
 		}
 	}
 }
+
+// Frames drawn before the truth has a sample wait; with no truth at all they
+// are not measured.
+func TestBallMeterWithoutTruth(t *testing.T) {
+	var tr Truth
+	b := BallMeter{}
+	b.Add(&tr, Drawn{T: time.Second, OK: true, RenderTime: time.Second})
+	if b.Pending() != 1 {
+		t.Fatalf("%d frames waiting, want 1", b.Pending())
+	}
+	if m := b.Metrics(&tr); m.Frames != 0 {
+		t.Errorf("%+v", m)
+	}
+}
