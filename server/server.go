@@ -334,6 +334,17 @@ func (s *Server) Disconnect(now time.Duration, client int) error {
 // the others are counted in PingsIgnored — and inputs go to the game. A
 // malformed payload is dropped and counted.
 func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
+	return s.ReceiveAt(now, now, client, payload)
+}
+
+// ReceiveAt is Receive for a payload that arrived at server time arrival
+// (at most now) and is handled at now, for a driver that reads its socket
+// once per tick and knows each datagram's arrival (a kernel timestamp): the
+// pong says the ping arrived at arrival and left at now, so the client's
+// clock takes the wait as the server's hold, and inputs carry their true
+// Arrival.
+func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byte) error {
+	arrival = min(arrival, now)
 	s.begin()
 	if client < 0 || client >= len(s.clients) || s.clients[client] == nil {
 		return fmt.Errorf("%w: %d", ErrUnknown, client)
@@ -343,7 +354,7 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 	s.stats.BytesIn += uint64(len(payload))
 	c.stats.PacketsIn++
 	c.stats.BytesIn += uint64(len(payload))
-	if err := c.ep.Receive(now, payload); err != nil {
+	if err := c.ep.Receive(arrival, payload); err != nil {
 		if !errors.Is(err, reliable.ErrDuplicate) {
 			s.stats.Malformed++
 		}
@@ -374,21 +385,21 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 			c.stats.LastInput = m.Input.Seq
 			s.stats.Inputs++
 			s.game.Input(client, Input{Seq: m.Input.Seq, Sent: m.Input.Sent, View: m.Input.View, Data: m.Body,
-				Moves: m.Tag == protocol.TagMoves, Arrival: now})
+				Moves: m.Tag == protocol.TagMoves, Arrival: arrival})
 			s.reply(c, client, now)
 		default:
 			s.stats.Malformed++
 		}
 	}
 	if pings > 0 {
-		s.pong(c, client, now, ping, pings)
+		s.pong(c, client, arrival, now, ping, pings)
 	}
 	return nil
 }
 
 // pong answers ping, one of n pings in a payload from client, if the
 // client's pong rate allows, and sends the pong at once.
-func (s *Server) pong(c *conn, client int, now time.Duration, ping clock.Ping, n int) {
+func (s *Server) pong(c *conn, client int, arrival, now time.Duration, ping clock.Ping, n int) {
 	s.stats.PingsIgnored += uint64(n - 1)
 	interval := time.Second / time.Duration(s.cfg.PongHz)
 	burst := max(1, s.cfg.PongHz/4)
@@ -397,7 +408,7 @@ func (s *Server) pong(c *conn, client int, now time.Duration, ping clock.Ping, n
 		return
 	}
 	c.pongTAT = max(c.pongTAT, now) + interval
-	s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(ping, now, now))
+	s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(ping, arrival, now))
 	if c.ep.SendUnreliable(s.msg) == nil {
 		s.stats.Pongs++
 		s.flush(now, client)

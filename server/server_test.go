@@ -54,6 +54,7 @@ func (g *fakeGame) AppendSnapshot(dst []byte, regular bool) []byte {
 type peer struct {
 	ep   *reliable.Endpoint
 	msgs []protocol.Message
+	held time.Duration // how long before send's now its packets arrived
 }
 
 func newPeer(t *testing.T) *peer {
@@ -106,8 +107,11 @@ func (p *peer) send(t *testing.T, s *Server, now time.Duration, slot int, msgs .
 	if !ok {
 		t.Fatal("nothing to send")
 	}
-	return s.Receive(now, slot, b)
+	return s.ReceiveAt(now, p.arrival(now), slot, b)
 }
+
+// arrival is when the peer's next packet arrived: now, unless held is set.
+func (p *peer) arrival(now time.Duration) time.Duration { return now - p.held }
 
 func (p *peer) count(tag protocol.Tag) int {
 	n := 0
@@ -274,6 +278,33 @@ func TestPingInputLeave(t *testing.T) {
 	}
 	if err := s.Connect(now, 64); !errors.Is(err, ErrSlot) {
 		t.Fatalf("slot 64: %v", err)
+	}
+}
+
+// TestReceiveAt: a payload handled later than it arrived (a driver reading
+// once per tick) is answered with a pong saying when it arrived and when the
+// pong left, and its input carries the arrival.
+func TestReceiveAt(t *testing.T) {
+	g := newFake()
+	s, _ := New(Config{ClockEpoch: 42}, g)
+	p := newPeer(t)
+	peers := map[int]*peer{0: p}
+	if err := s.Connect(time.Second, 0); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, time.Second, peers)
+	now := 2 * time.Second
+	p.held = 7 * time.Millisecond
+	if err := p.send(t, s, now, 0, protocol.AppendPing(nil, clock.Ping{ID: 9}), append(protocol.AppendInput(nil, protocol.Input{Seq: 1}), 'x')); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, now, peers)
+	pong := p.msgs[len(p.msgs)-1].Pong
+	if pong.ID != 9 || pong.Recv != now-7*time.Millisecond || pong.Send != now {
+		t.Fatalf("pong %+v, want Recv %v and Send %v", pong, now-7*time.Millisecond, now)
+	}
+	if len(g.inputs) != 1 || g.inputs[0].Arrival != now-7*time.Millisecond {
+		t.Fatalf("inputs %+v", g.inputs)
 	}
 }
 

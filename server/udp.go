@@ -27,6 +27,7 @@ type UDP struct {
 
 	sendErrors uint64
 	tickTimes  TickTimes
+	ticked     time.Duration // server time of the last Tick: no arrival is earlier
 }
 
 // TickBounds are the upper bounds of TickTimes' buckets.
@@ -85,13 +86,13 @@ func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, er
 			onConnect(client, id)
 		}
 	}
-	cfg.OnPayload = func(client int, p []byte) {
+	cfg.OnPayload = func(client int, p []byte, arrival time.Time) {
 		u.mu.Lock()
-		_ = u.core.Receive(u.now(), client, p)
+		_ = u.core.ReceiveAt(u.now(), max(arrival.Sub(u.start), u.ticked), client, p)
 		u.sendLocked()
 		u.mu.Unlock()
 		if onPayload != nil {
-			onPayload(client, p)
+			onPayload(client, p, arrival)
 		}
 	}
 	cfg.OnDisconnect = func(client int, id uint64, reason error) {
@@ -106,7 +107,8 @@ func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, er
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		t0 := time.Now()
-		u.core.Tick(now.Sub(u.start))
+		u.ticked = now.Sub(u.start)
+		u.core.Tick(u.ticked)
 		u.tickTimes.add(time.Since(t0))
 		u.sendLocked()
 		return u.start.Add(u.core.NextTick())

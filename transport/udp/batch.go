@@ -33,6 +33,7 @@ type reader struct {
 	bufs [][]byte
 	n    []int
 	from []netip.AddrPort
+	at   []time.Time // arrival, on the Server's clock
 }
 
 func newReader(pio packetIO, b batcher) *reader {
@@ -40,10 +41,13 @@ func newReader(pio packetIO, b batcher) *reader {
 	if b != nil {
 		k = batchSize
 	}
-	r := &reader{pio: pio, b: b, ms: make([]ipv4.Message, k), bufs: make([][]byte, k), n: make([]int, k), from: make([]netip.AddrPort, k)}
+	r := &reader{pio: pio, b: b, ms: make([]ipv4.Message, k), bufs: make([][]byte, k), n: make([]int, k), from: make([]netip.AddrPort, k), at: make([]time.Time, k)}
 	for i := range r.bufs {
 		r.bufs[i] = make([]byte, readBufSize)
 		r.ms[i].Buffers = [][]byte{r.bufs[i]}
+		if b != nil {
+			r.ms[i].OOB = make([]byte, oobSize)
+		}
 	}
 	return r
 }
@@ -52,20 +56,19 @@ func newReader(pio packetIO, b batcher) *reader {
 // without waiting.
 func (r *reader) canDrain() bool { return r.b != nil }
 
-// size is the most datagrams one read returns.
-func (r *reader) size() int { return len(r.bufs) }
-
-// read reads up to size() datagrams. With wait it blocks until one arrives
+// read reads up to batchSize datagrams (one without batching). With wait it blocks until one arrives
 // or the read deadline passes (an error matching os.ErrDeadlineExceeded);
 // without, it returns at once, with n = 0 when the socket is empty (only
 // when canDrain). Datagram i is then datagram(i), valid until the next read.
-func (r *reader) read(wait bool) (n int, err error) {
+// now is the Server's clock: a datagram's arrival is the kernel's timestamp
+// on it, as a time on that clock, or the time read returned.
+func (r *reader) read(wait bool, now func() time.Time) (n int, err error) {
 	if r.b == nil {
 		n, from, err := r.pio.read(r.bufs[0])
 		if err != nil {
 			return 0, err
 		}
-		r.n[0], r.from[0] = n, from
+		r.n[0], r.from[0], r.at[0] = n, from, now()
 		return 1, nil
 	}
 	flags := 0
@@ -84,9 +87,16 @@ func (r *reader) read(wait bool) (n int, err error) {
 	if err != nil {
 		return 0, err
 	}
+	t, wall := now(), time.Now()
 	for i := 0; i < n; i++ {
 		m := &r.ms[i]
 		r.n[i] = m.N
+		r.at[i] = t
+		if stamp, ok := arrivalStamp(m.OOB[:m.NN]); ok {
+			if age := wall.Sub(stamp); age > 0 && age < time.Second {
+				r.at[i] = t.Add(-age)
+			}
+		}
 		if ua, ok := m.Addr.(*net.UDPAddr); ok {
 			r.from[i] = ua.AddrPort()
 		} else {
@@ -96,7 +106,9 @@ func (r *reader) read(wait bool) (n int, err error) {
 	return n, nil
 }
 
-func (r *reader) datagram(i int) ([]byte, netip.AddrPort) { return r.bufs[i][:r.n[i]], r.from[i] }
+func (r *reader) datagram(i int) ([]byte, netip.AddrPort, time.Time) {
+	return r.bufs[i][:r.n[i]], r.from[i], r.at[i]
+}
 
 // writer queues datagrams and sends them batchSize per system call through
 // a batcher, or one at a time through packetIO. The Server's mutex guards it.

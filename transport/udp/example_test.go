@@ -21,7 +21,7 @@ func Example() {
 	ready := make(chan struct{})
 	srv, _ = udp.NewServer(serverConn, udp.ServerConfig{
 		Netcode: netcode.ServerConfig{ProtocolID: protocolID, PrivateKey: key},
-		OnPayload: func(client int, p []byte) {
+		OnPayload: func(client int, p []byte, _ time.Time) {
 			<-ready
 			srv.Send(client, append([]byte("echo: "), p...))
 		},

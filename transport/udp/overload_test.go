@@ -35,7 +35,7 @@ func TestStarvedServerKeepsClients(t *testing.T) {
 	srv, err := NewServer(raw, ServerConfig{
 		Netcode: netcode.ServerConfig{ProtocolID: testProtocol, PrivateKey: e.key, MaxClients: clients},
 		Now:     now,
-		OnPayload: func(int, []byte) {
+		OnPayload: func(int, []byte, time.Time) {
 			select {
 			case <-stall:
 				select {

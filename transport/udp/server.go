@@ -32,9 +32,10 @@ type ServerConfig struct {
 	Now func() time.Time
 	// OnConnect is called when a client takes a slot.
 	OnConnect func(client int, clientID uint64)
-	// OnPayload is called for every payload received; payload is only
-	// valid during the call.
-	OnPayload func(client int, payload []byte)
+	// OnPayload is called for every payload received, with the time it
+	// arrived on the Now clock (when batching, the kernel's timestamp: up to
+	// a timer's wait before the call); payload is only valid during the call.
+	OnPayload func(client int, payload []byte, arrival time.Time)
 	// OnDisconnect is called when a client leaves its slot; reason matches
 	// netcode.ErrDisconnected, netcode.ErrTimeout or netcode.ErrClosed.
 	OnDisconnect func(client int, clientID uint64, reason error)
@@ -67,6 +68,7 @@ type Server struct {
 	out  *writer
 	core *netcode.Server
 	done chan struct{}
+	quit chan struct{} // closed by Close
 
 	closed   bool
 	nextTick time.Time // OnTick's last answer (the goroutine's)
@@ -84,6 +86,7 @@ type call struct {
 	event   bool
 	client  int
 	payload []byte
+	at      time.Time // the payload's arrival
 }
 
 // NewServer starts serving on conn, which the Server then owns: Close
@@ -119,7 +122,7 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 		pio.udp.SetReadBuffer(cfg.ReadBuffer) // best effort
 		b = newBatcher(pio.udp)
 	}
-	s := &Server{cfg: cfg, pio: pio, in: newReader(pio, b), out: newWriter(pio, b), core: core, done: make(chan struct{})}
+	s := &Server{cfg: cfg, pio: pio, in: newReader(pio, b), out: newWriter(pio, b), core: core, done: make(chan struct{}), quit: make(chan struct{})}
 	go s.run()
 	return s, nil
 }
@@ -226,43 +229,53 @@ func (s *Server) flushLocked() {
 	}
 }
 
-// run is the server's goroutine. It sleeps in a read until a datagram comes
-// or the next Update or OnTick is due, handles what one read returned, and
-// when a timer is due first drains the socket, so that clients whose packets
-// wait in it (a stalled process, a busy host) are not judged silent.
+// run is the server's goroutine. When it reads in batches it sleeps until
+// the next Update or OnTick is due and then drains the socket, taking each
+// datagram's arrival time from the kernel: one wake-up per timer however
+// many datagrams came. Otherwise it sleeps in a read until a datagram comes
+// or a timer is due. Either way, before the timers run every datagram
+// waiting in the socket has been handled, so clients whose packets wait in
+// it (a stalled process, a busy host) are not judged silent.
 func (s *Server) run() {
 	defer close(s.done)
 	now := s.cfg.Now()
 	nextUpdate, nextTick := now, now
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for {
 		wake := nextUpdate
 		if s.cfg.OnTick != nil && nextTick.Before(wake) {
 			wake = nextTick
 		}
-		if err := s.pio.conn.SetReadDeadline(time.Now().Add(wake.Sub(s.cfg.Now()))); err != nil {
-			return
+		if s.in.canDrain() {
+			timer.Reset(wake.Sub(s.cfg.Now()))
+			select {
+			case <-s.quit:
+				return
+			case <-timer.C:
+			}
+		} else {
+			if err := s.pio.conn.SetReadDeadline(time.Now().Add(wake.Sub(s.cfg.Now()))); err != nil {
+				return
+			}
+			n, err := s.in.read(true, s.cfg.Now)
+			if err != nil && !isTimeout(err) && errors.Is(err, net.ErrClosed) {
+				return
+			}
+			if !s.handle(n, time.Time{}, false) {
+				return
+			}
+			if s.cfg.Now().Before(wake) {
+				continue
+			}
 		}
-		n, err := s.in.read(true)
-		if err != nil && !isTimeout(err) && errors.Is(err, net.ErrClosed) {
-			return
-		}
-		now = s.cfg.Now()
-		if !s.handle(now, n, false) {
-			return
-		}
-		if now.Before(wake) {
-			continue
-		}
-		for s.in.canDrain() {
-			n, err := s.in.read(false)
+		for range maxDrain {
+			n, err := s.in.read(false, s.cfg.Now)
 			if err != nil || n == 0 {
 				break
 			}
-			if !s.handle(now, n, false) {
+			if !s.handle(n, time.Time{}, false) {
 				return
-			}
-			if n < s.in.size() {
-				break
 			}
 		}
 		now = s.cfg.Now()
@@ -276,7 +289,7 @@ func (s *Server) run() {
 		}
 		s.mu.Unlock()
 		tick := s.cfg.OnTick != nil && !now.Before(nextTick)
-		if !s.handle(now, 0, tick) {
+		if !s.handle(0, now, tick) {
 			return
 		}
 		if tick {
@@ -285,11 +298,15 @@ func (s *Server) run() {
 	}
 }
 
+// maxDrain bounds the reads of one drain (maxDrain·batchSize datagrams), so
+// that a flood cannot hold the timers back for ever.
+const maxDrain = 16
+
 // handle passes the n datagrams of the last read to the core, runs the
-// callbacks due (and OnTick when tick is set, storing its answer in
+// callbacks due (and OnTick at now when tick is set, storing its answer in
 // nextTick) and writes what they sent. It returns false once the server is
 // closed.
-func (s *Server) handle(now time.Time, n int, tick bool) bool {
+func (s *Server) handle(n int, now time.Time, tick bool) bool {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -297,11 +314,11 @@ func (s *Server) handle(now time.Time, n int, tick bool) bool {
 	}
 	s.calls = s.calls[:0]
 	for i := 0; i < n; i++ {
-		p, from := s.in.datagram(i)
-		client, payload, _ := s.core.Receive(now, from, p)
+		p, from, at := s.in.datagram(i)
+		client, payload, _ := s.core.Receive(at, from, p)
 		s.pollLocked()
 		if payload != nil {
-			s.calls = append(s.calls, call{client: client, payload: payload})
+			s.calls = append(s.calls, call{client: client, payload: payload, at: at})
 		}
 	}
 	s.pollLocked()
@@ -337,7 +354,7 @@ func (s *Server) dispatch(calls []call) {
 		switch {
 		case !c.event:
 			if s.cfg.OnPayload != nil {
-				s.cfg.OnPayload(c.client, c.payload)
+				s.cfg.OnPayload(c.client, c.payload, c.at)
 			}
 		case c.ev.Kind == netcode.EventConnected:
 			if s.cfg.OnConnect != nil {
@@ -370,6 +387,7 @@ func (s *Server) Close() error {
 		calls = append(calls, call{ev: e, event: true})
 	}
 	s.mu.Unlock()
+	close(s.quit)
 	err := s.pio.conn.Close()
 	<-s.done
 	s.dispatch(calls)

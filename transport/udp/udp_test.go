@@ -76,7 +76,7 @@ func newEnvWrap(t *testing.T, maxClients int, wrap func(net.PacketConn) net.Pack
 			e.mu.Unlock()
 			e.connected <- client
 		},
-		OnPayload: func(client int, p []byte) {
+		OnPayload: func(client int, p []byte, _ time.Time) {
 			e.mu.Lock()
 			e.payloads[client]++
 			e.mu.Unlock()
