@@ -55,8 +55,10 @@ type ServerConfig struct {
 	ClientByteRate   int
 	ClientBurst      time.Duration
 	// UsedTokens are connect tokens a previous run of the server saw used
-	// (see OnTokenUsed): they are refused with ErrTokenReused until they
-	// expire, so a restart does not make a used token good again.
+	// (see OnTokenUsed), oldest first: they are refused with ErrTokenReused,
+	// so a restart does not make a used token good again. They share the
+	// TokenHistory entries (the newest are kept); a driver drops those
+	// expired (Expire) before passing them.
 	UsedTokens []UsedToken
 	// OnTokenUsed, if set, is called when a request first uses a connect
 	// token. A driver that persists them and passes them back in UsedTokens
@@ -310,10 +312,9 @@ type tokenUse struct {
 	used bool
 	// spent: the token's client connected and left (or it was used before
 	// a restart); it is refused from any address.
-	spent  bool
-	mac    [MACSize]byte
-	addr   netip.AddrPort
-	expire uint64
+	spent bool
+	mac   [MACSize]byte
+	addr  netip.AddrPort
 }
 
 // globalSequenceStart seeds the sequence of packets sent before a client has
@@ -379,7 +380,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s.historyByMAC = make(map[[MACSize]byte]int, cfg.TokenHistory)
 	s.priv.ServerAddresses = make([]netip.AddrPort, 0, MaxServers)
 	for _, u := range cfg.UsedTokens {
-		s.remember(tokenUse{used: true, spent: true, mac: u.MAC, expire: u.Expire})
+		s.remember(tokenUse{used: true, spent: true, mac: u.MAC})
 	}
 	s.out.limit = 2*cfg.MaxClients*cfg.RedundantDisconnects + 64
 	return s, nil
@@ -639,7 +640,7 @@ func (s *Server) useToken(mac [MACSize]byte, expire uint64, addr netip.AddrPort)
 		u := &s.history[i]
 		return !u.spent && u.addr == addr
 	}
-	s.remember(tokenUse{used: true, mac: mac, addr: addr, expire: expire})
+	s.remember(tokenUse{used: true, mac: mac, addr: addr})
 	if s.cfg.OnTokenUsed != nil {
 		s.cfg.OnTokenUsed(UsedToken{MAC: mac, Expire: expire})
 	}
