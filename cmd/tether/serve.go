@@ -140,8 +140,8 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	srv, err := server.ServeUDP(conn, core, udp.ServerConfig{
 		Netcode: ncfg,
 		OnConnect: func(slot int, id uint64) {
-			log.Info("client connected", "client_id", id, "slot", slot)
 			_ = lc.Allocate() // the match is in use (refused while draining)
+			log.Info("client connected", "client_id", id, "slot", slot)
 		},
 		OnDisconnect: func(slot int, id uint64, reason error) {
 			log.Info("client left", "client_id", id, "slot", slot, "reason", reason.Error())
