@@ -136,6 +136,15 @@ type Viewer interface {
 	View(id uint32, kind uint8) replicate.View
 }
 
+// Watcher is implemented by a Game that keeps a world of its own beside the
+// client's timelines and views, fed whole snapshots (the soccer game's
+// re-simulated match). Placed is called with every snapshot the client
+// places, after its states went to the timelines and views, with the
+// estimated server time it arrived; s is valid only during the call.
+type Watcher interface {
+	Placed(s *Snapshot, arrival time.Duration)
+}
+
 // Config configures a Client. The zero value gives the defaults noted.
 type Config struct {
 	// Clock configures the server clock estimator; a zero ReadyWithin means
@@ -305,6 +314,7 @@ type Client struct {
 	inputSeq uint32
 	pred     Predictor // the game, if it predicts
 	viewer   Viewer    // the game, if it has views of its own
+	watcher  Watcher   // the game, if it watches the snapshots
 	pbuf     []byte
 
 	msg     []byte
@@ -358,6 +368,7 @@ func New(cfg Config, game Game) (*Client, error) {
 	}
 	c.pred, _ = game.(Predictor)
 	c.viewer, _ = game.(Viewer)
+	c.watcher, _ = game.(Watcher)
 	return c, nil
 }
 
@@ -507,6 +518,9 @@ func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) 
 	}
 	if len(s.Meta) > 0 && len(s.Meta) <= MaxMeta {
 		c.addMeta(h.Time, s.Meta)
+	}
+	if c.watcher != nil {
+		c.watcher.Placed(s, arrival)
 	}
 }
 

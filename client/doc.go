@@ -38,6 +38,14 @@
 // is dropped. Until the clock is ready nothing is drawn; the newest snapshot
 // received before that is placed as soon as it is.
 //
+// A Game that implements Viewer shows entities of some kinds by a
+// replicate.View of its own instead (Unreal's physics replication modes,
+// which show the present); such an entity is never drawn attached, and
+// Entity.Holder still says which entity the snapshots attach it to (who has
+// the ball, whatever way it is drawn). A Game that implements Watcher is
+// handed every snapshot placed, whole, with its arrival: for a world of its
+// own that it re-simulates (the soccer game's resim method).
+//
 // # Prediction
 //
 // A Game that implements Predictor predicts the client's own entity: each

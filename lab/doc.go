@@ -70,22 +70,18 @@
 //   - clock: the client package's own estimator, the only clock a soccer
 //     client draws by; a soccer scenario asking for another is an error
 //     naming the client's clock field.
-//   - ball "tether": the ball the client package draws (its timeline, and a
-//     ball in possession at its possessor's drawn place). "seed", "velocity"
-//     and "predictive" are fed the ball's states from the snapshots the
-//     client decodes (a change of the ball's generation is a cut). "resim"
-//     re-simulates the whole match world — the ball and every player — and
-//     predicts the own player's kicks: the kick is put into its history at
-//     the tick of the frame that sent it, as Game.kick would apply it, so
-//     the ball leaves the foot at the next frame, and the input claims where
-//     it left from (soccer.Input.KickFrom), which the server takes within
-//     soccer.Rules.KickTolerance, and carries the aim it was kicked with
-//     (turned by soccer.Rules.KickAim as the client's world had the kicker);
-//     until the server's states show the kick, those showing the ball still
-//     at the own player's feet are set aside. "oracle" steps the server's
-//     exact match from one mean one-way delay ago with the players running
-//     on as they ran. The ball method changes what is measured, not the
-//     match: every bot plays from the client package's frames.
+//   - ball: the ball the client draws, by the method the scenario names,
+//     which the lab selects and does not implement
+//     (soccer.ClientGame.BallMethod): "tether" (its timeline, and a ball in
+//     possession at its possessor's drawn place), "seed", "velocity" and
+//     "predictive" (their views, fed the ball's states from the snapshots),
+//     "resim" (the whole match world re-simulated by the server's own match
+//     step, soccer.World, with the own kicks predicted and claimed). "oracle"
+//     is a reference, not a method: it steps the server's exact match from
+//     one mean one-way delay ago in a soccer.World, the players running on
+//     as they ran; its bot plays from the tether method's frames. Every
+//     other bot plays from its own client's frames, so the method changes
+//     the match; within one run every client sees the same match.
 //   - others: the other players as the client package draws them.
 //   - net: every payload the client sent and the server sent it, plus the
 //     28 bytes of IPv4 and UDP headers each; the connection handshake is

@@ -98,7 +98,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		Seed: s.Seed, Bots: len(s.Clients), PairedLinks: true, Rules: sm.rules,
 		Server:  tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz},
 		FrameHz: s.FrameHz,
-		OnTick:  sm.onTick, OnFrame: sm.onFrame, OnSnapshot: sm.onSnapshot,
+		OnTick:  sm.onTick, OnFrame: sm.onFrame,
 		// Every client predicts its own player (package movement) but those
 		// whose ball method is resim: that method predicts the own kicks
 		// in a world whose own player the server moves tick by tick.
@@ -109,8 +109,8 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	for _, spec := range s.Clients {
 		cfg.Links = append(cfg.Links, spec.Link)
 		ball := replicate.Method(spec.Ball)
-		if spec.Ball == BallResim || spec.Ball == BallOracle {
-			ball = replicate.MethodTether // the lab's resim client and the reference draw their own
+		if spec.Ball == BallOracle {
+			ball = replicate.MethodTether // the reference draws its own
 		}
 		cfg.Balls = append(cfg.Balls, ball)
 		sc := &soccerClient{match: sm, self: -1, c: &client{
@@ -168,13 +168,6 @@ func (sm *soccerMatch) onTick(t *soccer.Truth) {
 	}
 }
 
-func (sm *soccerMatch) onSnapshot(b *match.Bot, local time.Duration, s *tclient.Snapshot) {
-	sc := sm.clients[b.Index]
-	if arrival, ok := b.Client().Clock().Now(local); ok {
-		sc.ball.snapshot(s, arrival)
-	} // else no clock yet: nothing to place the states on
-}
-
 // onFrame measures a frame of bot b: what it draws now, before the input it
 // decided from that frame is sent.
 func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
@@ -195,15 +188,12 @@ func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 	sc.drawnPrev, sc.drawn = sc.drawn, soccerBallAt{fr.ball.pos, fr.ball.ok}
 	sc.kickShown(now)
 	sc.frames++
-	in := b.Input()
-	sc.input(&in, f)
-	b.SetInput(in)
+	sc.input(b.Input())
 }
 
-// input takes the input decided at frame f, which the client sends now, and
-// lets the ball method add to it.
-func (sc *soccerClient) input(in *soccer.Input, f *tclient.Frame) {
-	sc.ball.input(in, f)
+// input notes the input decided at the frame just drawn, which the client
+// sends now, if it asks the own player to kick.
+func (sc *soccerClient) input(in soccer.Input) {
 	if !sc.hasSeq {
 		sc.seq, sc.hasSeq = in.ActionSeq, true // the server takes the first as the start
 		return
@@ -339,29 +329,28 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 		st := measure.Summarise(visible)
 		bm.KickVisibleFrames = &st
 	}
-	rb, ok := sc.ball.(*soccerResimBall)
-	if !ok {
+	if _, ok := sc.bot.Game().ResimStats(); !ok {
 		return
 	}
 	clear(used)
 	var corr, lag, origin, refuted []float64
 	predicted := 0
-	for _, k := range rb.kicks {
-		if k.at < warmUp {
+	for _, k := range sc.bot.Game().PredictedKicks() {
+		if k.At < warmUp {
 			continue
 		}
 		predicted++
-		sk, ok := serverKick(k.at, k.until)
-		if !k.confirmed {
+		sk, ok := serverKick(k.At, k.Until)
+		if !k.Confirmed {
 			continue
 		}
 		if !ok {
-			refuted = append(refuted, k.correction)
+			refuted = append(refuted, k.Correction)
 			continue
 		}
-		corr = append(corr, k.correction)
-		lag = append(lag, durMs(sk.at-k.at))
-		origin = append(origin, k.from.Dist(tr.balls[int(k.at/tr.tick)].Pos))
+		corr = append(corr, k.Correction)
+		lag = append(lag, durMs(sk.at-k.At))
+		origin = append(origin, k.From.Dist(tr.balls[int(k.At/tr.tick)].Pos))
 	}
 	bm.KicksPredicted = &predicted
 	if len(refuted) > 0 {

@@ -9,49 +9,43 @@ import (
 	"github.com/tether-net/tether/physics"
 )
 
-// soccerBallView is a soccer client's way of showing the ball. The client
-// package draws the match its own way (the tether method); the other methods
-// are fed the snapshots the client decodes and draw at the client's clock.
+// soccerBallView is a soccer client's way of showing the ball: the client's
+// own (soccer.ClientGame.BallMethod, every method), or the oracle reference.
 type soccerBallView interface {
-	// snapshot takes a snapshot the client decoded; arrival is the client's
-	// estimate of server time when it arrived.
-	snapshot(s *tclient.Snapshot, arrival time.Duration)
 	// render returns the ball drawn at frame f, whose clock is ready.
 	render(f *tclient.Frame) ballFrame
-	// input takes the input the client sends after frame f (the bot's
-	// decision from it), and may add to it what the method claims (the
-	// resim method's kick origin, Input.KickFrom).
-	input(in *soccer.Input, f *tclient.Frame)
 }
 
 // newSoccerBallView returns the ball method named method for soccer client sc.
 func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
 	m := sc.match
 	tickHz := m.sim.scen.TickHz
-	switch method {
-	case BallResim:
-		return newSoccerResimBall(m.rules, tickHz, len(m.sim.scen.Clients))
-	case BallOracle:
+	if method == BallOracle {
 		down := sc.c.spec.Link.Down
 		delayMs := down.LatencyMs + meanJitterMs(down.Jitter)
+		w, err := soccer.NewWorld(m.rules, tickHz)
+		if err != nil {
+			panic(err) // the lab's own rules
+		}
 		return &soccerOracle{
-			world: newSoccerWorld(m.rules, tickHz, len(m.sim.scen.Clients)),
+			world: w,
 			truth: m.truth,
 			now:   m.now,
 			delay: time.Duration(delayMs * float64(time.Millisecond)),
 		}
 	}
-	return frameBall{}
+	return frameBall{game: sc.bot.Game()}
 }
 
 // frameBall is the ball the client package draws: by the tether method, with
 // the timeline's interpolation and, in possession, at its possessor's drawn
-// place; by the seed, velocity and predictive methods, with their views
-// (soccer.ClientGame.BallMethod).
-type frameBall struct{}
+// place; by the others, with their views (soccer.ClientGame.BallMethod).
+type frameBall struct{ game *soccer.ClientGame }
 
-func (frameBall) snapshot(*tclient.Snapshot, time.Duration) {}
-func (frameBall) input(*soccer.Input, *tclient.Frame)       {}
+func (b frameBall) resimTicks() (uint64, bool) {
+	st, ok := b.game.ResimStats()
+	return st.ResimTicks, ok
+}
 
 func (frameBall) render(f *tclient.Frame) ballFrame {
 	e := f.Find(soccer.BallID)
@@ -65,18 +59,15 @@ func (frameBall) render(f *tclient.Frame) ballFrame {
 // soccerOracle is the oracle of the soccer game, a reference and not a
 // method: at each frame it takes the server's exact match from one mean
 // one-way delay ago (down base latency plus mean jitter) and steps it to now
-// in a copy of the world (soccerWorld), knowing nothing of later inputs:
+// in a copy of the world (soccer.World), knowing nothing of later inputs:
 // players run on as they ran, the ball rolls or is carried. It reads the true
 // time, so no clock error touches it.
 type soccerOracle struct {
-	world *soccerWorld
+	world *soccer.World
 	truth *soccerTruth
 	now   func() time.Duration
 	delay time.Duration
 }
-
-func (*soccerOracle) snapshot(*tclient.Snapshot, time.Duration) {}
-func (*soccerOracle) input(*soccer.Input, *tclient.Frame)       {}
 
 func (o *soccerOracle) render(*tclient.Frame) ballFrame {
 	now := o.now()
@@ -85,14 +76,14 @@ func (o *soccerOracle) render(*tclient.Frame) ballFrame {
 	o.truth.restore(o.world, k)
 	// Step to the ticks on either side of now, then draw between them.
 	var a physics.BodyState
-	b := o.world.w.Body(o.world.ball)
+	b := o.world.Ball()
 	t := time.Duration(k) * tick
 	stepped := false
 	for t < now {
 		a = b
 		t += tick
-		o.world.step(t)
-		b = o.world.w.Body(o.world.ball)
+		o.world.Step()
+		b = o.world.Ball()
 		stepped = true
 	}
 	if t == now || !stepped {

@@ -173,15 +173,14 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 		if r.KickVisibleFrames != nil && r.KickVisibleFrames.Max != 0 {
 			t.Errorf("%s: kick visible after %+v frames, want 0", sc.c.spec.Name, *r.KickVisibleFrames)
 		}
-		rb := sc.ball.(*soccerResimBall)
 		used := map[int]bool{}
-		for _, k := range rb.kicks {
-			if k.at < warmUp || !k.confirmed {
+		for _, k := range sc.bot.Game().PredictedKicks() {
+			if k.At < warmUp || !k.Confirmed {
 				continue
 			}
 			var sk *truthKick
 			for j := range tr.kicks {
-				if x := &tr.kicks[j]; !used[j] && x.slot == sc.self && x.at >= k.at && x.at <= k.until {
+				if x := &tr.kicks[j]; !used[j] && x.slot == sc.self && x.at >= k.At && x.at <= k.Until {
 					sk, used[j] = x, true
 					break
 				}
@@ -189,10 +188,10 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 			if sk == nil {
 				continue
 			}
-			from := k.from.Dist(tr.balls[int(k.at/tr.tick)].Pos)
-			corr, origin, lag = append(corr, k.correction), append(origin, from), append(lag, (sk.at-k.at).Seconds()*1000)
+			from := k.From.Dist(tr.balls[int(k.At/tr.tick)].Pos)
+			corr, origin, lag = append(corr, k.Correction), append(origin, from), append(lag, (sk.at-k.At).Seconds()*1000)
 			t.Logf("%s: kick at %.3f s, applied %.0f ms later: correction %.3f m, kicked %.3f m from the server's ball",
-				sc.c.spec.Name, k.at.Seconds(), (sk.at-k.at).Seconds()*1000, k.correction, from)
+				sc.c.spec.Name, k.At.Seconds(), (sk.at-k.At).Seconds()*1000, k.Correction, from)
 		}
 	}
 	if len(corr) < 10 {

@@ -27,9 +27,7 @@ type soccerTruth struct {
 	keep    bool              // hold every tick's players (else soccerKeep's)
 	pcuts   [][]time.Duration // by slot: when the player was teleported
 	kicks   []truthKick       // in order of time
-	// releases are the moments a player lost the ball, after which it may
-	// not win it back for a while (Rules.KickNoTouch, TackledNoTouch).
-	releases []release
+	scratch soccer.Truth      // restore's
 
 	stats soccer.GameStats // the server's counters after the previous tick
 }
@@ -158,20 +156,16 @@ type soccerTick struct {
 }
 
 type playerTruth struct {
-	st  soccer.PlayerState
-	gen uint8 // its teleport generation
-	ok  bool  // the slot is in play
+	st      soccer.PlayerState
+	gen     uint8         // its teleport generation
+	ok      bool          // the slot is in play
+	noTouch time.Duration // soccer.PlayerTruth.NoTouchUntil
 }
 
 // truthKick is a kick the server applied.
 type truthKick struct {
 	at   time.Duration // server time of the tick it was applied at
 	slot int           // the kicker
-}
-
-type release struct {
-	at, until time.Duration
-	slot      int
 }
 
 func newSoccerTruth(rules soccer.Rules, tickHz, players int, start *soccer.Truth) *soccerTruth {
@@ -188,12 +182,8 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	st.ball.Tick(t)
 	st.balls = append(st.balls, t.Ball)
 	st.record(t)
-	cur := st.ticks[len(st.ticks)-1]
 	if stats.Kicks > st.stats.Kicks && prev.possessor >= 0 {
 		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor})
-		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.KickNoTouch, slot: prev.possessor})
-	} else if stats.TacklesWon > st.stats.TacklesWon && prev.possessor >= 0 && cur.possessor != prev.possessor {
-		st.releases = append(st.releases, release{at: t.Time, until: t.Time + st.rules.TackledNoTouch, slot: prev.possessor})
 	}
 	st.stats = stats
 	st.forget()
@@ -226,7 +216,7 @@ func (st *soccerTruth) forget() {
 
 // record appends the possession and the players of t.
 func (st *soccerTruth) record(t *soccer.Truth) {
-	k := soccerTick{possessor: -1, paused: t.Paused}
+	k := soccerTick{possessor: -1, paused: t.Paused, carryFrom: t.CarryFrom, carrySince: t.CarrySince}
 	if t.Possessor != soccer.NoPlayer {
 		k.possessor = int(t.Possessor - soccer.FirstPlayerID)
 	}
@@ -234,7 +224,7 @@ func (st *soccerTruth) record(t *soccer.Truth) {
 	st.players = append(st.players, make([]playerTruth, st.np)...)
 	for _, p := range t.Players {
 		if slot := int(p.ID - soccer.FirstPlayerID); slot >= 0 && slot < st.np {
-			st.players[base+slot] = playerTruth{st: p.PlayerState, gen: p.Gen, ok: true}
+			st.players[base+slot] = playerTruth{st: p.PlayerState, gen: p.Gen, ok: true, noTouch: p.NoTouchUntil}
 			if base > 0 {
 				if was := st.players[base-st.np+slot]; was.ok && was.gen != p.Gen {
 					st.pcuts[slot] = append(st.pcuts[slot], t.Time)
@@ -242,15 +232,7 @@ func (st *soccerTruth) record(t *soccer.Truth) {
 			}
 		}
 	}
-	if n := len(st.ticks); k.possessor >= 0 && k.possessor < st.np {
-		if n > 0 && st.ticks[n-1].possessor == k.possessor {
-			k.carryFrom, k.carrySince = st.ticks[n-1].carryFrom, st.ticks[n-1].carrySince
-		} else if p := st.players[base+k.possessor]; p.ok {
-			// Won at this tick: the ball is still where the touch found it.
-			k.carryFrom = p.st.Rot().Conj().Rotate(t.Ball.Pos.Sub(p.st.Pos))
-			k.carrySince = t.Time
-		}
-	} else {
+	if k.possessor >= st.np {
 		k.possessor = -1
 	}
 	st.ticks = append(st.ticks, k)
@@ -295,26 +277,18 @@ func (st *soccerTruth) Teleported(slot int, t0, t1, span time.Duration) bool {
 // restore sets w to the server's state at tick k: the ball, the players at
 // their running velocity, facing as they did and not turning (what the
 // server does next is unknown), who has the ball, and who may not win it.
-func (st *soccerTruth) restore(w *soccerWorld, k int) {
-	w.w.SetBody(w.ball, st.balls[k])
+func (st *soccerTruth) restore(w *soccer.World, k int) {
 	tk := st.ticks[k]
-	now := time.Duration(k) * st.tick
-	w.ex.possessor, w.ex.carryFrom, w.ex.carrySince, w.ex.paused = tk.possessor, tk.carryFrom, tk.carrySince, tk.paused
-	for i := range w.ex.players {
-		p := st.held(k, i)
-		w.ex.players[i] = playerExtras{active: p.ok, yaw: p.st.Yaw}
-		if p.ok {
-			w.w.SetBody(w.caps[i], physics.BodyState{Pos: p.st.Pos, Vel: p.st.Vel})
-		} else {
-			w.w.SetBody(w.caps[i], physics.BodyState{Pos: parkedAt(i)})
+	t := &st.scratch
+	*t = soccer.Truth{Time: time.Duration(k) * st.tick, Ball: st.balls[k], Possessor: soccer.NoPlayer, Paused: tk.paused,
+		Players: t.Players[:0]}
+	if tk.possessor >= 0 {
+		t.Possessor, t.CarryFrom, t.CarrySince = soccer.FirstPlayerID+uint32(tk.possessor), tk.carryFrom, tk.carrySince
+	}
+	for i := range st.np {
+		if p := st.held(k, i); p.ok {
+			t.Players = append(t.Players, soccer.PlayerTruth{ID: soccer.FirstPlayerID + uint32(i), PlayerState: p.st, NoTouchUntil: p.noTouch})
 		}
 	}
-	for _, r := range st.releases {
-		if r.at > now {
-			break
-		}
-		if p := &w.ex.players[r.slot]; r.until > p.noTouchUntil {
-			p.noTouchUntil = r.until
-		}
-	}
+	w.SetTruth(t)
 }

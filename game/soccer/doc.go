@@ -62,6 +62,22 @@
 // that bursts of moves do not jerk it; Truth has both, PlayerState and
 // Moved.
 //
+// # The match step and the ball methods
+//
+// One function steps the match world, the server's and the clients' alike:
+// the physics step (players' capsules and the ball), the players kept inside
+// the boards, the carry and the touch. The server's Game drives its players
+// by their inputs and moves before it and applies goals, kicks and tackles
+// after it; a World, a client's copy of the match world, runs its players on
+// as they last ran. ClientGame.BallMethod selects how a client shows the
+// ball (package replicate's methods): the default timeline, the seed,
+// velocity and predictive views of the ball alone, or resim, which
+// re-simulates a World from the snapshots (the ball, every player, who has
+// the ball) and predicts the own player's kicks there: each is kicked at
+// once in the client's world, as the server's Game kicks (Rules.Kick,
+// Rules.KickAim), and its inputs claim where the ball left from
+// (Input.KickFrom; ClientGame.PrepareInput).
+//
 // # What travels
 //
 // Inputs are a few bytes (AppendInput, DecodeInput); a predicting client sends

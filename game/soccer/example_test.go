@@ -33,3 +33,22 @@ func ExampleRules_WithDefaults() {
 	fmt.Println(r.MaxPlayers, r.RunSpeed, r.KickTolerance, r.MaxRewind)
 	// Output: 10 7 0 250ms
 }
+
+// A World steps a copy of the match by the server's own match step: here a
+// ball passed along the grass from the server's match, a second on.
+func ExampleWorld() {
+	w, err := soccer.NewWorld(soccer.Rules{}, 60)
+	if err != nil {
+		panic(err)
+	}
+	t := soccer.Truth{Possessor: soccer.NoPlayer}
+	t.Ball.Pos = geom.V(0, soccer.DefaultRules().Ball.Radius, 0)
+	t.Ball.Vel = geom.V(10, 0, 0)
+	w.SetTruth(&t)
+	for range 60 {
+		w.Step()
+	}
+	b := w.Ball()
+	fmt.Printf("at %v: x %.1f m, %.1f m/s\n", w.Time().Round(time.Millisecond), b.Pos.X, b.Vel.Len())
+	// Output: at 1s: x 6.8 m, 5.1 m/s
+}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
@@ -52,24 +51,19 @@ var ErrFull = errors.New("tether/soccer: no free player slot")
 const contactKnotSpeed = 0.5
 
 type player struct {
-	active bool
+	onPitch
 	client int
 	team   uint8
 	gen    uint8
-	body   physics.BodyID
-	st     PlayerState
-	vel    geom.Vec3 // the motion of the last tick, m/s (st.Vel is the velocity the player runs at)
-	turn   float64   // the turn of the last tick, rad/s about +Y
-	prev   sentPose  // as the previous tick left it
+	prev   sentPose // as the previous tick left it
 
-	in           Input
-	acted        time.Duration // when its client made the newest action (server time: the input's send time less its ActionAge; 0: unknown)
-	actedView    time.Duration // the server time the client was showing then
-	kickFrom     geom.Vec3     // where the newest action claims the ball left from (Input.KickFrom)
-	actionSeq    uint8
-	anyInput     bool
-	noTouchUntil time.Duration
-	tackleReady  time.Duration
+	in          Input
+	acted       time.Duration // when its client made the newest action (server time: the input's send time less its ActionAge; 0: unknown)
+	actedView   time.Duration // the server time the client was showing then
+	kickFrom    geom.Vec3     // where the newest action claims the ball left from (Input.KickFrom)
+	actionSeq   uint8
+	anyInput    bool
+	tackleReady time.Duration
 
 	// A predicted player's moves (nil for one driven by plain inputs).
 	mv       *movement.Server[PlayerState, MoveInput]
@@ -77,7 +71,6 @@ type player struct {
 	moved    PlayerState        // the state after its newest move
 	movedAt  time.Duration      // that move's end
 	movedGen uint8              // the teleport generation of moved (Teleport calls)
-	next     PlayerState        // where it stands after the tick being stepped
 	coasting bool               // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
 	want     geom.Vec3          // the velocity it runs toward as the last tick left it (see Game.wants)
 }
@@ -86,9 +79,7 @@ type player struct {
 // ball and a pool of player capsules, and the rules. It implements
 // server.Game. It is not safe for concurrent use.
 type Game struct {
-	rules Rules
-	world *physics.World
-	ball  physics.BodyID
+	match // the world and who has the ball, stepped by the match step
 	// rewind is a second world like world, in which a kick made in the
 	// past is brought to the present (see kick).
 	rewind     *physics.World
@@ -98,19 +89,12 @@ type Game struct {
 	players  []player
 	byClient map[int]int // client slot → player index
 
-	possessor   int           // player index, -1 when free
-	carryFrom   geom.Vec3     // where the ball was, in its possessor's frame, when won
-	carryOff    geom.Vec3     // where it is now, in its possessor's frame
-	carrySince  time.Duration // when it was won
 	lastToucher int
 	ballGen     uint8
 	score       [2]int
 	pauseUntil  time.Duration // after a goal; 0 when playing
-	paused      bool
 
 	tick uint64
-	now  time.Duration
-	dt   time.Duration
 
 	history *event.History
 
@@ -122,10 +106,8 @@ type Game struct {
 	// after an outage too long to blend. Its state is sent as a Cut: no curve
 	// joins it to the last.
 	jumped        bool
-	carrierJump   geom.Vec3 // how far the ball was moved with its carrier's jump this tick
-	kickoff       bool      // everything teleported this tick
-	restart       bool      // the ball was put back on the pitch this tick
-	prevBall      physics.BodyState
+	kickoff       bool // everything teleported this tick
+	restart       bool // the ball was put back on the pitch this tick
 	prevPossessor int
 	prevCarryOff  geom.Vec3
 	prevSent      bool
@@ -162,14 +144,15 @@ func NewGame(rules Rules, tickHz int) (*Game, error) {
 		return nil, err
 	}
 	rules = rules.WithDefaults()
-	w, ball, caps, err := newWorld(rules, tickHz)
-	if err != nil {
-		return nil, err
+	g := &Game{lastToucher: -1, byClient: map[int]int{}, players: make([]player, rules.MaxPlayers)}
+	slots := make([]*onPitch, len(g.players))
+	for i := range g.players {
+		g.players[i].client = -1
+		slots[i] = &g.players[i].onPitch
 	}
-	g := &Game{rules: rules, world: w, ball: ball, possessor: -1, lastToucher: -1,
-		byClient: map[int]int{}, dt: time.Second / time.Duration(tickHz)}
-	for _, id := range caps {
-		g.players = append(g.players, player{body: id, client: -1})
+	var err error
+	if g.match, err = newMatch(rules, tickHz, slots); err != nil {
+		return nil, err
 	}
 	if g.rewind, g.rewindBall, g.rewindCaps, err = newWorld(rules, tickHz); err != nil {
 		return nil, err
@@ -244,7 +227,7 @@ func (g *Game) Join(client int) (uint32, error) {
 		team = Away
 	}
 	p := &g.players[slot]
-	*p = player{active: true, client: client, team: team, gen: p.gen + 1, body: p.body}
+	*p = player{onPitch: onPitch{active: true, body: p.body}, client: client, team: team, gen: p.gen + 1}
 	g.byClient[client] = slot
 	p.st, p.vel, p.turn = g.kickoffState(slot), geom.Vec3{}, 0
 	g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
@@ -345,7 +328,7 @@ func attackDir(team uint8) float64 {
 // snapshot when the ball's motion jumped.
 func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.prevSent = g.tick > 0 && g.sentTick == g.tick
-	g.prevBall, g.prevTime = g.world.Body(g.ball), g.now
+	g.prevTime = g.now
 	g.prevPossessor, g.prevCarryOff = g.possessor, g.carryOff
 	for i := range g.players {
 		p := &g.players[i]
@@ -354,8 +337,43 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
 	g.knot, g.jumped, g.kickoff, g.restart = false, false, false, false
 	g.carrierJump = geom.Vec3{}
-	r := &g.rules
+	g.drive(t)
+	free := g.possessor < 0
+	won := g.step(t.Time)
+	if free {
+		for _, c := range g.world.Contacts() {
+			if c.Body == g.ball && c.Speed > contactKnotSpeed {
+				g.knot = true
+				break
+			}
+		}
+	}
+	if won >= 0 {
+		g.wonBy(won)
+	}
+	if g.paused && g.now >= g.pauseUntil {
+		g.resetKickoff(events)
+	}
+	if !g.paused {
+		g.checkGoal(events)
+	}
+	g.checkOut(events)
+	if !g.paused {
+		g.actions(events)
+	}
+	g.wants()
+	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
+		g.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
+	}
+	g.record()
+	return g.knot || g.kickoff
+}
 
+// drive sets every player's motion for tick t before the match step: a
+// player driven by inputs runs by Rules.Move under its newest input; a
+// predicted one follows its replayed moves (follows, next).
+func (g *Game) drive(t server.Tick) {
+	r := &g.rules
 	for i := range g.players {
 		p := &g.players[i]
 		if !p.active {
@@ -389,73 +407,6 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		p.st.Vel, p.st.Yaw = st.Vel, st.Yaw
 		g.world.SetVelocity(p.body, st.Vel)
 	}
-	g.world.Step()
-	for i := range g.players {
-		p := &g.players[i]
-		if !p.active {
-			continue
-		}
-		from := p.st.Pos
-		if p.mv != nil {
-			g.world.SetBody(p.body, physics.BodyState{Pos: p.next.Pos})
-			p.st = p.next
-			p.vel = p.st.Pos.Sub(from).Scale(1 / t.Dt.Seconds())
-			continue
-		}
-		b := g.world.Body(p.body)
-		st := r.clampPlayer(PlayerState{Pos: geom.V(b.Pos.X, 0, b.Pos.Z), Vel: p.st.Vel, Yaw: p.st.Yaw})
-		if st.Pos != b.Pos {
-			g.world.SetBody(p.body, physics.BodyState{Pos: st.Pos})
-		}
-		p.st = st
-		// The velocity sent is the motion this tick, pushes by other players
-		// included, so that clients' curves through the states agree with it.
-		p.vel = st.Pos.Sub(from).Scale(1 / t.Dt.Seconds())
-	}
-	if g.possessor < 0 {
-		for _, c := range g.world.Contacts() {
-			if c.Body == g.ball && c.Speed > contactKnotSpeed {
-				g.knot = true
-				break
-			}
-		}
-	}
-
-	if g.paused && g.now >= g.pauseUntil {
-		g.resetKickoff(events)
-	}
-	if g.possessor >= 0 {
-		g.carry()
-	} else if !g.paused {
-		g.touch()
-	}
-	if !g.paused {
-		g.checkGoal(events)
-	}
-	g.checkOut(events)
-	if !g.paused {
-		g.actions(events)
-	}
-	g.wants()
-	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
-		g.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
-	}
-	g.record()
-	return g.knot || g.kickoff
-}
-
-// carry keeps the ball in front of its possessor, rolling with it: at
-// DribbleOffset ahead on the ground, reached within CarryBlend of winning it
-// from wherever it was touched. Its velocity is its motion over the tick.
-func (g *Game) carry() {
-	p := &g.players[g.possessor]
-	r := g.rules.Ball.Radius
-	prev := g.world.Body(g.ball)
-	g.carryOff = g.carryBlend().At(g.rules.dribbleSpot(), g.now)
-	pos := p.st.Pos.Add(p.st.Rot().Rotate(g.carryOff))
-	v := pos.Sub(g.prevBall.Pos.Add(g.carrierJump)).Scale(1 / g.dt.Seconds())
-	w := geom.V(v.Z/r, 0, -v.X/r)
-	g.world.SetBody(g.ball, physics.BodyState{Pos: pos, Vel: v, AngVel: w, Rot: unit(prev.Rot).Integrate(w, g.dt.Seconds())})
 }
 
 // wants sets the velocity each player runs toward, which snapshots send for
@@ -471,64 +422,12 @@ func (g *Game) wants() {
 	}
 }
 
-// carryBlend is the ball's way from where it was won to the dribble spot.
-func (g *Game) carryBlend() client.Blend {
-	return client.Blend{From: g.carryFrom, Since: g.carrySince, Span: g.rules.CarryBlend}
-}
-
-// dribbleSpot is where the ball is carried, in the player's frame.
-func (r Rules) dribbleSpot() geom.Vec3 { return geom.V(r.DribbleOffset, r.Ball.Radius, 0) }
-
-func unit(q geom.Quat) geom.Quat {
-	if q == (geom.Quat{}) {
-		return geom.Identity
-	}
-	return q.Norm()
-}
-
-// touch gives a free ball to the nearest eligible player touching it.
-func (g *Game) touch() {
-	b := g.world.Body(g.ball)
-	best := g.toucher(b.Pos, g.now, func(i int) (PlayerState, bool) { return g.players[i].st, true })
-	if best < 0 {
-		return
-	}
-	p := &g.players[best]
-	g.win(best, p.st.Rot().Conj().Rotate(b.Pos.Sub(p.st.Pos)), g.now)
-	g.carry()
-}
-
-// toucher returns the eligible player nearest a ball at pos at time t, within
-// reach of touching it, or -1 for none; at(i) says where active player i
-// stood then, and false if unknown.
-func (g *Game) toucher(pos geom.Vec3, t time.Duration, at func(i int) (PlayerState, bool)) int {
-	if pos.Y > g.rules.Player.Height+g.rules.Ball.Radius {
-		return -1
-	}
-	best, bestD := -1, g.rules.Player.Radius+g.rules.Ball.Radius+g.rules.TouchMargin
-	for i := range g.players {
-		p := &g.players[i]
-		if !p.active || t < p.noTouchUntil {
-			continue
-		}
-		st, ok := at(i)
-		if !ok {
-			continue
-		}
-		if d := g.rules.TouchDistance(st.Pos, pos); d <= bestD {
-			best, bestD = i, d
-		}
-	}
-	return best
-}
-
-// win gives the ball to player i at time since, from offset from in its
-// frame, where the carry starts.
-func (g *Game) win(i int, from geom.Vec3, since time.Duration) {
-	g.possessor, g.lastToucher = i, i
+// wonBy counts a possession won by player i (the match step's or a
+// rewind's): it touched the ball last, and the ball's motion jumped.
+func (g *Game) wonBy(i int) {
+	g.lastToucher = i
 	g.stats.Possessions++
 	g.knot = true
-	g.carryFrom, g.carrySince = from, since
 }
 
 // catchUp brings a ball kicked back ticks ago, in state b then, to the
@@ -564,6 +463,7 @@ func (g *Game) catchUp(b physics.BodyState, back int) {
 		if q := g.toucher(ball.Pos, to, func(i int) (PlayerState, bool) { return at(i, to) }); q >= 0 {
 			st, _ := at(q, to)
 			g.win(q, st.Rot().Conj().Rotate(ball.Pos.Sub(st.Pos)), to)
+			g.wonBy(q)
 			g.carry()
 			return
 		}
@@ -700,8 +600,7 @@ func (g *Game) kick(i int, events server.Emitter) {
 		b.Pos = c
 		g.stats.KicksClaimed++
 	}
-	aim := g.rules.KickAim(p.in.Aim, kicker, b.Pos)
-	b.Vel, b.AngVel = g.rules.Kick(p.in.Action, aim, p.in.Power)
+	b = g.rules.kicked(b, p.in, kicker)
 	g.world.SetBody(g.ball, b)
 	g.possessor = -1
 	p.noTouchUntil = at + g.rules.KickNoTouch

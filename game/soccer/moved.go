@@ -195,7 +195,7 @@ func (g *Game) startMoving(slot int) error {
 	if err != nil {
 		return err
 	}
-	p.mv, p.show, p.moved, p.movedAt = mv, show, p.st, g.now
+	p.mv, p.show, p.moved, p.movedAt, p.follows = mv, show, p.st, g.now, true
 	return nil
 }
 

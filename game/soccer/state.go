@@ -3,6 +3,7 @@ package soccer
 import (
 	"time"
 
+	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
 )
 
@@ -29,6 +30,9 @@ type PlayerTruth struct {
 	Moved     PlayerState
 	MovedAt   time.Duration
 	MovedGen  uint8
+	// NoTouchUntil is the server time before which the player cannot win
+	// the ball (after kicking it or being tackled).
+	NoTouchUntil time.Duration
 }
 
 // Truth is the match as the server has it after a tick: what clients are
@@ -45,6 +49,11 @@ type Truth struct {
 	// PlayerTruth.Gen). Snapshots send its state as a Cut.
 	BallJumped bool
 	Possessor  uint32 // entity id of the player with the ball, or NoPlayer
+	// CarryFrom is where the ball was, in the possessor's frame (metres),
+	// when it won the ball at server time CarrySince: the carry reaches the
+	// dribble spot from there within Rules.CarryBlend. Zero when free.
+	CarryFrom  geom.Vec3
+	CarrySince time.Duration
 	Players    []PlayerTruth
 	Score      [2]int
 	Paused     bool // between a goal and the kickoff
@@ -55,15 +64,15 @@ func (g *Game) Truth(dst *Truth) {
 	dst.Tick, dst.Time = g.tick, g.now
 	dst.Ball, dst.BallGen, dst.BallJumped = g.world.Body(g.ball), g.ballGen, g.jumped
 	dst.Ball.Rot = unit(dst.Ball.Rot)
-	dst.Possessor = NoPlayer
+	dst.Possessor, dst.CarryFrom, dst.CarrySince = NoPlayer, geom.Vec3{}, 0
 	if g.possessor >= 0 {
-		dst.Possessor = FirstPlayerID + uint32(g.possessor)
+		dst.Possessor, dst.CarryFrom, dst.CarrySince = FirstPlayerID+uint32(g.possessor), g.carryFrom, g.carrySince
 	}
 	dst.Players = dst.Players[:0]
 	for i := range g.players {
 		p := &g.players[i]
 		if p.active {
-			pt := PlayerTruth{ID: FirstPlayerID + uint32(i), Client: p.client, Team: p.team, Gen: p.gen, PlayerState: p.st}
+			pt := PlayerTruth{ID: FirstPlayerID + uint32(i), Client: p.client, Team: p.team, Gen: p.gen, PlayerState: p.st, NoTouchUntil: p.noTouchUntil}
 			if p.mv != nil {
 				pt.Predicted, pt.Moved, pt.MovedAt, pt.MovedGen = true, p.moved, p.movedAt, p.movedGen
 			}

@@ -33,13 +33,16 @@ type ClientGame struct {
 	// Movement configures the prediction.
 	Movement movement.ClientConfig
 	// BallMethod is how the ball is shown (package replicate): "" or
-	// MethodTether draws it from its timeline; the others show it by their
-	// view over the client's own copy of the pitch and ball (stepping at
-	// TickHz), fed the ball's states as the snapshots carry them and never
-	// drawn at a carrier's feet (who has the ball still comes from the
-	// snapshots: client.Entity.Holder). MethodResim is not offered here (it draws
-	// the timeline): a match's ball re-simulated without its players would
-	// be the ball alone.
+	// MethodTether draws it from its timeline, at its carrier's feet while
+	// carried. MethodSeed, MethodVelocity and MethodPredictive show it by
+	// their view over the client's own copy of the pitch and ball (stepping
+	// at TickHz), fed the ball's states as the snapshots carry them.
+	// MethodResim re-simulates the whole match world (a World: the ball and
+	// every player, stepped by the server's match step) from the snapshots,
+	// and predicts the own player's kicks in it (PrepareInput). Whatever the
+	// method, who has the ball comes from the snapshots
+	// (client.Entity.Holder), not from where the ball is drawn. Set it
+	// before the first snapshot.
 	BallMethod replicate.Method
 	// TickHz is the server's tick rate, for BallMethod's copy of the world;
 	// 0 means 60.
@@ -48,6 +51,7 @@ type ClientGame struct {
 	own      *movement.Client[PlayerState, MoveInput]
 	shown    client.Entity
 	hasShown bool
+	resim    *resimBall // BallMethod MethodResim, once made
 }
 
 // NewClientGame returns the client side of a match under rules (zero fields
@@ -57,10 +61,15 @@ func NewClientGame(rules Rules) *ClientGame {
 }
 
 // View implements client.Viewer: the ball's view for a BallMethod other
-// than MethodTether, or nil.
+// than MethodTether, or nil (as for rules that do not validate).
 func (g *ClientGame) View(_ uint32, kind uint8) replicate.View {
 	switch {
-	case kind != KindBall, g.BallMethod == "", g.BallMethod == replicate.MethodTether, g.BallMethod == replicate.MethodResim:
+	case kind != KindBall, g.BallMethod == "", g.BallMethod == replicate.MethodTether:
+		return nil
+	case g.BallMethod == replicate.MethodResim:
+		if r := g.resimBall(); r != nil {
+			return r
+		}
 		return nil
 	}
 	w, err := physics.NewWorld(physics.Config{StepHz: cmp.Or(g.TickHz, 60)})
@@ -79,6 +88,56 @@ func (g *ClientGame) View(_ uint32, kind uint8) replicate.View {
 		return nil
 	}
 	return v
+}
+
+// resimBall returns the resim method's world, made at the first call, or nil
+// if BallMethod is not MethodResim or the world cannot be made.
+func (g *ClientGame) resimBall() *resimBall {
+	if g.resim == nil && g.BallMethod == replicate.MethodResim {
+		g.resim, _ = newResimBall(g.Rules, cmp.Or(g.TickHz, 60))
+	}
+	return g.resim
+}
+
+// Placed implements client.Watcher: under BallMethod MethodResim, the
+// snapshot's states (the ball with its possessor, the players, the pause)
+// go to the re-simulated world.
+func (g *ClientGame) Placed(s *client.Snapshot, arrival time.Duration) {
+	if r := g.resimBall(); r != nil {
+		r.snapshot(s, arrival)
+	}
+}
+
+// PrepareInput is to be called with every input the client sends, decided
+// at frame f, before it is encoded (AppendInput) and given to the client.
+// Under BallMethod MethodResim, an input that kicks (a new ActionSeq with a
+// pass or a shot) while the re-simulated world has the ball at the own
+// player's feet is predicted there at once, and it and the inputs after it
+// that may still be the first to reach the server claim where the ball left
+// from (KickFrom) and the aim it left with. Otherwise in is left as it is.
+func (g *ClientGame) PrepareInput(in *Input, f *client.Frame) {
+	if g.resim != nil {
+		g.resim.input(in, f)
+	}
+}
+
+// PredictedKicks returns the own kicks predicted so far (BallMethod
+// MethodResim), oldest first; the slice is the game's, valid until the next
+// frame.
+func (g *ClientGame) PredictedKicks() []PredictedKick {
+	if g.resim == nil {
+		return nil
+	}
+	return g.resim.kicks
+}
+
+// ResimStats returns the counters of the resim method's re-simulation, and
+// false if BallMethod is not MethodResim.
+func (g *ClientGame) ResimStats() (replicate.ResimStats, bool) {
+	if g.resim == nil {
+		return replicate.ResimStats{}, false
+	}
+	return g.resim.r.Stats(), true
 }
 
 // BallExtrapolator returns the ballistic extrapolation of the ball on the

@@ -126,9 +126,6 @@ func (c *Config) fill() error {
 		if _, err := replicate.ParseMethod(string(m)); err != nil {
 			return fmt.Errorf("tether/match: %w", err)
 		}
-		if m == replicate.MethodResim {
-			return fmt.Errorf("tether/match: ball method %q is not offered for a match's clients", m)
-		}
 	}
 	if c.FrameHz < 1 || c.FrameHz > 1000 {
 		return fmt.Errorf("tether/match: FrameHz = %d, want 1 to 1000", c.FrameHz)
@@ -223,8 +220,8 @@ func (b *Bot) View() *soccer.View { return &b.view }
 func (b *Bot) Input() soccer.Input { return b.lastIn }
 
 // SetInput replaces the input decided at the bot's current frame: call it
-// only in OnFrame, which runs before the input is sent (a lab client that
-// predicts its kick adds where it kicked from: soccer.Input.KickFrom).
+// only in OnFrame, which runs before the input is prepared
+// (soccer.ClientGame.PrepareInput) and sent.
 func (b *Bot) SetInput(in soccer.Input) { b.lastIn = in }
 
 // Client returns the bot's client core (Virtual only; nil in Live).
@@ -376,12 +373,14 @@ func (b *Bot) take(in *soccer.Input) {
 }
 
 // act decides the bot's input at frame f, lets the caller's OnFrame see or
-// replace it, and returns its bytes.
+// replace it, lets the game prepare it (ClientGame.PrepareInput: the resim
+// method's kick claims), and returns its bytes.
 func (b *Bot) act(f *client.Frame, onFrame func(*Bot, *client.Frame, *soccer.View)) []byte {
 	b.decide(f)
 	if onFrame != nil {
 		onFrame(b, f, &b.view)
 	}
+	b.game.PrepareInput(&b.lastIn, f)
 	b.inBuf = soccer.AppendInput(b.inBuf[:0], b.lastIn)
 	return b.inBuf
 }

@@ -1,45 +1,47 @@
-package lab
+package soccer
 
 import (
 	"time"
 
-	tclient "github.com/tether-net/tether/client"
-	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/replicate"
 )
 
-// soccerResimBall is the resim method in the soccer game: Unreal Engine 5's
-// resimulation (replicate.Resim) of the whole match world on the client — the
-// ball and every player's capsule in a soccerWorld — with the client's own
-// kicks predicted.
+// resimBall is the resim ball method of a client (ClientGame.BallMethod):
+// Unreal Engine 5's resimulation (replicate.Resim) of the whole match world
+// on the client, a World with the ball and every player's capsule stepped by
+// the server's match step, with the client's own kicks predicted. It is the
+// ball's replicate.View, fed whole snapshots (client.Watcher) rather than
+// the ball's states alone.
 //
-// The Resim holds the bodies; this driver performs its requests and keeps,
+// The Resim holds the bodies; resimBall performs its requests and keeps,
 // beside each tick of its history, the rest of the match state at that tick
-// (soccerExtras: who has the ball, how the players face and turn, who may not
-// win it). The snapshots feed it the server's states: the ball, each player
+// (who has the ball, how the players face and turn, who may not win it). The
+// snapshots feed it the server's states: the ball, each player
 // (ReceiveBody), and the possession, facing and pause of their tick, which
 // stay in the history for that tick as the bodies' do, so a re-simulation
 // through it applies them again.
 //
-// The own kick: when the client sends an input that kicks (a new action
-// sequence with a pass or a shot) and its world has the ball at its own
-// player's feet at the tick nearest the frame, the ball is kicked there as
-// Game.kick would, and the kicked state goes into the history for that tick
-// like a server state, with the possession it implies: the rollback to it
-// shows the ball leaving at the very next frame, and every later
-// re-simulation through that tick repeats the kick. Until the server's states
-// show the kick (the ball no longer at the own player's feet at a later
-// tick), those that still show it carried there are set aside: they predate
-// the server's receipt of the input. If none shows the kick within a round
-// trip and 100 ms, the prediction was wrong, and the server's states are
-// taken again.
-type soccerResimBall struct {
-	world *soccerWorld
+// The own kick (ClientGame.PrepareInput): when the client sends an input
+// that kicks (a new action sequence with a pass or a shot) and its world has
+// the ball at its own player's feet at the tick nearest the frame, the ball
+// is kicked there as the server's Game kicks it, and the kicked state goes
+// into the history for that tick like a server state, with the possession
+// it implies: the rollback to it shows the ball leaving at the very next
+// frame, and every later re-simulation through that tick repeats the kick.
+// The inputs that may carry the kick claim where it left from
+// (Input.KickFrom) and the aim it left with, which the server takes within
+// Rules.KickTolerance. Until the server's states show the kick (the ball no
+// longer at the own player's feet at a later tick), those that still show
+// it carried there are set aside: they predate the server's receipt of the
+// input. If none shows the kick within a round trip and 100 ms, the
+// prediction was wrong, and the server's states are taken again.
+type resimBall struct {
+	world *World
 	r     *replicate.Resim[replicate.NoInput]
-	rules soccer.Rules
 	tick  time.Duration
 	recs  []tickRecord // beside the Resim's history, by tick modulo its length
 	save  []physics.BodyState
@@ -58,19 +60,31 @@ type soccerResimBall struct {
 	age      time.Duration // smoothed age of the ball states on arrival
 	players  []playerSeen
 
-	// The own kick's claimed origin (soccer.Input.KickFrom; zero: none)
-	// and the aim it was kicked with, put in the inputs that carry it while
-	// the server may still take them.
+	// The own kick's claimed origin (Input.KickFrom; zero: none) and the
+	// aim it was kicked with, put in the inputs that carry it while the
+	// server may still take them.
 	claim    geom.Vec3
 	claimAim geom.Vec3
 	claimSeq uint8
 	claimAt  time.Duration
 
 	pending bool  // an own kick awaits the server's states showing it
-	kickAt  int64 // its tick
 	giveUp  int64 // the tick past which a state still showing no kick ends the wait
-	measure bool  // the next Update applies the server's first state showing the kick
-	kicks   []predictedKick
+	measure bool  // the next Render applies the server's first state showing the kick
+	kicks   []PredictedKick
+}
+
+// PredictedKick is an own kick a client predicted (the resim ball method).
+type PredictedKick struct {
+	At    time.Duration // server time of the tick it was applied at
+	From  geom.Vec3     // where the client's world had the ball then: the claim sent (Input.KickFrom)
+	Until time.Duration // server time past which a state still showing no kick ended the wait
+	// Confirmed says the server's states showed the ball leave the own
+	// player after it (this kick, or another way of losing the ball);
+	// Correction is then how far, metres, the ball the client showed in the
+	// present moved when they did.
+	Confirmed  bool
+	Correction float64
 }
 
 type playerSeen struct {
@@ -78,21 +92,12 @@ type playerSeen struct {
 	known bool
 }
 
-// predictedKick is an own kick the client predicted.
-type predictedKick struct {
-	at         time.Duration // server time of the tick it was applied at
-	from       geom.Vec3     // where the world had the ball then
-	until      time.Duration // server time past which a state still showing no kick ended the wait
-	confirmed  bool          // the server's states showed it (or that it was wrong)
-	correction float64       // metres: how far the ball in the present moved when they did
-}
-
 // tickRecord is the match state at one tick of the history beside the
 // bodies, and the server's parts of it for that tick.
 type tickRecord struct {
 	tick   int64
-	filled bool         // ex holds the state the world ran from
-	ex     soccerExtras // the state the world ran from at this tick
+	filled bool       // ex holds the state the world ran from
+	ex     worldState // the state the world ran from at this tick
 	ball   physics.BodyState
 	self   geom.Vec3 // the own player's capsule then
 
@@ -108,13 +113,29 @@ type tickRecord struct {
 	players    []serverPlayer
 }
 
+// worldState is the part of a World's state that is not in its bodies.
+type worldState struct {
+	possession
+	players []onPitch
+}
+
+func (e *worldState) save(w *World) {
+	e.possession = w.possession
+	e.players = append(e.players[:0], w.players...)
+}
+
+func (e *worldState) load(w *World) {
+	w.possession = e.possession
+	copy(w.players, e.players)
+}
+
 type serverPlayer struct {
 	active    bool
 	yaw, turn float64
 }
 
 // overlay puts the server's parts of the record into e.
-func (rec *tickRecord) overlay(e *soccerExtras) {
+func (rec *tickRecord) overlay(e *worldState) {
 	if rec.fixBall {
 		e.possessor, e.carryFrom, e.carrySince = rec.possessor, rec.carryFrom, rec.carrySince
 		if rec.released >= 0 {
@@ -128,29 +149,32 @@ func (rec *tickRecord) overlay(e *soccerExtras) {
 	if rec.fixPlayers {
 		for i, sp := range rec.players {
 			p := &e.players[i]
-			p.active, p.yaw, p.turn = sp.active, sp.yaw, sp.turn
+			p.active, p.st.Yaw, p.turn = sp.active, sp.yaw, sp.turn
 		}
 	}
 }
 
-func newSoccerResimBall(rules soccer.Rules, tickHz, players int) *soccerResimBall {
-	w := newSoccerWorld(rules, tickHz, players)
-	tick := time.Second / time.Duration(tickHz)
-	scratch := w.w.Save(nil)
-	r, err := replicate.NewResim[replicate.NoInput](replicate.ResimConfig{Tick: tick, Bodies: len(scratch), Body: int(w.ball)})
+func newResimBall(rules Rules, tickHz int) (*resimBall, error) {
+	w, err := NewWorld(rules, tickHz)
 	if err != nil {
-		panic(err) // the lab's own config
+		return nil, err
 	}
-	b := &soccerResimBall{world: w, r: r, rules: rules, tick: tick, save: scratch, self: -1, poss: -1,
-		recs: make([]tickRecord, r.HistoryTicks()), players: make([]playerSeen, players)}
+	scratch := w.world.Save(nil)
+	r, err := replicate.NewResim[replicate.NoInput](replicate.ResimConfig{Tick: w.dt, Bodies: len(scratch), Body: int(w.ball)})
+	if err != nil {
+		return nil, err
+	}
+	n := len(w.players)
+	b := &resimBall{world: w, r: r, tick: w.dt, save: scratch, self: -1, poss: -1,
+		recs: make([]tickRecord, r.HistoryTicks()), players: make([]playerSeen, n)}
 	for i := range b.recs {
-		b.recs[i].ex.players = make([]playerExtras, players)
-		b.recs[i].players = make([]serverPlayer, players)
+		b.recs[i].ex.players = make([]onPitch, n)
+		b.recs[i].players = make([]serverPlayer, n)
 	}
-	return b
+	return b, nil
 }
 
-func (b *soccerResimBall) rec(k int64) *tickRecord {
+func (b *resimBall) rec(k int64) *tickRecord {
 	n := int64(len(b.recs))
 	return &b.recs[((k%n)+n)%n]
 }
@@ -158,7 +182,7 @@ func (b *soccerResimBall) rec(k int64) *tickRecord {
 // fixAt returns the record of tick k to put the server's parts in, or nil if
 // k is out of the history. A record of a tick not yet simulated is taken over
 // for it.
-func (b *soccerResimBall) fixAt(k int64) *tickRecord {
+func (b *resimBall) fixAt(k int64) *tickRecord {
 	rec := b.rec(k)
 	if rec.tick == k && (rec.filled || rec.fixBall || rec.fixPaused || rec.fixPlayers) {
 		return rec
@@ -173,15 +197,17 @@ func (b *soccerResimBall) fixAt(k int64) *tickRecord {
 
 // fixed applies the server's parts of rec to the state the world ran from at
 // its tick, if it ran from it already (a rollback may start there).
-func (b *soccerResimBall) fixed(rec *tickRecord) {
+func (b *resimBall) fixed(rec *tickRecord) {
 	if rec.filled {
 		rec.overlay(&rec.ex)
 	}
 }
 
-func (b *soccerResimBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
+// snapshot takes a snapshot the client placed, arrived at estimated server
+// time arrival.
+func (b *resimBall) snapshot(s *client.Snapshot, arrival time.Duration) {
 	k := tickOfTime(s.Time, b.tick)
-	if score, err := soccer.DecodeScore(s.Meta); err == nil {
+	if score, err := DecodeScore(s.Meta); err == nil {
 		if rec := b.fixAt(k); rec != nil {
 			rec.fixPaused, rec.paused = true, score.Paused
 			b.fixed(rec)
@@ -191,28 +217,26 @@ func (b *soccerResimBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
 	for i := range s.Entities {
 		e := &s.Entities[i]
 		switch e.Kind {
-		case soccer.KindBall:
+		case KindBall:
 			b.ballState(e, arrival)
-		case soccer.KindPlayer:
-			slot := int(e.ID - soccer.FirstPlayerID)
-			if slot < 0 || slot >= len(b.players) {
+		case KindPlayer:
+			slot := int(e.ID - FirstPlayerID)
+			if e.ID < FirstPlayerID || slot >= len(b.players) {
 				continue
 			}
 			if rec == nil {
 				if rec = b.fixAt(k); rec != nil {
 					rec.fixPlayers = true
-					for j := range rec.players {
-						rec.players[j] = serverPlayer{}
-					}
+					clear(rec.players)
 				}
 			}
 			st := e.State
 			seen := &b.players[slot]
 			cut := seen.known && seen.gen != e.Gen
 			seen.gen, seen.known = e.Gen, true
-			b.r.ReceiveBody(int(b.world.caps[slot]), kinematic.State{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: geom.Identity, Cut: cut}, arrival)
+			b.r.ReceiveBody(int(b.world.players[slot].body), kinematic.State{Time: st.Time, Pos: st.Pos, Vel: st.Vel, Rot: geom.Identity, Cut: cut}, arrival)
 			if rec != nil && st.Time == s.Time { // not a carrier's state of the tick before
-				rec.players[slot] = serverPlayer{active: true, yaw: soccer.YawOfRot(st.Rot), turn: st.AngVel.Y}
+				rec.players[slot] = serverPlayer{active: true, yaw: YawOfRot(st.Rot), turn: st.AngVel.Y}
 			}
 		}
 	}
@@ -222,14 +246,14 @@ func (b *soccerResimBall) snapshot(s *tclient.Snapshot, arrival time.Duration) {
 }
 
 // ballState takes one of the server's ball states.
-func (b *soccerResimBall) ballState(e *tclient.EntityState, arrival time.Duration) {
+func (b *resimBall) ballState(e *client.EntityState, arrival time.Duration) {
 	st := e.State
 	k := tickOfTime(st.Time, b.tick)
 	if b.hasBall && k <= b.ballTick {
 		return // older than one taken (or than the own kick)
 	}
 	poss := -1
-	if slot := int(e.Parent - soccer.FirstPlayerID); e.Parent != tclient.NoParent && slot >= 0 && slot < len(b.players) {
+	if slot := int(e.Parent - FirstPlayerID); e.Parent != client.NoParent && e.Parent >= FirstPlayerID && slot < len(b.players) {
 		poss = slot
 	}
 	if b.pending {
@@ -240,7 +264,7 @@ func (b *soccerResimBall) ballState(e *tclient.EntityState, arrival time.Duratio
 			b.pending = false // it never kicked: the prediction was wrong
 		default:
 			b.pending, b.measure = false, true
-			b.kicks[len(b.kicks)-1].confirmed = true
+			b.kicks[len(b.kicks)-1].Confirmed = true
 		}
 	}
 	cut := b.hasBall && e.Gen != b.ballGen
@@ -272,18 +296,20 @@ func (b *soccerResimBall) ballState(e *tclient.EntityState, arrival time.Duratio
 		return
 	}
 	rec.fixBall, rec.possessor, rec.carryFrom, rec.carrySince = true, poss, b.from, b.since
-	rec.released, rec.releasedTo = released, st.Time+b.rules.KickNoTouch
+	rec.released, rec.releasedTo = released, st.Time+b.world.rules.KickNoTouch
 	b.fixed(rec)
 }
 
-func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
-	if f.HasSelf {
-		b.self = int(f.Self - soccer.FirstPlayerID)
+// input takes the input sent after frame f, predicts the own kick it asks
+// for, and puts the kick's claim in it.
+func (b *resimBall) input(sent *Input, f *client.Frame) {
+	if f.HasSelf && f.Self >= FirstPlayerID && int(f.Self-FirstPlayerID) < len(b.players) {
+		b.self = int(f.Self - FirstPlayerID)
 	}
-	if b.claim != (geom.Vec3{}) && sent.ActionSeq == b.claimSeq && f.Server-b.claimAt <= soccer.MaxActionAge {
+	if b.claim != (geom.Vec3{}) && sent.ActionSeq == b.claimSeq && f.Server-b.claimAt <= MaxActionAge {
 		sent.KickFrom, sent.Aim = b.claim, b.claimAim // every input that may be the first to arrive with the kick
 	}
-	in, ok := serverInput(*sent)
+	in, ok := asSent(*sent)
 	if !ok {
 		return
 	}
@@ -295,7 +321,7 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 		return
 	}
 	b.seq = in.ActionSeq
-	if in.Action != soccer.ActionPass && in.Action != soccer.ActionShot || b.self < 0 || b.self >= len(b.players) || !f.Ready {
+	if in.Action != ActionPass && in.Action != ActionShot || b.self < 0 || !f.Ready {
 		return
 	}
 	cur, ok := b.r.Tick()
@@ -307,12 +333,13 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 	// The claim, as the server will read it: where the ball left from, and
 	// the aim it left with (turned by KickAim as this world has the kicker;
 	// the server keeps an aim so sent unless its kicker is far off).
-	kicker := soccer.PlayerState{Pos: rec.self, Yaw: rec.ex.players[b.self].yaw}
+	rules := &b.world.rules
+	kicker := PlayerState{Pos: rec.self, Yaw: rec.ex.players[b.self].st.Yaw}
 	aim := sent.Aim
 	sent.KickFrom = rec.ball.Pos
-	if in, ok = serverInput(*sent); ok && in.KickFrom != (geom.Vec3{}) {
-		sent.Aim = b.rules.KickAim(in.Aim, kicker, in.KickFrom)
-		in, ok = serverInput(*sent)
+	if in, ok = asSent(*sent); ok && in.KickFrom != (geom.Vec3{}) {
+		sent.Aim = rules.KickAim(in.Aim, kicker, in.KickFrom)
+		in, ok = asSent(*sent)
 	}
 	if !ok || in.KickFrom == (geom.Vec3{}) {
 		sent.KickFrom, sent.Aim = geom.Vec3{}, aim
@@ -322,25 +349,30 @@ func (b *soccerResimBall) input(sent *soccer.Input, f *tclient.Frame) {
 	at := time.Duration(k) * b.tick
 	kb := rec.ball
 	kb.Pos = in.KickFrom
-	kb.Vel, kb.AngVel = b.rules.Kick(in.Action, b.rules.KickAim(in.Aim, kicker, kb.Pos), in.Power)
+	kb = rules.kicked(kb, in, kicker)
 	b.r.Receive(kb.State(at), f.Server)
-	rec.fixBall, rec.possessor, rec.released, rec.releasedTo = true, -1, b.self, at+b.rules.KickNoTouch
+	rec.fixBall, rec.possessor, rec.released, rec.releasedTo = true, -1, b.self, at+rules.KickNoTouch
 	b.fixed(rec)
 	b.ballTick, b.hasBall = k, true
-	b.pending, b.kickAt = true, k
+	b.pending = true
 	b.giveUp = k + int64((2*b.age+100*time.Millisecond)/b.tick) + 1
-	b.kicks = append(b.kicks, predictedKick{at: at, until: time.Duration(b.giveUp) * b.tick, from: kb.Pos})
+	b.kicks = append(b.kicks, PredictedKick{At: at, Until: time.Duration(b.giveUp) * b.tick, From: kb.Pos})
 }
 
-// serverInput returns in as the server decodes it.
-func serverInput(in soccer.Input) (soccer.Input, bool) {
-	var buf [soccer.MaxInputSize]byte
-	_, err := soccer.DecodeInput(&in, soccer.AppendInput(buf[:0], in))
+// asSent returns in as the server decodes it.
+func asSent(in Input) (Input, bool) {
+	var buf [MaxInputSize]byte
+	_, err := DecodeInput(&in, AppendInput(buf[:0], in))
 	return in, err == nil
 }
 
-func (b *soccerResimBall) render(f *tclient.Frame) ballFrame {
-	now := f.Server
+// Receive implements replicate.View: the ball's states reach the world with
+// their snapshots (ClientGame.Placed), possession and players included.
+func (*resimBall) Receive(kinematic.State, time.Duration) {}
+
+// Render implements replicate.View: the world re-simulated as the Resim
+// asks and brought to now, and the ball in it.
+func (b *resimBall) Render(now time.Duration) replicate.Frame {
 	var before geom.Vec3
 	cur, measuring := b.r.Tick()
 	measuring = measuring && b.measure
@@ -351,23 +383,21 @@ func (b *soccerResimBall) render(f *tclient.Frame) ballFrame {
 	if measuring {
 		b.measure = false
 		if rec := b.rec(cur); rec.tick == cur {
-			b.kicks[len(b.kicks)-1].correction = rec.ball.Pos.Dist(before)
+			b.kicks[len(b.kicks)-1].Correction = rec.ball.Pos.Dist(before)
 		}
 	}
-	fr := b.r.Render(now)
-	return ballFrame{ok: fr.Valid, pos: fr.Pos, rot: fr.Rot, renderTime: fr.Time,
-		extrapolated: fr.Extrapolated, frozen: fr.Frozen, cut: fr.Cut}
+	return b.r.Render(now)
 }
 
 // perform performs the Resim's requests on the world and keeps the match
 // state beside each tick.
-func (b *soccerResimBall) perform(reqs []replicate.Request[replicate.NoInput]) {
+func (b *resimBall) perform(reqs []replicate.Request[replicate.NoInput]) {
 	w := b.world
 	for i := range reqs {
 		q := &reqs[i]
 		switch q.Kind {
 		case replicate.SaveState:
-			b.save = w.w.Save(b.save)
+			b.save = w.world.Save(b.save)
 			for j, s := range b.save {
 				q.Cell.Set(j, s.State(0))
 			}
@@ -376,27 +406,25 @@ func (b *soccerResimBall) perform(reqs []replicate.Request[replicate.NoInput]) {
 				rec.tick = q.Tick
 				rec.fixBall, rec.fixPaused, rec.fixPlayers = false, false, false
 			}
-			rec.ex.copyFrom(&w.ex)
+			rec.ex.save(w)
 			rec.filled = true
 			rec.overlay(&rec.ex)
 		case replicate.LoadState:
 			for j := range b.save {
 				b.save[j] = physics.BodyStateOf(q.Cell.Get(j))
 			}
-			_ = w.w.Restore(b.save) // one state per body: cannot fail
+			_ = w.world.Restore(b.save) // one state per body: cannot fail
 			rec := b.rec(q.Tick)
-			w.ex.copyFrom(&rec.ex)
-			rec.ball = w.w.Body(w.ball)
-			if b.self >= 0 && b.self < len(w.caps) {
-				rec.self = w.w.Body(w.caps[b.self]).Pos
+			rec.ex.load(w)
+			rec.ball = w.world.Body(w.ball)
+			if b.self >= 0 {
+				rec.self = w.world.Body(w.players[b.self].body).Pos
 			}
 		case replicate.AdvanceTick:
-			w.step(time.Duration(q.Tick+1) * b.tick)
+			w.stepTo(time.Duration(q.Tick+1) * b.tick)
 		}
 	}
 }
-
-func (b *soccerResimBall) resimTicks() (uint64, bool) { return b.r.Stats().ResimTicks, true }
 
 // tickOfTime returns the tick nearest server time t.
 func tickOfTime(t, tick time.Duration) int64 {
