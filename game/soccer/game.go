@@ -3,10 +3,8 @@ package soccer
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
-	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/physics"
@@ -50,6 +48,9 @@ var ErrFull = errors.New("tether/soccer: no free player slot")
 // an extra snapshot: a bounce, not a ball rolling.
 const contactKnotSpeed = 0.5
 
+// player is a player slot of the server's match: the part the match step
+// moves (onPitch), whose client controls it and on which team, its inputs
+// and the actions they asked for and, for a predicted player, its moves.
 type player struct {
 	onPitch
 	client int
@@ -78,50 +79,40 @@ type player struct {
 // Game is the authoritative soccer match: a physics world with the pitch, the
 // ball and a pool of player capsules, and the rules. It implements
 // server.Game. It is not safe for concurrent use.
+//
+// Its parts, by concern: the match world and its step (match, step.go),
+// shared with clients' Worlds; the rules of play the server alone applies
+// after it (play.go); lag compensation (lag, rewind.go); what snapshots need
+// of the ticks before (sent, snapshot.go); and the bookkeeping of predicted
+// players (moves, predicted.go).
 type Game struct {
 	match // the world and who has the ball, stepped by the match step
-	// rewind is a second world like world, in which a kick made in the
-	// past is brought to the present (see kick).
-	rewind     *physics.World
-	rewindBall physics.BodyID
-	rewindCaps []physics.BodyID
 
 	players  []player
 	byClient map[int]int // client slot → player index
 
-	lastToucher int
-	ballGen     uint8
-	score       [2]int
-	pauseUntil  time.Duration // after a goal; 0 when playing
+	lastToucher int           // player slot, -1 for none
+	ballGen     uint8         // the ball's teleport generation
+	score       [2]int        // goals of Home and Away
+	pauseUntil  time.Duration // after a goal, server time; 0 when playing
+	tick        uint64
 
-	tick uint64
+	// What the tick being stepped (and, between ticks, the last) did.
+	knot bool // the ball's velocity jumped
+	// jumped says the ball's position jumped: a kick made as of an earlier
+	// tick and brought to the present, or from where its client claimed
+	// the ball was, a ball pushed out of a player it was pressed into, or a
+	// ball carried by a predicted player whose moves came back after an
+	// outage too long to blend. Its state is sent as a Cut: no curve joins
+	// it to the last.
+	jumped  bool
+	kickoff bool // everything teleported
+	restart bool // the ball was put back on the pitch
 
-	history *event.History
-
-	knot bool // the ball's velocity jumped this tick
-	// jumped says the ball's position jumped this tick: a kick made as of an
-	// earlier tick and brought to the present, or from where its client
-	// claimed the ball was, a ball pushed out of a player it was pressed
-	// into, or a ball carried by a predicted player whose moves came back
-	// after an outage too long to blend. Its state is sent as a Cut: no curve
-	// joins it to the last.
-	jumped        bool
-	kickoff       bool // everything teleported this tick
-	restart       bool // the ball was put back on the pitch this tick
-	prevPossessor int
-	prevCarryOff  geom.Vec3
-	prevSent      bool
-	sentTick      uint64
-	prevTime      time.Duration
-	repeat        knotState // repeated in regular snapshots for KnotRepeat
-	stats         GameStats
-
-	moveCfg movement.ServerConfig
-	onMove  func(client int, m *movement.Move[MoveInput], s PlayerState)
-	arrival time.Duration // the server time the packet of moves being applied arrived
-	envRing []envTick
-	envHead int
-	envN    int
+	lag   lagComp   // rewind.go
+	sent  sendState // snapshot.go
+	moves moveBook  // predicted.go
+	stats GameStats
 }
 
 // GameStats counts what happened in a match.
@@ -154,45 +145,11 @@ func NewGame(rules Rules, tickHz int) (*Game, error) {
 	if g.match, err = newMatch(rules, tickHz, slots); err != nil {
 		return nil, err
 	}
-	if g.rewind, g.rewindBall, g.rewindCaps, err = newWorld(rules, tickHz); err != nil {
-		return nil, err
-	}
-	depth := int(rules.MaxRewind/g.dt) + 3
-	if g.history, err = event.NewHistory(depth, rules.MaxPlayers+1); err != nil {
+	if g.lag, err = newLagComp(rules, tickHz); err != nil {
 		return nil, err
 	}
 	return g, nil
 }
-
-// newWorld builds the match's physics world: the pitch, the ball on the centre
-// spot and a parked capsule for each player.
-func newWorld(rules Rules, tickHz int) (*physics.World, physics.BodyID, []physics.BodyID, error) {
-	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if _, err := rules.Pitch.AddTo(w); err != nil {
-		return nil, 0, nil, err
-	}
-	b := rules.Ball
-	b.Pos = geom.V(0, b.Radius, 0)
-	ball, err := w.AddSphere(b)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	caps := make([]physics.BodyID, rules.MaxPlayers)
-	for i := range caps {
-		c := rules.Player
-		c.Pos = parked(i)
-		if caps[i], err = w.AddCapsule(c); err != nil {
-			return nil, 0, nil, err
-		}
-	}
-	return w, ball, caps, nil
-}
-
-// parked is where an unused player capsule waits, far outside the pitch.
-func parked(i int) geom.Vec3 { return geom.V(1000+3*float64(i), 0, 1000) }
 
 // Rules returns the rules the match plays by: those it was made with, zero
 // fields filled (Rules.WithDefaults).
@@ -295,45 +252,11 @@ func (g *Game) Input(client int, in server.Input) {
 	p.in = d
 }
 
-// kickoffState returns where the player in slot stands at a kickoff: its team's
-// half, in a formation by its rank among its team's active players.
-func (g *Game) kickoffState(slot int) PlayerState {
-	p := &g.players[slot]
-	rank := 0
-	for i := range slot {
-		if g.players[i].active && g.players[i].team == p.team {
-			rank++
-		}
-	}
-	spots := [...][2]float64{{-9, 0}, {-22, -14}, {-22, 14}, {-34, 0}, {-14, -26}, {-14, 26}, {-40, -18}, {-40, 18}, {-4, -20}, {-4, 20}, {-48, 0}}
-	s := spots[rank%len(spots)]
-	x, z := s[0]-float64(rank/len(spots))*2, s[1]
-	yaw := 0.0
-	if p.team == Away {
-		x, z, yaw = -x, -z, math.Pi
-	}
-	return PlayerState{Pos: geom.V(x, 0, z), Yaw: yaw}
-}
-
-// attackDir is +1 for Home (attacking +X) and -1 for Away.
-func attackDir(team uint8) float64 {
-	if team == Home {
-		return 1
-	}
-	return -1
-}
-
 // Step implements server.Game: it moves the players by their inputs, steps the
 // world, applies possession, goals, kicks and tackles, and asks for an extra
 // snapshot when the ball's motion jumped.
 func (g *Game) Step(t server.Tick, events server.Emitter) bool {
-	g.prevSent = g.tick > 0 && g.sentTick == g.tick
-	g.prevTime = g.now
-	g.prevPossessor, g.prevCarryOff = g.possessor, g.carryOff
-	for i := range g.players {
-		p := &g.players[i]
-		p.prev = g.pose(i)
-	}
+	g.keepPrevious()
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
 	g.knot, g.jumped, g.kickoff, g.restart = false, false, false, false
 	g.carrierJump = geom.Vec3{}
@@ -362,10 +285,9 @@ func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 		g.actions(events)
 	}
 	g.wants()
-	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
-		g.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
-	}
-	g.record()
+	g.keepKnot()
+	g.recordEnv()
+	g.recordPoses()
 	return g.knot || g.kickoff
 }
 
@@ -429,270 +351,3 @@ func (g *Game) wonBy(i int) {
 	g.stats.Possessions++
 	g.knot = true
 }
-
-// catchUp brings a ball kicked back ticks ago, in state b then, to the
-// present, in the rewind world: the pitch, the ball and every player's
-// capsule run along its recorded path (History), so that the ball meets the
-// players it would have. A player touching it on the way wins it then, as
-// touch would have had it, and carries it now.
-func (g *Game) catchUp(b physics.BodyState, back int) {
-	at := func(i int, t time.Duration) (PlayerState, bool) {
-		p := &g.players[i]
-		if t >= g.now {
-			return p.st, true
-		}
-		pose, ok := g.history.At(FirstPlayerID+uint32(i), t)
-		return PlayerState{Pos: pose.Pos, Yaw: YawOfRot(pose.Rot)}, ok
-	}
-	g.rewind.SetBody(g.rewindBall, b)
-	for k := back; k > 0; k-- {
-		from, to := g.now-time.Duration(k)*g.dt, g.now-time.Duration(k-1)*g.dt
-		for i, id := range g.rewindCaps {
-			a, ok1 := at(i, from)
-			c, ok2 := at(i, to)
-			if !g.players[i].active || !ok1 || !ok2 {
-				g.rewind.SetBody(id, physics.BodyState{Pos: parked(i)})
-				g.rewind.SetVelocity(id, geom.Vec3{})
-				continue
-			}
-			g.rewind.SetBody(id, physics.BodyState{Pos: a.Pos})
-			g.rewind.SetVelocity(id, c.Pos.Sub(a.Pos).Scale(1/g.dt.Seconds()))
-		}
-		g.rewind.Step()
-		ball := g.rewind.Body(g.rewindBall)
-		if q := g.toucher(ball.Pos, to, func(i int) (PlayerState, bool) { return at(i, to) }); q >= 0 {
-			st, _ := at(q, to)
-			g.win(q, st.Rot().Conj().Rotate(ball.Pos.Sub(st.Pos)), to)
-			g.wonBy(q)
-			g.carry()
-			return
-		}
-	}
-	g.world.SetBody(g.ball, g.rewind.Body(g.rewindBall))
-}
-
-// checkGoal scores a ball wholly over a goal line between the posts and under
-// the crossbar.
-func (g *Game) checkGoal(events server.Emitter) {
-	b := g.world.Body(g.ball)
-	pt := g.rules.Pitch
-	r := g.rules.Ball.Radius
-	if math.Abs(b.Pos.X) < pt.Length/2+r || math.Abs(b.Pos.Z) > pt.GoalWidth/2 || b.Pos.Y > pt.GoalHeight {
-		return
-	}
-	team := Home
-	if b.Pos.X < 0 {
-		team = Away
-	}
-	g.score[team]++
-	g.stats.Goals++
-	if g.possessor >= 0 {
-		g.possessor = -1
-		g.knot = true
-	}
-	actor := NoPlayer
-	if g.lastToucher >= 0 {
-		actor = FirstPlayerID + uint32(g.lastToucher)
-	}
-	events.Emit(event.Event{Kind: EventGoal, Time: g.now, Entity: BallID, Actor: actor, Arg: uint32(team)})
-	g.paused, g.pauseUntil = true, g.now+g.rules.GoalPause
-}
-
-// checkOut puts back a ball that left the field over the boards.
-func (g *Game) checkOut(events server.Emitter) {
-	b := g.world.Body(g.ball)
-	pt := g.rules.Pitch
-	lx, lz := pt.Length/2+pt.Margin, pt.Width/2+pt.Margin
-	if b.Pos.IsFinite() && math.Abs(b.Pos.X) < lx+0.5 && math.Abs(b.Pos.Z) < lz+0.5 && b.Pos.Y > -0.5 {
-		return
-	}
-	x, z := b.Pos.X, b.Pos.Z
-	if !b.Pos.IsFinite() {
-		x, z = 0, 0
-	}
-	in := geom.V(math.Max(-lx+2, math.Min(lx-2, x)), g.rules.Ball.Radius, math.Max(-lz+2, math.Min(lz-2, z)))
-	g.world.SetBody(g.ball, physics.BodyState{Pos: in})
-	g.possessor = -1
-	g.ballGen++
-	g.knot, g.restart = true, true
-	g.stats.Restarts++
-	events.Emit(event.Event{Kind: EventRestart, Time: g.now, Entity: BallID, Actor: NoPlayer, HasState: true,
-		State: bodyOf(g.now, g.world.Body(g.ball), true, true)})
-}
-
-// resetKickoff teleports everyone to the kickoff positions.
-func (g *Game) resetKickoff(events server.Emitter) {
-	g.paused = false
-	for i := range g.players {
-		p := &g.players[i]
-		if !p.active {
-			continue
-		}
-		p.st, p.vel, p.turn = g.kickoffState(i), geom.Vec3{}, 0
-		p.gen++
-		g.teleportMoved(p)
-		g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
-		g.world.SetVelocity(p.body, geom.Vec3{})
-		p.noTouchUntil = 0
-	}
-	g.world.SetBody(g.ball, physics.BodyState{Pos: geom.V(0, g.rules.Ball.Radius, 0)})
-	g.possessor, g.lastToucher = -1, -1
-	g.ballGen++
-	g.kickoff, g.knot = true, true
-	g.stats.Kickoffs++
-	events.Emit(event.Event{Kind: EventKickoff, Time: g.now, Entity: BallID, Actor: NoPlayer})
-}
-
-// actions runs the kicks and tackles asked for by inputs since the last tick.
-func (g *Game) actions(events server.Emitter) {
-	for i := range g.players {
-		p := &g.players[i]
-		if !p.active || !p.anyInput || p.in.ActionSeq == p.actionSeq {
-			continue
-		}
-		p.actionSeq = p.in.ActionSeq
-		switch p.in.Action {
-		case ActionPass, ActionShot:
-			if g.possessor == i {
-				g.kick(i, events)
-			}
-		case ActionTackle:
-			if g.possessor >= 0 && g.possessor != i && g.players[g.possessor].team != p.team && g.now >= p.tackleReady {
-				g.tackle(i, events)
-			}
-		}
-	}
-}
-
-// kick kicks the ball at player i's feet as of the moment its client made
-// the kick: at the tick nearest the input's Sent time less its ActionAge
-// (the input that first carried the kick may have been lost), but not before
-// the player won the ball, nor more than MaxRewind ago. The ball leaves from
-// where it was at that tick, or from where the input claims it was if that is
-// within KickTolerance, and is brought to the present (catchUp). A client that
-// predicts its own kick in its estimate of the present (package replicate's
-// Resim) then needs no correction for the time its input took to arrive, nor
-// for its estimate of where its own player stood; everyone else sees the ball
-// leave that much further along. A predicted player (moves) kicks when its
-// moves arrive: the world has it replayed behind its client, and the ball
-// with it.
-func (g *Game) kick(i int, events server.Emitter) {
-	p := &g.players[i]
-	b, kicker := g.world.Body(g.ball), p.st
-	from := b.Pos
-	back := 0
-	if p.mv == nil && p.acted > 0 {
-		acted := max(min(p.acted, g.now), g.now-g.rules.MaxRewind, g.carrySince)
-		back = int((g.now - acted + g.dt/2) / g.dt)
-	}
-	at := g.now - time.Duration(back)*g.dt
-	if back > 0 {
-		ball, ok1 := g.history.At(BallID, at)
-		pl, ok2 := g.history.At(FirstPlayerID+uint32(i), at)
-		if ok1 && ok2 {
-			b.Pos, b.Rot = ball.Pos, ball.Rot
-			kicker = PlayerState{Pos: pl.Pos, Yaw: YawOfRot(pl.Rot)}
-		} else {
-			back, at = 0, g.now
-		}
-	}
-	if c := p.kickFrom; c != (geom.Vec3{}) && c.Dist(b.Pos) <= g.rules.KickTolerance {
-		b.Pos = c
-		g.stats.KicksClaimed++
-	}
-	b = g.rules.kicked(b, p.in, kicker)
-	g.world.SetBody(g.ball, b)
-	g.possessor = -1
-	p.noTouchUntil = at + g.rules.KickNoTouch
-	if back > 0 {
-		g.catchUp(b, back)
-		g.stats.KicksBackdated++
-	}
-	if g.possessor < 0 {
-		// Out of any player it was pressed into (a defender at the
-		// dribble), here and not by the next step: the state sent is the
-		// one the ball flies from.
-		g.world.Separate(g.ball)
-	}
-	g.knot = true
-	g.jumped = g.jumped || g.world.Body(g.ball).Pos != from
-	g.stats.Kicks++
-	if p.in.Action == ActionShot {
-		g.stats.Shots++
-	} else {
-		g.stats.Passes++
-	}
-	events.Emit(event.Event{Kind: EventKick, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: uint32(p.in.Action),
-		HasState: true, State: bodyOf(g.now, g.world.Body(g.ball), true, g.jumped)})
-}
-
-// tackle judges a tackle by player i on the ball's possessor where the
-// tackling client saw both: at the server time it was showing, clamped to
-// MaxRewind.
-func (g *Game) tackle(i int, events server.Emitter) {
-	p := &g.players[i]
-	p.tackleReady = g.now + g.rules.TackleCooldown
-	g.stats.Tackles++
-	at := p.actedView
-	if at < g.now-g.rules.MaxRewind {
-		at = g.now - g.rules.MaxRewind
-		g.stats.RewindsClamped++
-	}
-	if at > g.now {
-		at = g.now
-	}
-	if at < g.now {
-		g.stats.Rewinds++
-	}
-	v := g.possessor
-	tp, ok1 := g.history.At(FirstPlayerID+uint32(i), at)
-	vp, ok2 := g.history.At(FirstPlayerID+uint32(v), at)
-	if !ok1 {
-		tp.Pos = p.st.Pos
-	}
-	if !ok2 {
-		vp.Pos = g.players[v].st.Pos
-	}
-	if math.Hypot(tp.Pos.X-vp.Pos.X, tp.Pos.Z-vp.Pos.Z) > g.rules.TackleReach {
-		return
-	}
-	g.stats.TacklesWon++
-	victim := &g.players[v]
-	victim.noTouchUntil = g.now + g.rules.TackledNoTouch
-	dir := victim.st.Pos.Sub(p.st.Pos)
-	dir = geom.V(dir.X, 0, dir.Z).Norm()
-	if dir.Len2() == 0 {
-		dir = p.st.Forward()
-	}
-	b := g.world.Body(g.ball)
-	from := b.Pos
-	b.Vel = dir.Scale(g.rules.TacklePoke).Add(geom.V(victim.st.Vel.X, 0, victim.st.Vel.Z).Scale(0.5))
-	b.AngVel = geom.V(b.Vel.Z/g.rules.Ball.Radius, 0, -b.Vel.X/g.rules.Ball.Radius)
-	g.world.SetBody(g.ball, b)
-	g.world.Separate(g.ball)
-	g.possessor = -1
-	g.lastToucher = i
-	g.knot = true
-	g.jumped = g.jumped || g.world.Body(g.ball).Pos != from
-	events.Emit(event.Event{Kind: EventTackle, Time: g.now, Entity: BallID, Actor: FirstPlayerID + uint32(i), Arg: FirstPlayerID + uint32(v),
-		HasState: true, State: bodyOf(g.now, g.world.Body(g.ball), true, g.jumped)})
-}
-
-// record adds this tick's poses to the rewind history and to the record moves
-// meet.
-func (g *Game) record() {
-	g.recordEnv()
-	g.history.Begin(g.now)
-	b := g.world.Body(g.ball)
-	g.history.Add(BallID, event.Pose{Pos: b.Pos, Vel: b.Vel, Rot: b.Rot})
-	for i := range g.players {
-		p := &g.players[i]
-		if p.active {
-			g.history.Add(FirstPlayerID+uint32(i), event.Pose{Pos: p.st.Pos, Vel: p.st.Vel, Rot: p.st.Rot()})
-		}
-	}
-}
-
-// History returns the rewind history of ball and player poses, one entry per
-// tick over the last MaxRewind.
-func (g *Game) History() *event.History { return g.history }

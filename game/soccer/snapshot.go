@@ -12,123 +12,6 @@ import (
 	"github.com/tether-net/tether/wire"
 )
 
-// Decoding errors, the wire package's; test with errors.Is.
-var (
-	ErrTruncated = wire.ErrTruncated
-	ErrMalformed = wire.ErrMalformed
-)
-
-// MaxInputSize is the largest encoding of an Input.
-const MaxInputSize = 18
-
-const (
-	inSprint = 1 << 0
-	inAim    = 1 << 1
-	inAge    = 1 << 2
-	inFrom   = 1 << 3
-	inMask   = inSprint | inAim | inAge | inFrom
-)
-
-// AppendInput appends the encoding of in to b: Dir as two signed bytes (steps
-// of 1/127), the action and its sequence, the aim as an angle in 65536 steps
-// of a turn (when set), the action's age in milliseconds as a byte (when
-// between 1 and 255), the kick's claimed origin as three signed 24-bit
-// millimetre counts (when set), the power in 255 steps. It does not allocate
-// when b has MaxInputSize bytes of room.
-func AppendInput(b []byte, in Input) []byte {
-	flags := byte(0)
-	if in.Sprint {
-		flags |= inSprint
-	}
-	aim := geom.V(in.Aim.X, 0, in.Aim.Z)
-	if aim.Len2() > 1e-12 && aim.IsFinite() {
-		flags |= inAim
-	}
-	age := (in.ActionAge + time.Millisecond/2) / time.Millisecond
-	if age > 0 && in.ActionAge <= MaxActionAge {
-		flags |= inAge
-	}
-	from := in.KickFrom
-	if from != (geom.Vec3{}) && from.IsFinite() && math.Abs(from.X) <= MaxKickFrom && math.Abs(from.Y) <= MaxKickFrom && math.Abs(from.Z) <= MaxKickFrom {
-		flags |= inFrom
-	}
-	dir := geom.V(in.Dir.X, 0, in.Dir.Z)
-	if l := dir.Len(); l > 1 {
-		dir = dir.Scale(1 / l)
-	} else if !(l >= 0) {
-		dir = geom.Vec3{}
-	}
-	b = append(b, flags, byte(int8(math.Round(dir.X*127))), byte(int8(math.Round(dir.Z*127))), byte(in.Action), in.ActionSeq)
-	if flags&inAim != 0 {
-		a := uint16(int64(math.Round(yawOf(aim)/(2*math.Pi)*65536)) & 0xffff)
-		b = binary.LittleEndian.AppendUint16(b, a)
-	}
-	if flags&inAge != 0 {
-		b = append(b, byte(age))
-	}
-	if flags&inFrom != 0 {
-		for _, x := range [3]float64{from.X, from.Y, from.Z} {
-			mm := int32(math.Round(x * 1000))
-			b = append(b, byte(mm), byte(mm>>8), byte(mm>>16))
-		}
-	}
-	p := in.Power
-	if !(p >= 0) {
-		p = 0
-	}
-	return append(b, byte(math.Round(math.Min(1, p)*255)))
-}
-
-// DecodeInput decodes an Input from the start of b into in and returns the
-// number of bytes it took.
-func DecodeInput(in *Input, b []byte) (int, error) {
-	if len(b) < 6 {
-		return 0, ErrTruncated
-	}
-	flags := b[0]
-	if flags&^inMask != 0 || Action(b[3]) >= numActions || int8(b[1]) == -128 || int8(b[2]) == -128 {
-		return 0, ErrMalformed
-	}
-	*in = Input{Sprint: flags&inSprint != 0, Action: Action(b[3]), ActionSeq: b[4]}
-	in.Dir = geom.V(float64(int8(b[1]))/127, 0, float64(int8(b[2]))/127)
-	if l := in.Dir.Len(); l > 1 {
-		in.Dir = in.Dir.Scale(1 / l)
-	}
-	n := 5
-	if flags&inAim != 0 {
-		if len(b) < n+2 {
-			return 0, ErrTruncated
-		}
-		a := float64(binary.LittleEndian.Uint16(b[n:])) / 65536 * 2 * math.Pi
-		in.Aim = forward(a)
-		n += 2
-	}
-	if flags&inAge != 0 {
-		if len(b) < n+1 {
-			return 0, ErrTruncated
-		}
-		in.ActionAge = time.Duration(b[n]) * time.Millisecond
-		n++
-	}
-	if flags&inFrom != 0 {
-		if len(b) < n+9 {
-			return 0, ErrTruncated
-		}
-		var c [3]float64
-		for i := range c {
-			mm := int32(uint32(b[n])|uint32(b[n+1])<<8|uint32(b[n+2])<<16) << 8 >> 8 // sign-extended
-			c[i] = float64(mm) / 1000
-			n += 3
-		}
-		in.KickFrom = geom.V(c[0], c[1], c[2])
-	}
-	if len(b) < n+1 {
-		return 0, ErrTruncated
-	}
-	in.Power = float64(b[n]) / 255
-	return n + 1, nil
-}
-
 // Snapshot layout (after the session header, which carries the tick's time):
 //
 //	flags            byte: bit 0 players included, bit 1 paused after a goal
@@ -182,7 +65,7 @@ type Score struct {
 // inputs, turns between ticks in ways no curve through every other tick can
 // follow.
 func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
-	g.sentTick = g.tick
+	g.sent.tick = g.tick
 	flags := byte(0)
 	if regular || g.kickoff {
 		flags |= snapPlayers
@@ -193,11 +76,11 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	// The previous tick is worth sending when it was not, and the ball was
 	// not teleported since (its state would go with the new generation, and
 	// a client would cut at it, a tick early and where the ball was).
-	between := !g.prevSent && g.tick > 1 && !g.kickoff && !g.restart
+	between := !g.sent.prevSent && g.tick > 1 && !g.kickoff && !g.restart
 	var carriers [2]int
 	nc := 0
 	if regular && between {
-		for _, i := range [...]int{g.possessor, g.prevPossessor} {
+		for _, i := range [...]int{g.possessor, g.sent.prevPossessor} {
 			if i >= 0 && (nc == 0 || carriers[0] != i) && g.players[i].active && g.players[i].prev.gen == g.players[i].gen {
 				carriers[nc] = i
 				nc++
@@ -213,22 +96,22 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	dst = append(dst, g.ballGen)
 	// Before a jump, and while a ball just won moves to the dribble spot
 	// along a curve that its states a send interval apart do not follow.
-	blending := g.possessor >= 0 && g.prevPossessor == g.possessor && g.prevTime-g.carrySince < g.rules.CarryBlend
+	blending := g.possessor >= 0 && g.sent.prevPossessor == g.possessor && g.sent.prevTime-g.carrySince < g.rules.CarryBlend
 	prev := between && (g.knot || regular && blending)
-	repeat := regular && g.repeat.ok && g.repeat.gen == g.ballGen && g.repeat.t < g.now && g.now-g.repeat.t <= KnotRepeat &&
-		!(prev && g.repeat.t >= g.prevTime)
+	repeat := regular && g.sent.repeat.ok && g.sent.repeat.gen == g.ballGen && g.sent.repeat.t < g.now && g.now-g.sent.repeat.t <= KnotRepeat &&
+		!(prev && g.sent.repeat.t >= g.sent.prevTime)
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
-		dst = appendCarry(dst, -1, geom.Vec3{}, client.Blend{}, g.repeat.t)
-		dst = wire.AppendState(dst, bodyOf(g.repeat.t, g.repeat.ball, true, g.repeat.cut))
+		dst = appendCarry(dst, -1, geom.Vec3{}, client.Blend{}, g.sent.repeat.t)
+		dst = wire.AppendState(dst, bodyOf(g.sent.repeat.t, g.sent.repeat.ball, true, g.sent.repeat.cut))
 	}
 	if prev {
-		if g.prevPossessor == g.possessor && g.carrySince <= g.prevTime {
-			dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.prevTime)
+		if g.sent.prevPossessor == g.possessor && g.carrySince <= g.sent.prevTime {
+			dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.sent.prevTime)
 		} else {
-			dst = appendCarry(dst, g.prevPossessor, g.prevCarryOff, client.Blend{}, g.prevTime)
+			dst = appendCarry(dst, g.sent.prevPossessor, g.sent.prevCarryOff, client.Blend{}, g.sent.prevTime)
 		}
-		dst = wire.AppendState(dst, bodyOf(g.prevTime, g.prevBall, false, false))
+		dst = wire.AppendState(dst, bodyOf(g.sent.prevTime, g.prevBall, false, false))
 	}
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
 	dst = wire.AppendState(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
@@ -254,13 +137,44 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	if nc == 0 {
 		return dst
 	}
-	dst = binary.AppendUvarint(dst, uint64((g.now-g.prevTime+time.Microsecond/2)/time.Microsecond))
+	dst = binary.AppendUvarint(dst, uint64((g.now-g.sent.prevTime+time.Microsecond/2)/time.Microsecond))
 	dst = append(dst, byte(nc))
 	for _, i := range carriers[:nc] {
 		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
 		dst = appendPose(dst, g.players[i].prev)
 	}
 	return dst
+}
+
+// sendState is what snapshots need of the ticks before the newest.
+type sendState struct {
+	prevSent      bool          // the previous tick was sent
+	tick          uint64        // the tick last sent
+	prevTime      time.Duration // the previous tick's server time
+	prevPossessor int           // who had the ball at the previous tick (player slot, -1: free)
+	prevCarryOff  geom.Vec3     // where, in its frame, metres
+	repeat        knotState     // repeated in regular snapshots for KnotRepeat
+}
+
+// keepPrevious notes, before a tick is stepped, what its snapshots need of
+// the tick before: whether it was sent, its time, who had the ball and
+// where, and every player's pose.
+func (g *Game) keepPrevious() {
+	g.sent.prevSent = g.tick > 0 && g.sent.tick == g.tick
+	g.sent.prevTime = g.now
+	g.sent.prevPossessor, g.sent.prevCarryOff = g.possessor, g.carryOff
+	for i := range g.players {
+		p := &g.players[i]
+		p.prev = g.pose(i)
+	}
+}
+
+// keepKnot keeps the ball's state of a tick whose jump left it free (a
+// kick, a bounce), not teleported, for regular snapshots to repeat.
+func (g *Game) keepKnot() {
+	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
+		g.sent.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
+	}
 }
 
 // sentPose is a player's state as snapshots send it.
@@ -334,6 +248,108 @@ func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) kinematic.Stat
 	s := b.State(t)
 	s.Rot, s.Knot, s.Cut = unit(s.Rot), knot, cut
 	return s
+}
+
+func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
+	r := wire.NewReader(b)
+	flags := r.Byte()
+	r.Uvarint(1 << 20)
+	r.Uvarint(1 << 20)
+	metaEnd := r.Offset()
+	gen := r.Byte()
+	nb := r.Byte()
+	if flags&^snapMask != 0 || nb < 1 || nb > 3 {
+		r.Fail(ErrMalformed)
+	}
+	for range nb {
+		parent, off := client.NoParent, geom.Vec3{}
+		var blend client.Blend
+		var age time.Duration // of the blend, at the state
+		if pos := r.Uvarint(1 << 33); pos > 1 {
+			parent = uint32(pos>>1 - 1)
+			off = r.Vec(0.001)
+			if pos&1 != 0 {
+				blend.From, blend.Span = r.Vec(0.001), rules.CarryBlend
+				age = time.Duration(r.Uvarint(uint64(time.Hour/time.Microsecond))) * time.Microsecond
+			}
+		} else if pos == 1 {
+			r.Fail(ErrMalformed)
+		}
+		w := r.State()
+		if r.Err() != nil {
+			break
+		}
+		if blend.Span > 0 {
+			blend.Since = w.Time - age
+		}
+		s.Entities = append(s.Entities, client.EntityState{
+			ID: BallID, Kind: KindBall, Gen: gen, Parent: parent, Offset: off, Blend: blend,
+			State: w,
+		})
+	}
+	players := len(s.Entities)
+	if r.Err() == nil && flags&snapPlayers != 0 {
+		n := r.Uvarint(64)
+		for range n {
+			id := r.Uvarint(math.MaxUint32)
+			team, pgen := r.Byte(), r.Byte()
+			st := readPose(&r, s.Time)
+			if r.Err() != nil {
+				break
+			}
+			if team > Away || id == uint64(BallID) {
+				r.Fail(ErrMalformed)
+				break
+			}
+			s.Entities = append(s.Entities, client.EntityState{
+				ID: uint32(id), Kind: KindPlayer, Tag: team, Gen: pgen, Parent: client.NoParent, State: st,
+			})
+		}
+	}
+	if r.Err() == nil && flags&snapCarriers != 0 {
+		age := time.Duration(r.Uvarint(uint64(time.Second/time.Microsecond))) * time.Microsecond
+		n := int(r.Byte())
+		if flags&snapPlayers == 0 || n < 1 || n > 2 {
+			r.Fail(ErrMalformed)
+		}
+		for range n {
+			id := r.Uvarint(math.MaxUint32)
+			st := readPose(&r, s.Time-age)
+			if r.Err() != nil {
+				break
+			}
+			// The carrier is one of the players above, whose team and
+			// generation it has.
+			k := players
+			for k < len(s.Entities) && s.Entities[k].ID != uint32(id) {
+				k++
+			}
+			if k == len(s.Entities) || age == 0 {
+				r.Fail(ErrMalformed)
+				break
+			}
+			e := s.Entities[k]
+			e.State = st
+			s.Entities = append(s.Entities, e)
+		}
+	}
+	if err := r.Done(); err != nil {
+		return err
+	}
+	s.Meta = b[:metaEnd]
+	return nil
+}
+
+// readPose reads a player's state at time t as appendPose wrote it.
+func readPose(r *wire.Reader, t time.Duration) kinematic.State {
+	x, z := r.Varint(maxQuant), r.Varint(maxQuant)
+	vx, vz := r.Varint(maxQuant), r.Varint(maxQuant)
+	yaw := float64(u16(r)) / 65536 * 2 * math.Pi
+	turn := float64(r.Varint(maxQuant)) / 1000
+	wx, wz := r.Varint(maxQuant), r.Varint(maxQuant)
+	return kinematic.State{Time: t, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
+		Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0),
+		Input: geom.V(float64(vx+wx)/100, 0, float64(vz+wz)/100)}
 }
 
 // maxQuant bounds decoded integers.

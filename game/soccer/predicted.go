@@ -18,6 +18,18 @@ import (
 // little behind the newest: moves arrive in bursts and the world must not
 // jerk with them.
 
+// moveBook is what the server keeps for its predicted players beyond each
+// one's own (player.mv and the fields after it): the movement settings, the
+// caller's hook, and the record of the world their moves meet.
+type moveBook struct {
+	cfg     movement.ServerConfig
+	onMove  func(client int, m *movement.Move[MoveInput], s PlayerState)
+	arrival time.Duration // the server time the packet of moves being applied arrived
+	env     []envTick     // a ring over the last envRecord, by tick
+	head    int           // the newest entry of env
+	n       int           // entries of env filled
+}
+
 // envTick is the record of one tick a move's Env is looked up in: where every
 // player was drawn from and who had the ball.
 type envTick struct {
@@ -50,19 +62,19 @@ func (s serverSim) Move(st PlayerState, m *movement.Move[MoveInput]) PlayerState
 
 // recordEnv adds this tick to the record of the world moves meet.
 func (g *Game) recordEnv() {
-	if len(g.envRing) == 0 {
+	if len(g.moves.env) == 0 {
 		n := int(envRecord/g.dt) + 2
-		g.envRing = make([]envTick, n)
-		for i := range g.envRing {
-			g.envRing[i].active = make([]bool, len(g.players))
-			g.envRing[i].pos = make([]geom.Vec3, len(g.players))
-			g.envRing[i].speed = make([]float64, len(g.players))
+		g.moves.env = make([]envTick, n)
+		for i := range g.moves.env {
+			g.moves.env[i].active = make([]bool, len(g.players))
+			g.moves.env[i].pos = make([]geom.Vec3, len(g.players))
+			g.moves.env[i].speed = make([]float64, len(g.players))
 		}
-		g.envHead = -1
+		g.moves.head = -1
 	}
-	g.envHead = (g.envHead + 1) % len(g.envRing)
-	g.envN = min(g.envN+1, len(g.envRing))
-	e := &g.envRing[g.envHead]
+	g.moves.head = (g.moves.head + 1) % len(g.moves.env)
+	g.moves.n = min(g.moves.n+1, len(g.moves.env))
+	e := &g.moves.env[g.moves.head]
 	e.t, e.possessor = g.now, g.possessor
 	for i := range g.players {
 		e.active[i] = g.players[i].active
@@ -102,7 +114,7 @@ func (g *Game) checkEnv(slot int, view time.Duration, from geom.Vec3, claim, env
 		}
 		return p
 	}
-	if g.envN == 0 {
+	if g.moves.n == 0 {
 		env.Carrying = g.possessor == slot
 		for i := range g.players {
 			if i != slot && g.players[i].active {
@@ -112,10 +124,10 @@ func (g *Game) checkEnv(slot int, view time.Duration, from geom.Vec3, claim, env
 		b.fill(env)
 		return
 	}
-	at := func(age int) *envTick { return &g.envRing[(g.envHead-age+len(g.envRing))%len(g.envRing)] }
+	at := func(age int) *envTick { return &g.moves.env[(g.moves.head-age+len(g.moves.env))%len(g.moves.env)] }
 	a, c := at(0), at(0)
 	aAge := 0
-	for age := 0; age < g.envN; age++ {
+	for age := 0; age < g.moves.n; age++ {
 		a, aAge = at(age), age
 		if a.t <= view {
 			break
@@ -135,7 +147,7 @@ func (g *Game) checkEnv(slot int, view time.Duration, from geom.Vec3, claim, env
 			continue
 		}
 		speed := c.speed[i]
-		for age := aAge; age < min(g.envN, aAge+back); age++ {
+		for age := aAge; age < min(g.moves.n, aAge+back); age++ {
 			speed = max(speed, at(age).speed[i])
 		}
 		b.add(FirstPlayerID+uint32(i), pos(i, a.pos[i].Lerp(c.pos[i], u), speed), from, reach)
@@ -143,7 +155,7 @@ func (g *Game) checkEnv(slot int, view time.Duration, from geom.Vec3, claim, env
 	b.fill(env)
 	env.Carrying = a.possessor == slot
 	if claim.Carrying != env.Carrying {
-		for age := 0; age < g.envN; age++ {
+		for age := 0; age < g.moves.n; age++ {
 			e := at(age)
 			if e.t < view-carryWindow {
 				break
@@ -186,12 +198,12 @@ func (g *Game) startMoving(slot int) error {
 		}
 		p.in = m.Input.Input
 		p.moved, p.movedAt = s, m.Time
-		if g.onMove != nil {
-			g.onMove(p.client, m, s)
+		if g.moves.onMove != nil {
+			g.moves.onMove(p.client, m, s)
 		}
-		p.show.Insert(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}, g.arrival)
+		p.show.Insert(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}, g.moves.arrival)
 	}
-	mv, err := movement.NewServer(g.moveCfg, movement.Game[PlayerState, MoveInput](serverSim{g: g, slot: slot}), p.st, onMove)
+	mv, err := movement.NewServer(g.moves.cfg, movement.Game[PlayerState, MoveInput](serverSim{g: g, slot: slot}), p.st, onMove)
 	if err != nil {
 		return err
 	}
@@ -209,8 +221,8 @@ func (g *Game) moveInput(slot int, now time.Duration, data []byte) {
 			return
 		}
 	}
-	g.arrival = max(now, g.now)
-	if err := p.mv.Receive(g.arrival, data); err != nil {
+	g.moves.arrival = max(now, g.now)
+	if err := p.mv.Receive(g.moves.arrival, data); err != nil {
 		g.stats.BadInputs++
 	}
 }
@@ -270,9 +282,9 @@ func (g *Game) Movement(client int) (movement.ServerStats, bool) {
 // the authoritative path a client's prediction is measured against. nil
 // removes it.
 func (g *Game) SetOnMove(fn func(client int, m *movement.Move[MoveInput], s PlayerState)) {
-	g.onMove = fn
+	g.moves.onMove = fn
 }
 
 // SetMovement configures the checks of predicted players that start from now
 // on; the zero value gives movement's defaults.
-func (g *Game) SetMovement(cfg movement.ServerConfig) { g.moveCfg = cfg }
+func (g *Game) SetMovement(cfg movement.ServerConfig) { g.moves.cfg = cfg }
