@@ -36,7 +36,11 @@ type ClientGame struct {
 	// at TickHz), fed the ball's states as the snapshots carry them.
 	// MethodResim re-simulates the whole match world (a World: the ball and
 	// every player, stepped by the server's match step) from the snapshots,
-	// and predicts the own player's kicks in it (PrepareInput). Whatever the
+	// and predicts the own player's kicks in it (PrepareInput); it is made
+	// for a client that does not predict its own player (Prediction off):
+	// the server applies a predicted player's kick when its moves arrive,
+	// where its world replays it, not as of when its client kicked, and the
+	// prediction then misses by decimetres. Whatever the
 	// method, who has the ball comes from the snapshots
 	// (client.Entity.Holder), not from where the ball is drawn. Set it
 	// before the first snapshot.
