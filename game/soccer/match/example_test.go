@@ -8,6 +8,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replicate"
 )
 
 // Ten seconds of a match between four bots on a broadband link, in virtual
@@ -32,4 +33,35 @@ func ExampleNewVirtual() {
 	v.Truth(&truth)
 	fmt.Printf("%d ticks, %d players, frames drawn by the 4 clients: more than 2000: %v\n", ticks, len(truth.Players), frames > 2000)
 	// Output: 600 ticks, 4 players, frames drawn by the 4 clients: more than 2000: true
+}
+
+// Each bot's client may show the ball its own way (soccer.ClientGame's
+// BallMethod): here two re-simulate the match and predict their own kicks,
+// drawing the ball at the present, and two interpolate it a little in the
+// past (the default).
+func ExampleConfig_balls() {
+	link, _ := netsim.Preset("broadband")
+	balls := []replicate.Method{replicate.MethodResim, replicate.MethodResim, replicate.MethodTether, replicate.MethodTether}
+	delay := make([]time.Duration, len(balls)) // of the ball in each bot's newest frame
+	v, err := match.NewVirtual(match.Config{
+		Seed: 1, Bots: len(balls), Link: link, NoPrediction: true, Balls: balls,
+		OnFrame: func(b *match.Bot, f *client.Frame, _ *soccer.View) {
+			if e := f.Find(soccer.BallID); e != nil {
+				delay[b.Index] = e.Delay
+			}
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	v.RunUntil(30 * time.Second)
+	for _, b := range v.Bots() {
+		_, resim := b.Game().ResimStats()
+		fmt.Printf("bot %d (%s): re-simulates %v, draws the ball in the past %v\n", b.Index, balls[b.Index], resim, delay[b.Index] > 0)
+	}
+	// Output:
+	// bot 0 (resim): re-simulates true, draws the ball in the past false
+	// bot 1 (resim): re-simulates true, draws the ball in the past false
+	// bot 2 (tether): re-simulates false, draws the ball in the past true
+	// bot 3 (tether): re-simulates false, draws the ball in the past true
 }
