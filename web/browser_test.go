@@ -172,7 +172,7 @@ func TestBrowser(t *testing.T) {
 	if now := float64(time.Now().UnixMilli()); s2.LastUpdate < startMs || s2.LastUpdate > now+1000 {
 		t.Errorf("lastUpdate %.0f, want a time in ms since the epoch between %.0f and %.0f", s2.LastUpdate, startMs, now)
 	}
-	waitUntil("the table", `document.querySelectorAll('#rows tr').length === 4 && document.querySelector('#rows tr td:nth-child(3)').textContent !== '–ms'`)
+	waitUntil("the table", `document.querySelectorAll('#rows tr').length === 4 && document.querySelector('#rows tr td:nth-child(4)').textContent !== '–ms'`)
 	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#rows').innerText + ' | ' + document.getElementById('you').innerText`))
 	if err != nil {
 		t.Fatal(err)

@@ -93,10 +93,12 @@ type Player struct {
 
 // ClientView is what one client shows, with its live figures. Name labels it on
 // the page; Link names its network (a netsim preset such as "wan", or any
-// short text).
+// short text); Ball names how it shows the ball (a replicate.Method such as
+// "tether" or "resim", or any short text).
 type ClientView struct {
 	Name  string      `json:"name"`
 	Link  string      `json:"link"`
+	Ball  string      `json:"ball"`
 	World World       `json:"world"`
 	Stats ClientStats `json:"stats"`
 }
@@ -157,6 +159,8 @@ func appendFrame(b []byte, f *Frame) []byte {
 		b = appendString(b, c.Name)
 		b = append(b, `,"link":`...)
 		b = appendString(b, c.Link)
+		b = append(b, `,"ball":`...)
+		b = appendString(b, c.Ball)
 		b = append(b, `,"world":`...)
 		b = appendWorld(b, &c.World)
 		b = append(b, `,"stats":{"clock_err_ms":`...)

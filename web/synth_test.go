@@ -29,10 +29,11 @@ func synthFrame(t float64, clients, players int) Frame {
 	}
 	f := Frame{ServerTime: t, Truth: world(t)}
 	links := []string{"wan", "broadband", "mobile", "lossy", "lan"}
+	balls := []string{"tether", "seed", "velocity", "predictive", "resim"}
 	for c := range clients {
 		delay := 0.06 + 0.03*float64(c)
 		f.Clients = append(f.Clients, ClientView{
-			Name: fmt.Sprintf("bot-%d", c+1), Link: links[c%len(links)],
+			Name: fmt.Sprintf("bot-%d", c+1), Link: links[c%len(links)], Ball: balls[c%len(balls)],
 			World: world(t - delay),
 			Stats: ClientStats{
 				ClockErrMs: 0.4 + 0.3*float64(c), BallFidelityM: 0.0004 + 0.003*float64(c), BallPresentM: 18 * delay,

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/lab"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/web"
 )
 
@@ -55,16 +57,19 @@ const (
 //   - Blackouts are not emulated live, so blackout_frames is 0.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr,
-		"usage: tether demo [-bots N] [-link PRESET] [-http ADDR] [-seed N] [-duration D]",
-		"       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-seed N]",
+		"usage: tether demo [-bots N] [-link PRESET] [-ball METHOD] [-http ADDR] [-seed N] [-duration D]",
+		"       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-ball METHOD] [-seed N]",
 		"Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an",
 		"emulated link, shown live on a web page where your keys can drive one player.",
+		"-ball picks how every bot's client shows the ball (soccer.ClientGame.BallMethod); a resim",
+		"client does not predict its own player, the others do.",
 		"Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;",
 		"live, converge_s counts from the first estimate, net.* count whole datagrams after the",
 		"warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.",
 	)
 	bots := fs.Int("bots", 4, fmt.Sprintf("bot clients, 1 to %d", demoMaxBots))
 	linkName := fs.String("link", "wan", "link preset every bot plays through: lan, broadband, wan, mobile or lossy")
+	ballName := fs.String("ball", string(replicate.MethodTether), "how every bot's client shows the ball: "+methodList())
 	httpAddr := fs.String("http", "127.0.0.1:8080", "address the web page is served on")
 	headless := fs.Bool("headless", false, "serve no page: measure the clients and print a report when stopped")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
@@ -79,6 +84,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	link, err := netsim.Preset(*linkName)
 	if err != nil {
 		return usagef("-link: %w", err)
+	}
+	ball, err := replicate.ParseMethod(*ballName)
+	if err != nil {
+		return usagef("-ball %q: want %s", *ballName, methodList())
 	}
 	if *duration < 0 {
 		return usagef("-duration %v: want 0 (until interrupted) or more", *duration)
@@ -113,7 +122,10 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		names[i], links[i] = fmt.Sprintf("bot-%d", i+1), link
 	}
 	rec := newRecorder(names, links, *headless)
-	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, OnTick: rec.onTick, OnFrame: rec.onFrame})
+	// A resim client re-simulates the own player with the match, from the
+	// server's states: it does not predict it (see ClientGame.BallMethod).
+	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, Ball: ball, NoPrediction: ball == replicate.MethodResim,
+		OnTick: rec.onTick, OnFrame: rec.onFrame})
 	if err != nil {
 		if ln != nil {
 			ln.Close()
@@ -126,7 +138,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	d := &demo{live: live, rec: rec, link: *linkName, bots: live.Bots()}
+	d := &demo{live: live, rec: rec, link: *linkName, ball: ball, bots: live.Bots()}
 
 	var wg sync.WaitGroup
 	var hub *web.Hub
@@ -154,7 +166,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 			defer wg.Done()
 			d.keys(hub.Inputs())
 		}()
-		fmt.Fprintf(stdout, "tether demo: %d bots over %s links; the match is on http://%s/ (Ctrl-C to stop)\n", *bots, *linkName, ln.Addr())
+		fmt.Fprintf(stdout, "tether demo: %d bots over %s links, the ball shown by %s; the match is on http://%s/ (Ctrl-C to stop)\n", *bots, *linkName, ball, ln.Addr())
 	}
 	wg.Add(1)
 	go func() {
@@ -216,6 +228,7 @@ type demo struct {
 	live *match.Live
 	rec  *recorder
 	link string
+	ball replicate.Method // how every client shows the ball
 	bots []*match.Bot
 
 	mu       sync.Mutex
@@ -340,7 +353,7 @@ func (d *demo) frame(f *web.Frame) {
 	f.Clients = f.Clients[:len(r.clients)]
 	for i, c := range r.clients {
 		cv := &f.Clients[i]
-		cv.Name, cv.Link = c.name, d.link
+		cv.Name, cv.Link, cv.Ball = c.name, d.link, string(d.ball)
 		v := &c.view
 		cv.World.Players = cv.World.Players[:0]
 		cv.World.Ball = web.Ball{Pos: [3]float64{math.NaN(), math.NaN(), math.NaN()}, Owner: -1}
@@ -355,6 +368,15 @@ func (d *demo) frame(f *web.Frame) {
 		cv.Stats = web.ClientStats{ClockErrMs: s.clockErrMs, BallFidelityM: s.ballFidelityM, BallPresentM: s.ballPresentM,
 			DelayMs: s.delayMs, DownKbps: s.downKbps, UpKbps: s.upKbps}
 	}
+}
+
+// methodList names the ball methods a client can show the ball by.
+func methodList() string {
+	var s []string
+	for _, m := range replicate.Methods() {
+		s = append(s, string(m))
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 func vec(v geom.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
@@ -442,12 +464,14 @@ func (d *demo) report(seed uint64, secs float64) *lab.Report {
 		Game: "soccer",
 	}}
 	for i, c := range d.rec.clients {
-		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: c.name, Clock: lab.ClockTether, Ball: lab.BallTether, Link: c.link})
+		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: c.name, Clock: lab.ClockTether, Ball: string(d.ball), Link: c.link})
 		var net lab.NetMetrics
 		if d.base != nil && d.final != nil {
 			net = kbps(d.base[i], d.final[i])
 		}
-		rep.Results = append(rep.Results, d.rec.result(i, net))
+		res := d.rec.result(i, net)
+		res.BallMethod = string(d.ball)
+		rep.Results = append(rep.Results, res)
 	}
 	return rep
 }

@@ -156,11 +156,12 @@ func stopProcess(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, d time.Durat
 }
 
 // TestDemoWebPage runs the demo with its page as a real process: the page is
-// served, frames of both bots arrive on the WebSocket, the page's keys take
-// over a player, and an interrupt stops everything with status 0.
+// served, frames of both bots arrive on the WebSocket naming the ball method
+// asked for, the page's keys take over a player, and an interrupt stops
+// everything with status 0.
 func TestDemoWebPage(t *testing.T) {
-	cmd, out, stderr := startProcess(t, "demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "lan")
-	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
+	cmd, out, stderr := startProcess(t, "demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "lan", "-ball", "predictive")
+	m := waitLine(t, out, regexp.MustCompile(`the ball shown by predictive; the match is on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 	url := m[1]
 
 	resp, err := http.Get(url)
@@ -191,6 +192,7 @@ func TestDemoWebPage(t *testing.T) {
 		} `json:"truth"`
 		Clients []struct {
 			Name  string         `json:"name"`
+			Ball  string         `json:"ball"`
 			Stats map[string]any `json:"stats"`
 			World struct {
 				Players []player `json:"players"`
@@ -216,7 +218,7 @@ func TestDemoWebPage(t *testing.T) {
 	}
 	next("a frame with both bots drawn", func(m *message) bool {
 		return m.Type == "frame" && len(m.Truth.Players) == 2 && len(m.Clients) == 2 &&
-			m.Clients[0].Name == "bot-1" && len(m.Clients[0].World.Players) == 2 && len(m.Clients[1].World.Players) == 2
+			m.Clients[0].Name == "bot-1" && m.Clients[0].Ball == "predictive" && m.Clients[1].Ball == "predictive" && len(m.Clients[0].World.Players) == 2 && len(m.Clients[1].World.Players) == 2
 	})
 	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"keys","up":true,"sprint":true}`)); err != nil {
 		t.Fatal(err)
@@ -273,5 +275,19 @@ func TestDemoFlagErrors(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("demo %v: exit %d, stderr %q, want %q", c.args, code, stderr.String(), c.want)
 		}
+	}
+}
+
+// TestDemoBallMethod: -ball takes the shipped methods and refuses any other
+// name as a usage error (exit 2) that lists them.
+func TestDemoBallMethod(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"demo", "-headless", "-ball", "oracle"}, &stdout, &stderr)
+	if want := `tether demo: -ball "oracle": want tether, seed, velocity, predictive or resim`; code != exitUsage || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, stderr %q, want %d and %q", code, stderr.String(), exitUsage, want)
+	}
+	stdout.Reset()
+	if code := run([]string{"demo", "-h"}, &stdout, &stdout); code != exitOK || !strings.Contains(stdout.String(), "-ball") {
+		t.Errorf("demo -h: exit %d, %q", code, stdout.String())
 	}
 }

@@ -178,7 +178,9 @@
       name.append(sw, c.name);
       const link = document.createElement('td');
       link.textContent = c.link;
-      tr.append(name, link);
+      const ball = document.createElement('td');
+      ball.textContent = c.ball;
+      tr.append(name, link, ball);
       for (const [, unit] of COLUMNS) {
         const td = document.createElement('td');
         const v = document.createElement('span');
@@ -217,8 +219,8 @@
       if (!tr) return;
       COLUMNS.forEach(([key, unit], j) => {
         const [text, u] = fmt(c.stats[key], unit);
-        tr.children[2 + j].firstChild.textContent = text;
-        tr.children[2 + j].lastChild.textContent = u;
+        tr.children[3 + j].firstChild.textContent = text;
+        tr.children[3 + j].lastChild.textContent = u;
       });
     });
   }
