@@ -12,9 +12,10 @@
 //
 // # The server's I/O
 //
-// On Linux, with a *net.UDPConn, a Server moves datagrams in batches
-// (recvmmsg and sendmmsg, through golang.org/x/net's ipv4 and ipv6
-// packages) and wakes only for its timers: the next Update and the next
+// On Linux, with a *net.UDPConn, a Server moves datagrams in batches of up
+// to 64 (recvmmsg and sendmmsg through golang.org/x/sys/unix, into buffers,
+// addresses and control messages allocated once: reading and writing a
+// batch allocates nothing) and wakes only for its timers: the next Update and the next
 // ServerConfig.OnTick, where a game's tick loop runs (package server's UDP
 // does). At each wake-up it first drains the socket, passing every payload
 // to OnPayload with its arrival time from the kernel (SO_TIMESTAMPNS), then

@@ -65,7 +65,7 @@ type Server struct {
 	pio  packetIO
 	in   *reader // the goroutine's
 	mu   sync.Mutex
-	out  *writer
+	out  writer
 	core *netcode.Server
 	done chan struct{}
 	quit chan struct{} // closed by Close
@@ -122,7 +122,7 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 		pio.udp.SetReadBuffer(cfg.ReadBuffer) // best effort
 		b = newBatcher(pio.udp)
 	}
-	s := &Server{cfg: cfg, pio: pio, in: newReader(pio, b), out: newWriter(pio, b), core: core, done: make(chan struct{}), quit: make(chan struct{})}
+	s := &Server{cfg: cfg, pio: pio, in: newReader(pio, b), out: writer{pio, b}, core: core, done: make(chan struct{}), quit: make(chan struct{})}
 	go s.run()
 	return s, nil
 }
@@ -130,7 +130,7 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 // Batched reports whether the server reads and writes datagrams in batches
 // (recvmmsg and sendmmsg: a *net.UDPConn on Linux) rather than one per
 // system call.
-func (s *Server) Batched() bool { return s.in.canDrain() }
+func (s *Server) Batched() bool { return s.in.batched() }
 
 // Addr is the local address of the connection.
 func (s *Server) Addr() net.Addr { return s.pio.conn.LocalAddr() }
@@ -223,11 +223,7 @@ func (s *Server) sendLocked() {
 	}
 }
 
-func (s *Server) flushLocked() {
-	if s.out.b != nil {
-		s.writeErr += uint64(s.out.flush())
-	}
-}
+func (s *Server) flushLocked() { s.writeErr += uint64(s.out.flush()) }
 
 // run is the server's goroutine. When it reads in batches it sleeps until
 // the next Update or OnTick is due and then drains the socket, taking each
@@ -247,7 +243,7 @@ func (s *Server) run() {
 		if s.cfg.OnTick != nil && nextTick.Before(wake) {
 			wake = nextTick
 		}
-		if s.in.canDrain() {
+		if s.in.batched() {
 			timer.Reset(wake.Sub(s.cfg.Now()))
 			select {
 			case <-s.quit:
@@ -258,7 +254,7 @@ func (s *Server) run() {
 			if err := s.pio.conn.SetReadDeadline(time.Now().Add(wake.Sub(s.cfg.Now()))); err != nil {
 				return
 			}
-			n, err := s.in.read(true, s.cfg.Now)
+			n, err := s.in.read(s.cfg.Now)
 			if err != nil && !isTimeout(err) && errors.Is(err, net.ErrClosed) {
 				return
 			}
@@ -269,8 +265,8 @@ func (s *Server) run() {
 				continue
 			}
 		}
-		for range maxDrain {
-			n, err := s.in.read(false, s.cfg.Now)
+		for i := 0; i < maxDrain && s.in.batched(); i++ {
+			n, err := s.in.read(s.cfg.Now)
 			if err != nil || n == 0 {
 				break
 			}
