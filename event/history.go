@@ -11,7 +11,6 @@ import (
 // Pose is where an entity was at one tick.
 type Pose struct {
 	Pos geom.Vec3 // metres
-	Vel geom.Vec3 // metres per second
 	Rot geom.Quat // unit quaternion; the zero value is read as geom.Identity
 }
 
@@ -106,7 +105,7 @@ func (h *History) find(slot int, id uint32) (Pose, bool) {
 }
 
 // At returns where entity id was at server time t: between two recorded ticks,
-// position and velocity interpolated linearly and rotation slerped. A t after
+// position interpolated linearly and rotation slerped. A t after
 // the newest tick gives the newest pose. ok is false if t is before the oldest
 // tick held (the client asks too far back: the caller should refuse or clamp)
 // or the entity is in neither tick around t; if it is in only one, that pose
@@ -130,7 +129,7 @@ func (h *History) At(id uint32, t time.Duration) (Pose, bool) {
 		case okA && okB:
 			u := float64(t-h.times[s]) / float64(h.times[next]-h.times[s])
 			ra, rb := unit(a.Rot), unit(b.Rot)
-			return Pose{Pos: a.Pos.Lerp(b.Pos, u), Vel: a.Vel.Lerp(b.Vel, u), Rot: geom.Slerp(ra, rb, u)}, true
+			return Pose{Pos: a.Pos.Lerp(b.Pos, u), Rot: geom.Slerp(ra, rb, u)}, true
 		case okA:
 			return a, true
 		case okB:
@@ -146,4 +145,20 @@ func unit(q geom.Quat) geom.Quat {
 		return geom.Identity
 	}
 	return q
+}
+
+// RewindTo returns the server time a check made at server time now, for a
+// client that was showing server time view, is judged at: view, but never
+// further back than maxRewind before now and never after now. clamped
+// reports that view was further back than maxRewind.
+//
+// maxRewind is the anti-abuse bound of lag compensation: however far in the
+// past a client claims to be showing the world, by lag or by lying, it is
+// judged no further back than that. A game keeps a History of at least
+// maxRewind (plus two ticks, to interpolate at its edge).
+func RewindTo(now, view, maxRewind time.Duration) (at time.Duration, clamped bool) {
+	if view < now-maxRewind {
+		return now - maxRewind, true
+	}
+	return min(view, now), false
 }

@@ -33,7 +33,7 @@ func TestRewind(t *testing.T) {
 	for n := 1; n <= 100; n++ {
 		at := time.Duration(n) * tick
 		h.Begin(at)
-		h.Add(1, Pose{Pos: vel.Scale(at.Seconds()), Vel: vel, Rot: geom.AxisAngle(geom.V(0, 1, 0), float64(n)*0.01)})
+		h.Add(1, Pose{Pos: vel.Scale(at.Seconds()), Rot: geom.AxisAngle(geom.V(0, 1, 0), float64(n)*0.01)})
 		if n%2 == 0 { // entity 2 is recorded every other tick only
 			h.Add(2, Pose{Pos: geom.V(0, 0, float64(n))})
 		}
@@ -88,5 +88,24 @@ func TestHistoryLimits(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { h.Begin(2 * tick); h.Add(1, Pose{}); h.At(1, tick) }); n != 0 {
 		t.Fatalf("%v allocations", n)
+	}
+}
+
+// A check is judged at the client's view, no further back than the bound
+// and never in the future.
+func TestRewindTo(t *testing.T) {
+	const now, bound = 10 * time.Second, 250 * time.Millisecond
+	for _, tc := range []struct {
+		view, at time.Duration
+		clamped  bool
+	}{
+		{now - 100*time.Millisecond, now - 100*time.Millisecond, false},
+		{now - bound, now - bound, false},
+		{now - time.Second, now - bound, true},
+		{now + time.Second, now, false},
+	} {
+		if at, c := RewindTo(now, tc.view, bound); at != tc.at || c != tc.clamped {
+			t.Errorf("view %v: %v %v, want %v %v", tc.view, at, c, tc.at, tc.clamped)
+		}
 	}
 }

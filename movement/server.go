@@ -384,6 +384,12 @@ func (v *Server[S, I]) Teleport(s S) {
 	v.queue(Reset)
 }
 
+// Resetting reports whether a reset (Teleport) awaits the client's
+// confirmation: the moves arriving meanwhile were made before the client
+// knew of it (a game may void what they do, such as shots fired by a player
+// who was respawned).
+func (v *Server[S, I]) Resetting() bool { return v.pending && v.adj.Kind == Reset }
+
 // AppendReply appends to dst the reply owed at server time now, if any: an
 // adjustment or a reset not yet confirmed by the client (again every
 // ResendInterval until it is), otherwise an acknowledgement of the newest move

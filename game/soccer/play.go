@@ -153,7 +153,8 @@ func (g *Game) kick(i int, events server.Emitter) {
 	from := b.Pos
 	back := 0
 	if p.mv == nil && p.acted > 0 {
-		acted := max(min(p.acted, g.now), g.now-g.rules.MaxRewind, g.carrySince)
+		acted, _ := event.RewindTo(g.now, p.acted, g.rules.MaxRewind)
+		acted = max(acted, g.carrySince)
 		back = int((g.now - acted + g.dt/2) / g.dt)
 	}
 	at := g.now - time.Duration(back)*g.dt
@@ -204,13 +205,9 @@ func (g *Game) tackle(i int, events server.Emitter) {
 	p := &g.players[i]
 	p.tackleReady = g.now + g.rules.TackleCooldown
 	g.stats.Tackles++
-	at := p.actedView
-	if at < g.now-g.rules.MaxRewind {
-		at = g.now - g.rules.MaxRewind
+	at, clamped := event.RewindTo(g.now, p.actedView, g.rules.MaxRewind)
+	if clamped {
 		g.stats.RewindsClamped++
-	}
-	if at > g.now {
-		at = g.now
 	}
 	if at < g.now {
 		g.stats.Rewinds++

@@ -78,11 +78,11 @@ func (g *Game) catchUp(b physics.BodyState, back int) {
 func (g *Game) recordPoses() {
 	g.lag.history.Begin(g.now)
 	b := g.world.Body(g.ball)
-	g.lag.history.Add(BallID, event.Pose{Pos: b.Pos, Vel: b.Vel, Rot: b.Rot})
+	g.lag.history.Add(BallID, event.Pose{Pos: b.Pos, Rot: b.Rot})
 	for i := range g.players {
 		p := &g.players[i]
 		if p.active {
-			g.lag.history.Add(FirstPlayerID+uint32(i), event.Pose{Pos: p.st.Pos, Vel: p.st.Vel, Rot: p.st.Rot()})
+			g.lag.history.Add(FirstPlayerID+uint32(i), event.Pose{Pos: p.st.Pos, Rot: p.st.Rot()})
 		}
 	}
 }

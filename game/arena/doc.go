@@ -1,0 +1,39 @@
+// Package arena is a small top-down shooter on Tether's public API, and the
+// example to copy for a game of your own: 2 to 16 players run about a walled
+// arena with pillars, each predicting its own character, and fire two
+// weapons that show the two ways a server-authoritative game makes a shot
+// fair over a lagging network.
+//
+//   - A projectile travels (ProjectileSpeed). The server spawns it as a
+//     timestamped event (package event), at the time and place the
+//     shooter's move fired it; every client draws it fast-forwarded by its
+//     age (event.Event.At), so one seen 80 ms late starts 80 ms along, where
+//     the server has it. The shooter's own client draws it at once, predicted
+//     from its own move, and takes the server's in its place when that
+//     arrives: the two agree, as the move was simulated alike on both sides.
+//   - A hitscan shot hits at once. Its client sends, with the move that fired
+//     it, the server time it was showing the other players at (package
+//     movement's Move.View); the server rewinds the other players to that
+//     moment (event.History) and judges the shot there, so what the shooter
+//     saw is what counts. It rewinds no further back than Config.MaxRewind
+//     (250 ms by default, event.RewindTo): the anti-abuse bound, beyond which
+//     a client's claim to be showing an older moment is not believed.
+//
+// # How it plugs in
+//
+// Game is the server side (server.Game and server.Replier): Join gives each
+// client a player, Input hands its packets of moves to a movement.Server,
+// Step moves the projectiles and records where every player was, and
+// AppendSnapshot writes every player's position, velocity, aim and health.
+// ClientGame is the client side (client.Game and client.Predictor):
+// DecodeSnapshot reads the players, and Predict moves the own player at once
+// with the same move function as the server (Step), predicts its shots, and
+// takes the frame's events (the projectiles fired and ended). Bot plays a
+// player from the frames its client draws.
+//
+// # Units
+//
+// The arena lies in the ground plane (y = 0) of a Y-up world, centred on the
+// origin, HalfX by HalfZ metres each way. Positions are metres, speeds metres
+// per second, aims radians (AimDir), times time.Duration of server time.
+package arena
