@@ -8,7 +8,9 @@
 // It takes plain records and knows no game, client or server: the true body
 // after each server tick (Sample, appended to a Truth), and each client frame
 // (Frame for the clock, Drawn for a body, OtherDrawn and OwnDrawn for the
-// characters). Meters (ClockMeter, BallMeter, OthersMeter, OwnMeter)
+// characters), and the characters' true poses after each tick (Pose,
+// recorded by a Cast). Meters (ClockMeter, BallMeter, OthersMeter, OwnMeter,
+// KickMeter for a client's own kicks)
 // summarise frames as they come, holding a frame only until the truth it is
 // measured against has arrived, and keep per sample only what the quantiles
 // need (Series: about a byte a sample), so long runs stay small. A Truth can

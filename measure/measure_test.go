@@ -482,3 +482,87 @@ func TestBallMeterWithoutTruth(t *testing.T) {
 		t.Errorf("%+v", m)
 	}
 }
+
+// A Cast recorded from the walker's ticks, some of them missing and one a
+// teleport, gives the walker's positions and teleports back.
+func TestCast(t *testing.T) {
+	w := walker{teleport: 300 * tick}
+	var c Cast
+	for k := 0; k <= 600; k++ {
+		if k%7 == 3 {
+			continue // a live server skips ticks now and then
+		}
+		at := time.Duration(k) * tick
+		p, _ := w.Position(0, at)
+		gen := uint8(0)
+		if at >= w.teleport {
+			gen = 1
+		}
+		c.Tick(at, []Pose{{Pos: p, Gen: gen, In: true}, {}})
+	}
+	for _, at := range []time.Duration{0, tick / 2, 3 * tick, time.Second + tick/3, w.teleport - tick, w.teleport, 9 * time.Second} {
+		want, _ := w.Position(0, at)
+		if got, ok := c.Position(0, at); !ok || got.Dist(want) > 1e-9 {
+			t.Errorf("at %v: %v, %v, want %v", at, got, ok, want)
+		}
+		if _, ok := c.Position(1, at); ok {
+			t.Errorf("at %v: slot 1 in play", at)
+		}
+		if got, want := c.Teleported(0, at-tick, at, TeleportSpan), w.Teleported(0, at-tick, at, TeleportSpan); got != want {
+			t.Errorf("teleported up to %v: %v, want %v", at, got, want)
+		}
+	}
+	// Before a teleport the character stands where it was at the tick before.
+	if a, _ := c.Position(0, w.teleport-tick/2); a != geom.V(2*(w.teleport-tick).Seconds(), 0, 0) {
+		t.Errorf("half a tick before the teleport: %v", a)
+	}
+	c.Forget(8 * time.Second)
+	if got, _ := c.Position(0, 9*time.Second); got.X != 50 {
+		t.Errorf("after Forget: %v", got)
+	}
+}
+
+// Three kick inputs of a client whose drawn ball rolls at 1 m/s along X: one
+// in the warm-up, one the server applies and the ball shows three frames
+// later, one the server never applies. The method predicted two kicks: one
+// the server made 50 ms later, one it never made.
+func TestKickMeter(t *testing.T) {
+	frame := time.Second / 60
+	k := KickMeter{WarmUp: time.Second, Predicts: true}
+	var ball Truth
+	turn := 0 // the frame the drawn ball turns at
+	for i := 0; i < 240; i++ {
+		at := time.Duration(i) * frame
+		pos := geom.V(at.Seconds(), 0, 0)
+		ball.Add(Sample{T: at, Pos: pos, Vel: geom.V(1, 0, 0), VelIn: geom.V(1, 0, 0)})
+		if turn > 0 && i >= turn {
+			pos.Z = float64(i-turn+1) * 0.05
+		}
+		k.Frame(Drawn{T: at, OK: true, Pos: pos})
+		switch i {
+		case 30, 120, 180:
+			k.Kicked(at)
+		}
+		switch i {
+		case 30:
+			k.Applied(at + 50*time.Millisecond)
+		case 120:
+			k.Applied(at + 50*time.Millisecond)
+			turn = i + 3
+		}
+	}
+	var bm BallMetrics
+	predicted := []PredictedKick{
+		{At: 2 * time.Second, Until: 2*time.Second + 150*time.Millisecond, From: geom.V(2.1, 0, 0), Confirmed: true, Correction: 0.2},
+		{At: 3 * time.Second, Until: 3*time.Second + 150*time.Millisecond, Confirmed: true, Correction: 0.4},
+	}
+	k.Metrics(&bm, predicted, &ball)
+	if bm.Kicks == nil || *bm.Kicks != 1 || bm.KickVisibleFrames == nil || bm.KickVisibleFrames.Max != 2 {
+		t.Fatalf("kicks %v, visible %+v; want 1 kick shown after 2 frames", *bm.Kicks, bm.KickVisibleFrames)
+	}
+	if *bm.KicksPredicted != 2 || *bm.KicksRefuted != 1 || bm.KickRefutedM.Max != 0.4 ||
+		bm.KickCorrectionM.Max != 0.2 || math.Abs(bm.KickLagMs.Max-50) > 1e-3 || math.Abs(bm.KickOriginM.Max-0.1) > 1e-6 {
+		t.Errorf("predicted %d, refuted %d %+v, correction %+v, lag %+v, origin %+v", *bm.KicksPredicted, *bm.KicksRefuted,
+			bm.KickRefutedM, bm.KickCorrectionM, bm.KickLagMs, bm.KickOriginM)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/lab"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/web"
@@ -40,15 +41,13 @@ const (
 // each through an emulated link, with the live view on a web page, or
 // headless with a report in the lab's schema.
 //
-// Live measurement is the lab's: the same functions (package measure)
-// against the same truth of the ball (lab.SoccerBall, from the server's
-// match after every tick), with these differences:
+// Live measurement is the lab's: the same meters (package measure), fed
+// with the same records, against the same truth (lab.SoccerBall for the
+// ball, a measure.Cast of the players, the server's kicks, from the
+// server's match after every tick), with these differences:
 //   - T(L), the true server time of a frame, is the frame's local time mapped
-//     through the bot's emulated clock onto the server's clock, anchored by
-//     the earliest reading of server time after any frame of that bot (within
-//     microseconds of exact, with no scheduling delay in it).
-//   - clock.converge_s counts from the client's first estimate, which comes
-//     a few hundred milliseconds after its first clock reply.
+//     through the bot's emulated clock onto the server's clock
+//     (match.Bot.TrueTime, exact to within a microsecond).
 //   - net.* are measured after the warm-up, over whole datagrams (netcode
 //     header and tag included) plus 28 bytes each; down counts datagrams
 //     received, after the link's loss and duplicates, up those sent.
@@ -64,8 +63,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		"-ball picks how every bot's client shows the ball (soccer.ClientGame.BallMethod); a resim",
 		"client does not predict its own player, the others do.",
 		"Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;",
-		"live, converge_s counts from the first estimate, net.* count whole datagrams after the",
-		"warm-up (down as received, up as sent) and clock_*_kbps the clock's messages by typical size.",
+		"live, net.* count whole datagrams after the warm-up (down as received, up as sent) and",
+		"clock_*_kbps the clock's messages by typical size.",
 	)
 	bots := fs.Int("bots", 4, fmt.Sprintf("bot clients, 1 to %d", demoMaxBots))
 	linkName := fs.String("link", "wan", "link preset every bot plays through: lan, broadband, wan, mobile or lossy")
@@ -121,18 +120,18 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	for i := range names {
 		names[i], links[i] = fmt.Sprintf("bot-%d", i+1), link
 	}
-	rec := newRecorder(names, links, *headless)
+	rec := newRecorder(names, links, ball != replicate.MethodResim, *headless)
 	// A resim client re-simulates the own player with the match, from the
 	// server's states: it does not predict it (see ClientGame.BallMethod).
 	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, Ball: ball, NoPrediction: ball == replicate.MethodResim,
-		OnTick: rec.onTick, OnFrame: rec.onFrame})
+		OnTick: rec.onTick, OnFrame: rec.onFrame, OnMove: rec.onMove, OnCorrection: rec.onCorrection})
 	if err != nil {
 		if ln != nil {
 			ln.Close()
 		}
 		return err
 	}
-	rec.srv.Store(live.Server())
+	rec.live.Store(live)
 	if *duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
@@ -214,7 +213,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if !*headless {
 		return nil
 	}
-	rep := d.report(*seed, ran)
+	rep := d.report(*seed, ran, end)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -445,8 +444,10 @@ func axis(pos, neg bool) float64 {
 	return 0
 }
 
-// finalSample takes the traffic counters at the end of the run.
+// finalSample ends the measurement and takes the traffic counters at the
+// end of the run.
 func (d *demo) finalSample(now time.Duration) {
+	d.rec.stop(d.bots)
 	samples := make([]netSample, len(d.bots))
 	for i, b := range d.bots {
 		samples[i] = sampleNet(b, now)
@@ -456,8 +457,9 @@ func (d *demo) finalSample(now time.Duration) {
 	d.mu.Unlock()
 }
 
-// report builds the lab's report of the run, which lasted secs seconds.
-func (d *demo) report(seed uint64, secs float64) *lab.Report {
+// report builds the lab's report of the run, which lasted secs seconds and
+// was measured up to server time end.
+func (d *demo) report(seed uint64, secs float64, end time.Duration) *lab.Report {
 	rep := &lab.Report{Scenario: lab.Scenario{
 		Name: "demo", Seed: seed, DurationS: roundTo(secs, 3),
 		TickHz: lab.DefaultTickHz, SnapshotHz: lab.DefaultSnapshotHz, FrameHz: lab.DefaultFrameHz,
@@ -465,13 +467,11 @@ func (d *demo) report(seed uint64, secs float64) *lab.Report {
 	}}
 	for i, c := range d.rec.clients {
 		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: c.name, Clock: lab.ClockTether, Ball: string(d.ball), Link: c.link})
-		var net lab.NetMetrics
+		var net measure.NetMetrics
 		if d.base != nil && d.final != nil {
 			net = kbps(d.base[i], d.final[i])
 		}
-		res := d.rec.result(i, net)
-		res.BallMethod = string(d.ball)
-		rep.Results = append(rep.Results, res)
+		rep.Results = append(rep.Results, d.rec.result(i, end, string(d.ball), net))
 	}
 	return rep
 }

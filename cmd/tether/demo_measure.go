@@ -12,58 +12,72 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/lab"
 	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
-	"github.com/tether-net/tether/server"
 )
 
-// The demo measures its clients live with the lab's definitions and
-// functions (package measure), against the lab's truth of the soccer ball
-// (lab.SoccerBall): frames before demoWarmUp of server time are left out.
+// The demo measures its clients live as the lab does, with the lab's meters
+// (package measure) fed as the lab feeds them, against the lab's truth of the
+// soccer ball (lab.SoccerBall): frames before demoWarmUp of server time are
+// left out.
 const (
 	demoWarmUp = 2 * time.Second
-	// keepTruth is how much of the server's ball trajectory a run that
-	// keeps no report holds, for the live figures.
+	// keepTruth is how much of the server's match a run holds behind its
+	// newest tick: further back than any frame's render time lags. A run
+	// that keeps a report holds the whole ball trajectory, which the own
+	// kicks are measured against at the end.
 	keepTruth = 10 * time.Second
 )
 
-// liveFrame is one client frame as the report needs it.
-type liveFrame struct {
-	local   time.Duration // the client's local time of the frame
-	trueOff time.Duration // true time since the bot started, at local
-	est     time.Duration // the clock's estimate of server time
-	bound   time.Duration // its error bound
-	ready   bool
-	ball    bool // the ball was drawn
-	cut     bool
-	extrap  bool
-	frozen  bool
-	pos     geom.Vec3     // the drawn ball
-	rt      time.Duration // its render time
+// recorder measures every bot's frames against the server's truth. Its
+// methods are called from the server's goroutine (onTick, onMove), the bots'
+// goroutines (onFrame, onCorrection) and the demo's own.
+type recorder struct {
+	keep bool // keep the whole ball trajectory, for the report
+	live atomic.Pointer[match.Live]
+
+	mu        sync.Mutex
+	done      bool            // the run is over: no more frames are measured
+	ball      *lab.SoccerBall // nil until the first tick
+	cast      measure.Cast    // the players
+	forgot    time.Duration   // the cast holds no ticks before it
+	poses     []measure.Pose  // scratch for cast
+	truth     soccer.Truth    // after the newest tick, for the page
+	kicks     uint64          // the server's kicks so far
+	possessor uint32          // after the tick before
+	clients   []*clientRec
 }
 
-// clientRec is what the demo knows about one bot.
+// clientRec is one bot as the demo measures and draws it.
 type clientRec struct {
 	name string
 	link netsim.LinkConfig
 	asym time.Duration // (up - down base latency)/2: what no round trip can see
 
-	// anchor is the server time at the bot's true time zero (when its local
-	// clock started), as tight as seen so far: every frame gives an upper
-	// bound, server time read after the frame minus the true time of the
-	// frame. It turns a frame's local time into the true server time of
-	// that frame, free of the scheduling delay before the reading.
-	anchor    time.Duration
-	hasAnchor bool
+	clock         measure.ClockMeter
+	firstReply    time.Duration // the first frame after the clock's first reply
+	replied       bool
+	hasReply      atomic.Bool // the clock had its first reply (read without mu)
+	ball          measure.BallMeter
+	others        measure.OthersMeter
+	own           measure.OwnMeter
+	kicks         measure.KickMeter
+	frames        int // frames measured so far
+	seq           uint8
+	hasSeq        bool
+	ownGen        uint8 // the own player's teleport generation by the server's moves
+	hasGen        bool
+	resimTicks    uint64 // taken at the end
+	resim         bool
+	predictedKick []measure.PredictedKick
 
-	frames []liveFrame // every frame, when keeping a report
+	self    uint32
+	hasSelf bool
 
 	// The newest frame, for the page.
 	view  viewRec
 	win   window // figures since the page's last update of them
 	shown liveStats
-
-	self    uint32
-	hasSelf bool
 }
 
 // viewRec is a client's newest frame as the page draws it.
@@ -92,36 +106,38 @@ type liveStats struct {
 	clockErrMs, ballFidelityM, ballPresentM, delayMs, downKbps, upKbps float64
 }
 
-// recorder gathers the server's truth and every client's frames. Its methods
-// are called from the server's goroutine (onTick), the bots' goroutines
-// (onFrame) and the demo's own.
-type recorder struct {
-	keep bool // keep every frame and tick for the report
-	srv  atomic.Pointer[server.UDP]
-
-	mu      sync.Mutex
-	ball    *lab.SoccerBall // nil until the first tick
-	truth   soccer.Truth    // after the newest tick
-	clients []*clientRec
-}
-
-func newRecorder(names []string, links []netsim.LinkConfig, keep bool) *recorder {
-	r := &recorder{keep: keep}
+func newRecorder(names []string, links []netsim.LinkConfig, predicts, keep bool) *recorder {
+	r := &recorder{keep: keep, possessor: soccer.NoPlayer}
 	for i, n := range names {
 		l := links[i]
+		asym := time.Duration((l.Up.LatencyMs - l.Down.LatencyMs) / 2 * float64(time.Millisecond))
+		within := 2 * time.Millisecond
+		if l.Up.Spikes != nil || l.Down.Spikes != nil {
+			within = 5 * time.Millisecond
+		}
 		r.clients = append(r.clients, &clientRec{
-			name: n, link: l,
-			asym:  time.Duration((l.Up.LatencyMs - l.Down.LatencyMs) / 2 * float64(time.Millisecond)),
+			name: n, link: l, asym: asym,
+			clock:  measure.ClockMeter{WarmUp: demoWarmUp, Asym: asym, Within: within},
+			ball:   measure.BallMeter{WarmUp: demoWarmUp},
+			others: measure.OthersMeter{WarmUp: demoWarmUp},
+			own: measure.OwnMeter{WarmUp: demoWarmUp, Asym: asym, Predicted: predicts,
+				Up: time.Duration(l.Up.LatencyMs * float64(time.Millisecond))},
+			kicks: measure.KickMeter{WarmUp: demoWarmUp},
 			shown: liveStats{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()},
 		})
 	}
 	return r
 }
 
-// onTick records the server's state after a tick (on the server's goroutine).
+// onTick records the server's state after a tick (on the server's
+// goroutine) and measures the frames it completes.
 func (r *recorder) onTick(t *soccer.Truth) {
+	live := r.live.Load()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.done {
+		return
+	}
 	if r.ball == nil {
 		r.ball = lab.NewSoccerBall(lab.DefaultTickHz, t)
 	} else {
@@ -130,79 +146,175 @@ func (r *recorder) onTick(t *soccer.Truth) {
 	if tr := &r.ball.Truth; !r.keep && t.Time-tr.Oldest().T > 2*keepTruth {
 		tr.Forget(t.Time - keepTruth)
 	}
+	r.poses = r.poses[:0]
+	for _, p := range t.Players {
+		slot := int(p.ID - soccer.FirstPlayerID)
+		for len(r.poses) <= slot {
+			r.poses = append(r.poses, measure.Pose{})
+		}
+		r.poses[slot] = measure.Pose{Pos: p.Pos, Gen: p.Gen, In: true}
+	}
+	r.cast.Tick(t.Time, r.poses)
+	if t.Time-r.forgot > 2*keepTruth {
+		r.cast.Forget(t.Time - keepTruth)
+		r.forgot = t.Time - keepTruth
+	}
+	// The game runs this tick on this goroutine: its counters are ours to
+	// read. A kick at this tick was made by the player with the ball before.
+	if live != nil {
+		if k := live.Game().Stats().Kicks; k > r.kicks {
+			r.kicks = k
+			if c := r.byPlayer(r.possessor); c != nil {
+				c.kicks.Applied(t.Time)
+			}
+		}
+	}
+	r.possessor = t.Possessor
+	for _, c := range r.clients {
+		c.others.Measure(&r.cast, t.Time)
+		c.ownTeleports(t)
+	}
 	players := append(r.truth.Players[:0], t.Players...)
 	r.truth = *t
 	r.truth.Players = players
 }
 
-// ballAt returns the true ball at server time t for the page's figures, and
-// false if t is before the truth held: past the newest tick the ball flies
-// on from it.
-func (r *recorder) ballAt(t time.Duration) (geom.Vec3, bool) {
-	if r.ball == nil || t < r.ball.Truth.Oldest().T {
-		return geom.Vec3{}, false
+// byPlayer returns the client playing player id, or nil.
+func (r *recorder) byPlayer(id uint32) *clientRec {
+	for _, c := range r.clients {
+		if c.hasSelf && c.self == id {
+			return c
+		}
 	}
-	tr := &r.ball.Truth
-	if n := tr.Newest(); t > n.T {
-		return measure.Flight(n.Pos, n.Vel, tr.G, (t - n.T).Seconds()), true
-	}
-	return tr.At(t), true
+	return nil
 }
 
-// serverTime returns the true server time of a frame at true time trueOff
-// after the bot started, and whether it is known yet.
-func (c *clientRec) serverTime(trueOff time.Duration) (time.Duration, bool) {
-	return c.anchor + trueOff, c.hasAnchor
+// ownTeleports notes the teleports of the client's predicted player by the
+// server's moves.
+func (c *clientRec) ownTeleports(t *soccer.Truth) {
+	for _, p := range t.Players {
+		if !c.hasSelf || p.ID != c.self || !p.Predicted {
+			continue
+		}
+		if c.hasGen && p.MovedGen != c.ownGen {
+			c.own.Teleported(p.Moved.Pos)
+		}
+		c.ownGen, c.hasGen = p.MovedGen, true
+	}
 }
 
-// onFrame records a bot's frame (on the bot's goroutine).
+// onMove takes a move of bot b's predicted player the server applied (on
+// the server's goroutine).
+func (r *recorder) onMove(b *match.Bot, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.client(b); c != nil {
+		c.own.Moved(m.Time, s.Pos)
+		c.own.Applied(int(m.Seq))
+	}
+}
+
+// onCorrection takes an adjustment or reset bot b's prediction applied.
+func (r *recorder) onCorrection(b *match.Bot, corr movement.Correction) {
+	live := r.live.Load()
+	if corr.Kind != movement.Adjust || live == nil {
+		return
+	}
+	now := live.Server().Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c := r.client(b); c != nil {
+		c.own.Corrected(now, corr.Error)
+	}
+}
+
+// client returns bot b's record, or nil once the run is over.
+func (r *recorder) client(b *match.Bot) *clientRec {
+	if r.done || b.Index >= len(r.clients) {
+		return nil
+	}
+	return r.clients[b.Index]
+}
+
+// onFrame measures a bot's frame (on the bot's goroutine): what it draws
+// now, before the input it decided from that frame is sent.
 func (r *recorder) onFrame(b *match.Bot, f *client.Frame, v *soccer.View) {
-	srv := r.srv.Load()
-	if srv == nil {
-		return // the first frames, before StartLive returned
+	t := b.TrueTime(f.Local)
+	if b.Index >= len(r.clients) {
+		return
 	}
-	now := srv.Now()
-	trueOff := b.Link.Clock.True(f.Local)
-	lf := liveFrame{local: f.Local, trueOff: trueOff, est: f.Server, bound: f.Bound, ready: f.Ready}
+	if c := r.clients[b.Index]; !c.hasReply.Load() {
+		b.Driver().Do(func(cl *client.Client) { c.hasReply.Store(cl.Clock().Stats().Samples > 0) })
+	}
+	ball := measure.Drawn{T: t}
 	if e := f.Find(soccer.BallID); f.Ready && e != nil {
-		lf.ball, lf.cut, lf.extrap, lf.frozen = true, e.Cut, e.Extrapolated, e.Frozen
-		lf.pos, lf.rt = e.Pos, e.RenderTime
+		ball = measure.Drawn{T: t, OK: true, Pos: e.Pos, RenderTime: e.RenderTime,
+			Extrapolated: e.Extrapolated, Frozen: e.Frozen, Cut: e.Cut}
+	}
+	own := measure.OwnDrawn{T: t, Est: f.Server}
+	if e := f.Find(f.Self); f.Ready && f.HasSelf && e != nil {
+		own.OK, own.Pos, own.RenderTime, own.Predicted, own.Cut = true, e.Pos, e.RenderTime, e.Predicted, e.Cut
 	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if b.Index >= len(r.clients) {
+	c := r.client(b)
+	if c == nil || r.ball == nil {
 		return
 	}
-	c := r.clients[b.Index]
-	if a := now - trueOff; !c.hasAnchor || a < c.anchor {
-		c.anchor, c.hasAnchor = a, true
+	if f.HasSelf {
+		c.self, c.hasSelf = f.Self, true
 	}
-	if r.keep {
-		c.frames = append(c.frames, lf)
+	if !c.replied && c.hasReply.Load() {
+		c.firstReply, c.replied = t, true
 	}
-	c.self, c.hasSelf = f.Self, f.HasSelf
+	bound := time.Duration(-1)
+	if f.Ready {
+		bound = f.Bound
+		for i := range f.Entities {
+			e := &f.Entities[i]
+			if e.Kind == soccer.KindPlayer && !(f.HasSelf && e.ID == f.Self) {
+				c.others.Add(measure.OtherDrawn{Frame: c.frames, T: t, Slot: int(e.ID - soccer.FirstPlayerID), Pos: e.Pos, RenderTime: e.RenderTime, Cut: e.Cut})
+			}
+		}
+	}
+	c.own.Frame(own)
+	if o := b.Game().Own(); o != nil {
+		c.own.Made(int(o.Seq()), t)
+	}
+	c.clock.Add(measure.Frame{T: t, Est: f.Server, Ready: f.Ready, Bound: bound})
+	c.ball.Add(&r.ball.Truth, ball)
+	c.kicks.Frame(ball)
+	c.frames++
+	if in := b.Input(); !c.hasSeq {
+		c.seq, c.hasSeq = in.ActionSeq, true // the server takes the first as the start
+	} else if in.ActionSeq != c.seq {
+		c.seq = in.ActionSeq
+		if in.Action == soccer.ActionPass || in.Action == soccer.ActionShot {
+			c.kicks.Kicked(t)
+		}
+	}
+	c.pageFrame(r, t, f, ball, v)
+}
 
-	// The page's figures.
-	t, _ := c.serverTime(trueOff)
-	if lf.ready {
-		c.win.clock += math.Abs(durMs(lf.est - t - c.asym))
+// pageFrame keeps the page's figures and drawing of a frame at true time t.
+func (c *clientRec) pageFrame(r *recorder, t time.Duration, f *client.Frame, ball measure.Drawn, v *soccer.View) {
+	if f.Ready {
+		c.win.clock += math.Abs(durMs(f.Server - t - c.asym))
 		c.win.clockN++
 	}
-	if lf.ball {
-		if x, ok := r.ballAt(lf.rt); ok {
-			c.win.ball += lf.pos.Dist(x)
+	if ball.OK {
+		if x, ok := r.ballAt(ball.RenderTime); ok {
+			c.win.ball += ball.Pos.Dist(x)
 			c.win.ballN++
 		}
 		if x, ok := r.ballAt(t); ok {
-			c.win.present += lf.pos.Dist(x)
+			c.win.present += ball.Pos.Dist(x)
 			c.win.presentN++
 		}
-		c.win.delay += durMs(t - lf.rt)
+		c.win.delay += durMs(t - ball.RenderTime)
 		c.win.delayN++
 	}
-
-	// The page's drawing.
 	vr := &c.view
 	vr.ready = v.Ready
 	vr.ball, vr.owner = v.Ball, -1
@@ -214,6 +326,61 @@ func (r *recorder) onFrame(b *match.Bot, f *client.Frame, v *soccer.View) {
 		vr.players = append(vr.players, playerRec{id: p.ID, team: p.Team, pos: p.Pos})
 	}
 	vr.score = [2]int{v.Score.Home, v.Score.Away}
+}
+
+// ballAt returns the true ball at server time t for the page's figures, and
+// false if t is before the truth held: past the newest tick the ball flies
+// on from it.
+func (r *recorder) ballAt(t time.Duration) (geom.Vec3, bool) {
+	tr := &r.ball.Truth
+	if t < tr.Oldest().T {
+		return geom.Vec3{}, false
+	}
+	if n := tr.Newest(); t > n.T {
+		return measure.Flight(n.Pos, n.Vel, tr.G, (t - n.T).Seconds()), true
+	}
+	return tr.At(t), true
+}
+
+// stop ends the measurement: later ticks and frames are not measured. It
+// takes what the bots' clients counted of their own (the resim method's
+// re-simulated ticks and predicted kicks).
+func (r *recorder) stop(bots []*match.Bot) {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+	for i, b := range bots {
+		c := r.clients[i]
+		b.Driver().Do(func(*client.Client) {
+			st, ok := b.Game().ResimStats()
+			c.resimTicks, c.resim = st.ResimTicks, ok
+			c.kicks.Predicts = ok
+			for _, k := range b.Game().PredictedKicks() {
+				c.predictedKick = append(c.predictedKick, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From, Confirmed: k.Confirmed, Correction: k.Correction})
+			}
+		})
+	}
+}
+
+// result returns client i's figures of a run that lasted end, as the lab
+// defines them. Call it after stop.
+func (r *recorder) result(i int, end time.Duration, method string, net measure.NetMetrics) lab.Result {
+	c := r.clients[i]
+	res := lab.Result{Client: c.name, ClockMethod: lab.ClockTether, BallMethod: method, Net: net,
+		Clock: c.clock.Metrics(c.firstReply, c.replied)}
+	if r.ball == nil {
+		return res // the server never ticked
+	}
+	res.Ball = c.ball.Metrics(&r.ball.Truth)
+	if c.resim {
+		perS := measure.Round(float64(c.resimTicks) / end.Seconds())
+		res.Ball.ResimTicks = &perS
+	}
+	c.kicks.Metrics(&res.Ball, c.predictedKick, &r.ball.Truth)
+	c.others.Measure(&r.cast, end+time.Hour)
+	others, own := c.others.Metrics(), c.own.Metrics(end)
+	res.Others, res.Own = &others, &own
+	return res
 }
 
 func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -252,13 +419,13 @@ const (
 
 // kbps returns the traffic between two samples: datagram bytes plus the IPv4
 // and UDP headers, and the clock's message bytes.
-func kbps(a, b netSample) lab.NetMetrics {
+func kbps(a, b netSample) measure.NetMetrics {
 	secs := (b.at - a.at).Seconds()
 	if secs <= 0 {
-		return lab.NetMetrics{}
+		return measure.NetMetrics{}
 	}
-	rate := func(bytes uint64) float64 { return roundTo(float64(bytes)*8/secs/1000, 6) }
-	return lab.NetMetrics{
+	rate := func(bytes uint64) float64 { return measure.Round(float64(bytes) * 8 / secs / 1000) }
+	return measure.NetMetrics{
 		DownKbps:      rate(b.bytesIn - a.bytesIn + (b.packetsIn-a.packetsIn)*netsim.HeaderBytes),
 		UpKbps:        rate(b.bytesOut - a.bytesOut + (b.packetsOut-a.packetsOut)*netsim.HeaderBytes),
 		ClockUpKbps:   rate((b.pings - a.pings) * pingBytes),
@@ -273,49 +440,4 @@ func roundTo(x float64, places int) float64 {
 	}
 	p := math.Pow(10, float64(places))
 	return math.Round(x*p) / p
-}
-
-// result computes a client's metrics after the run, as the lab defines them.
-// Call it once every goroutine has stopped.
-func (r *recorder) result(i int, net lab.NetMetrics) lab.Result {
-	c := r.clients[i]
-	return lab.Result{
-		Client: c.name, ClockMethod: lab.ClockTether, BallMethod: lab.BallTether,
-		Clock: c.clockMetrics(), Ball: c.ballMetrics(r.ball), Net: net,
-	}
-}
-
-// clockMetrics measures the client's clock, each frame at its true server
-// time by the final anchor. clock.converge_s counts from the first frame
-// with an estimate: a live client's first clock reply is not seen.
-func (c *clientRec) clockMetrics() lab.ClockMetrics {
-	k := measure.ClockMeter{WarmUp: demoWarmUp, Asym: c.asym, Within: 2 * time.Millisecond}
-	if c.link.Up.Spikes != nil || c.link.Down.Spikes != nil {
-		k.Within = 5 * time.Millisecond
-	}
-	first, ready := time.Duration(0), false
-	for i := range c.frames {
-		f := &c.frames[i]
-		t, _ := c.serverTime(f.trueOff)
-		if f.ready && !ready {
-			first, ready = t, true
-		}
-		k.Add(measure.Frame{T: t, Est: f.est, Ready: f.ready, Bound: f.bound})
-	}
-	return k.Metrics(first, ready)
-}
-
-// ballMetrics measures how the client drew the ball against its truth tr
-// (nil: the server never ticked). Blackouts are not emulated live.
-func (c *clientRec) ballMetrics(tr *lab.SoccerBall) lab.BallMetrics {
-	if tr == nil {
-		return lab.BallMetrics{}
-	}
-	b := measure.BallMeter{WarmUp: demoWarmUp}
-	for i := range c.frames {
-		f := &c.frames[i]
-		t, _ := c.serverTime(f.trueOff)
-		b.Add(&tr.Truth, measure.Drawn{T: t, OK: f.ball, Pos: f.pos, RenderTime: f.rt, Extrapolated: f.extrap, Frozen: f.frozen, Cut: f.cut})
-	}
-	return b.Metrics(&tr.Truth)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -290,4 +291,80 @@ func TestDemoBallMethod(t *testing.T) {
 	if code := run([]string{"demo", "-h"}, &stdout, &stdout); code != exitOK || !strings.Contains(stdout.String(), "-ball") {
 		t.Errorf("demo -h: exit %d, %q", code, stdout.String())
 	}
+}
+
+// TestDemoResimLabFields runs tether demo -headless -json -ball resim as a real
+// process over loopback UDP and checks that each bot's result has the fields
+// the lab reports for a resim client of the soccer game (the same scenario
+// run by package lab), the same both ways, but for those that only appear
+// when what they count happened.
+func TestDemoResimLabFields(t *testing.T) {
+	scen, err := lab.Preset("broadband")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scen.Game, scen.DurationS = lab.GameSoccer, 4
+	scen.Clients = []lab.Client{{Name: "resim", Clock: lab.ClockTether, Ball: lab.BallResim, Link: scen.Clients[0].Link}}
+	want, err := lab.Run(scen, lab.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := asProcess("demo", "-headless", "-duration", "4s", "-json", "-bots", "2", "-link", "broadband", "-ball", "resim")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	var got struct{ Results []map[string]any }
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	labJSON, err := json.Marshal(want.Results[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labResult map[string]any
+	if err := json.Unmarshal(labJSON, &labResult); err != nil {
+		t.Fatal(err)
+	}
+	// Fields left out when nothing they count happened (no teleport, no
+	// kick shown or confirmed, none refuted).
+	sometimes := map[string]bool{"ball.teleport_frames": true, "ball.kick_visible_frames": true, "ball.kick_correction_m": true,
+		"ball.kick_lag_ms": true, "ball.kick_origin_m": true, "ball.kicks_refuted": true, "ball.kick_refuted_m": true}
+	wantKeys := fieldPaths("", labResult, sometimes)
+	for _, k := range []string{"ball.resim_ticks", "ball.kicks", "ball.kicks_predicted", "others.present_m.p99", "own.predicted"} {
+		if !slices.Contains(wantKeys, k) {
+			t.Fatalf("the lab's resim result has no %s: %v", k, wantKeys)
+		}
+	}
+	if len(got.Results) != 2 {
+		t.Fatalf("%d results, want 2", len(got.Results))
+	}
+	for _, r := range got.Results {
+		if keys := fieldPaths("", r, sometimes); !slices.Equal(keys, wantKeys) {
+			t.Errorf("%v: fields\n%v\nwant the lab's\n%v", r["client"], keys, wantKeys)
+		}
+		if r["ball_method"] != "resim" || r["own"].(map[string]any)["predicted"] != false || r["ball"].(map[string]any)["resim_ticks"].(float64) <= 0 {
+			t.Errorf("%v: ball method %v, own %v, resim ticks %v", r["client"], r["ball_method"], r["own"], r["ball"].(map[string]any)["resim_ticks"])
+		}
+	}
+}
+
+// fieldPaths returns the sorted dotted paths of the fields in v but for
+// those in skip.
+func fieldPaths(prefix string, v map[string]any, skip map[string]bool) []string {
+	var paths []string
+	for k, x := range v {
+		p := prefix + k
+		if skip[p] {
+			continue
+		}
+		if m, ok := x.(map[string]any); ok {
+			paths = append(paths, fieldPaths(p+".", m, skip)...)
+			continue
+		}
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths
 }

@@ -34,6 +34,7 @@ type Live struct {
 	srv    *server.UDP
 	router *router
 	addr   netip.AddrPort
+	epoch  time.Time // the instant the server's clock read zero
 
 	mu    sync.Mutex
 	truth soccer.Truth
@@ -105,6 +106,7 @@ func StartLive(cfg Config) (*Live, error) {
 		l.router.Close()
 		return nil, err
 	}
+	l.epoch = time.Now().Add(-l.srv.Now()) // within the microsecond between the two readings
 	for i := range cfg.Bots {
 		if _, err := l.Join(cfg.linkOf(i)); err != nil {
 			l.Close()
@@ -182,6 +184,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 		return nil, err
 	}
 	b.live = &liveBot{udp: driver}
+	b.start = start.Sub(l.epoch)
 	l.mu.Lock()
 	l.bots = append(l.bots, b)
 	l.mu.Unlock()

@@ -2,6 +2,7 @@ package match
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,15 +16,22 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestLive runs the server and four bots over real loopback UDP, each through
-// a netsim link, for about two seconds, and shuts everything down cleanly.
+// a netsim link, for about two seconds, and shuts everything down cleanly. A
+// bot's TrueTime of a frame's local time, on a clock 5 s off and drifting,
+// is the server's clock at that frame: never later than the server's clock
+// read after it, and at least once within 50 µs of it (off by the
+// bot's start, it is 130 µs or more).
 func TestLive(t *testing.T) {
 	link, err := netsim.Preset("broadband")
 	if err != nil {
 		t.Fatal(err)
 	}
+	link.Clock = netsim.Clock{OffsetS: 5, DriftPPM: 300}
 	var mu sync.Mutex
 	ready := map[int]int{} // frames with the whole match drawn, per bot
 	ticks := 0
+	var live atomic.Pointer[Live]
+	lead := map[int]time.Duration{} // least server time after a frame minus its TrueTime, per bot
 	l, err := StartLive(Config{Seed: 3, Link: link,
 		OnTick: func(tr *soccer.Truth) {
 			mu.Lock()
@@ -31,16 +39,23 @@ func TestLive(t *testing.T) {
 			mu.Unlock()
 		},
 		OnFrame: func(b *Bot, f *client.Frame, v *soccer.View) {
+			mu.Lock()
+			defer mu.Unlock()
 			if f.Ready && v.Ready && len(v.Players) == 4 {
-				mu.Lock()
 				ready[b.Index]++
-				mu.Unlock()
+			}
+			if l := live.Load(); l != nil {
+				d := l.Server().Now() - b.TrueTime(f.Local)
+				if was, ok := lead[b.Index]; !ok || d < was {
+					lead[b.Index] = d
+				}
 			}
 		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	live.Store(l)
 	time.Sleep(2 * time.Second)
 	var tr soccer.Truth
 	l.Truth(&tr)
@@ -49,7 +64,7 @@ func TestLive(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	t.Logf("ticks %d, frames with the match drawn %v, truth at %v: %d players", ticks, ready, tr.Time, len(tr.Players))
+	t.Logf("ticks %d, frames with the match drawn %v, truth at %v: %d players; least lead of the server clock %v", ticks, ready, tr.Time, len(tr.Players), lead)
 	if ticks < 60 {
 		t.Errorf("only %d ticks in 2 s", ticks)
 	}
@@ -59,6 +74,9 @@ func TestLive(t *testing.T) {
 	for i := range 4 {
 		if ready[i] == 0 {
 			t.Errorf("bot %d never drew the match", i)
+		}
+		if d, ok := lead[i]; !ok || d < -10*time.Microsecond || d > 50*time.Microsecond {
+			t.Errorf("bot %d: the server's clock after a frame minus the frame's TrueTime is at least %v, want 0 to 50 µs", i, d)
 		}
 	}
 }

@@ -174,6 +174,7 @@ type Bot struct {
 
 	h      *harness.Client // Virtual only
 	lastIn soccer.Input
+	start  time.Duration // Live: the server's time when the bot's local clock started
 }
 
 // decide sets the bot's input for frame f (or the caller's, if it took over).
@@ -237,6 +238,17 @@ func (b *Bot) NetLink() *netsim.Link { return b.h.Link() }
 
 // Harness returns the bot's client in the virtual rig (Virtual only).
 func (b *Bot) Harness() *harness.Client { return b.h }
+
+// TrueTime returns the true time at which the bot's local clock read local:
+// the server's clock then (in Virtual the scheduler's, in Live the server
+// driver's, to within a microsecond).
+func (b *Bot) TrueTime(local time.Duration) time.Duration {
+	start := b.start
+	if b.h != nil {
+		start = b.h.Start()
+	}
+	return start + b.Link.Clock.True(local)
+}
 
 // Slot returns the server's client slot of the bot, or -1 before it
 // connected (Virtual; in Live, Driver().Transport().ClientIndex()).
