@@ -4,7 +4,8 @@
 //
 // Each Server or Client owns its connection and runs exactly one goroutine,
 // which hands every datagram to the netcode state machine, runs its Update
-// (keep-alives, timeouts) at least every Tick (default 10 ms), writes
+// (keep-alives, timeouts) at least every Tick (default 10 ms; for a Server
+// with an OnTick, at its ticks and when the protocol has something due), writes
 // whatever the state machine wants sent, and calls the configured callbacks
 // without holding any lock, so a callback may call Send. Callbacks of one
 // endpoint never run concurrently. Payload slices passed to callbacks are
