@@ -16,14 +16,18 @@ import (
 // its own emulated link. Its JSON form is the scenario file format of the design
 // document; unknown fields are errors.
 type Scenario struct {
-	Name       string   `json:"name"`
-	Seed       uint64   `json:"seed"`
-	DurationS  float64  `json:"duration_s"`
-	TickHz     int      `json:"tick_hz"`
-	SnapshotHz int      `json:"snapshot_hz"`
-	FrameHz    int      `json:"frame_hz"`
-	Game       string   `json:"game"`
-	Clients    []Client `json:"clients"`
+	Name       string  `json:"name"`
+	Seed       uint64  `json:"seed"`
+	DurationS  float64 `json:"duration_s"`
+	TickHz     int     `json:"tick_hz"`
+	SnapshotHz int     `json:"snapshot_hz"`
+	FrameHz    int     `json:"frame_hz"`
+	Game       string  `json:"game"`
+	// LateShare is the render delay's knob for every client of a soccer
+	// match (timeline.Config.LateShare: the share of frames that may be
+	// drawn past the newest snapshot); 0 means the game's default.
+	LateShare float64  `json:"late_share,omitempty"`
+	Clients   []Client `json:"clients"`
 }
 
 // Client is one client of a scenario: how it estimates the server's clock, how it
@@ -182,6 +186,10 @@ func (s Scenario) Validate() error {
 		return scenarioErr("clients is empty, want at least one client")
 	case len(s.Clients) > 64:
 		return scenarioErr("%d clients, want at most 64", len(s.Clients))
+	case !(s.LateShare >= 0 && s.LateShare < 1):
+		return scenarioErr("late_share = %v, want 0 <= late_share < 1", s.LateShare)
+	case s.LateShare != 0 && s.Game != GameSoccer:
+		return scenarioErr("late_share is for game %s: the ball drill's clients have their own render clocks", GameSoccer)
 	}
 	seen := map[string]bool{}
 	for i, c := range s.Clients {

@@ -97,8 +97,8 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	cfg := match.Config{
 		Seed: s.Seed, Bots: len(s.Clients), PairedLinks: true, Rules: sm.rules,
 		Server:  tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz},
-		FrameHz: s.FrameHz,
-		OnTick:  sm.onTick, OnFrame: sm.onFrame,
+		FrameHz: s.FrameHz, LateShare: s.LateShare,
+		OnTick: sm.onTick, OnFrame: sm.onFrame,
 		// Every client predicts its own player (package movement) but those
 		// whose ball method is resim: that method predicts the own kicks
 		// in a world whose own player the server moves tick by tick.

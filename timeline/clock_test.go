@@ -1,6 +1,8 @@
 package timeline
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -56,6 +58,75 @@ func TestSharedClock(t *testing.T) {
 	}
 	if got := b.Stats().Target; got != k.Target() {
 		t.Fatalf("a timeline reports target %v, its clock %v", got, k.Target())
+	}
+}
+
+// TestLateShare: the render delay draws about LateShare of the frames past
+// the newest state, whatever the link: states sent at 30 Hz arrive 40 ms
+// late plus a jitter (exponential or uniform), some of them lost, and the
+// share of frames drawn extrapolated after the first 3 s is within a quarter
+// of the target (or half a percent); a smaller share costs a longer delay.
+// The frames come at 61 Hz: a renderer's clock is not the server's, so the
+// render time falls anywhere in the send interval, as the delay assumes (at
+// exactly twice the send rate it would fall at two points only).
+func TestLateShare(t *testing.T) {
+	const iv = time.Second / 30
+	for _, link := range []struct {
+		name   string
+		jitter func(*rand.Rand) time.Duration
+		loss   float64
+	}{
+		{"exp 10ms", func(r *rand.Rand) time.Duration { return time.Duration(r.ExpFloat64() * 10e6) }, 0},
+		{"uniform 30ms, 5% lost", func(r *rand.Rand) time.Duration { return time.Duration(r.Float64() * 30e6) }, 0.05},
+	} {
+		prev := time.Duration(0)
+		for _, share := range []float64{0.5, 0.2, 0.05, 0.01} {
+			rng := rand.New(rand.NewPCG(1, 2))
+			tl, err := New(Config{LateShare: share})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type arrival struct{ at, t time.Duration }
+			var queue []arrival // in order of state time; delivered when due
+			var frames, late int
+			var delay time.Duration
+			next := time.Duration(0) // next state time to send
+			for f := range 60 * 61 {
+				now := time.Duration(f) * time.Second / 61
+				for ; next <= now; next += iv {
+					if rng.Float64() >= link.loss {
+						queue = append(queue, arrival{next + 40*time.Millisecond + link.jitter(rng), next})
+					}
+				}
+				kept := queue[:0]
+				for _, a := range queue {
+					if a.at <= now {
+						tl.Insert(kinematic.State{Time: a.t, Pos: geom.V(a.t.Seconds(), 0, 0)}, a.at)
+					} else {
+						kept = append(kept, a)
+					}
+				}
+				queue = kept
+				fr := tl.Sample(now)
+				if now >= 3*time.Second && fr.Valid {
+					frames++
+					delay += fr.Delay
+					if fr.Extrapolated {
+						late++
+					}
+				}
+			}
+			got := float64(late) / float64(frames)
+			mean := delay / time.Duration(frames)
+			t.Logf("%s: LateShare %.2f: %.3f of the frames late, delay %v", link.name, share, got, mean)
+			if d := math.Abs(got - share); d > share/4 && d > 0.005 {
+				t.Errorf("%s: LateShare %.2f: %.3f of the frames late", link.name, share, got)
+			}
+			if mean <= prev {
+				t.Errorf("%s: LateShare %.2f: delay %v, not more than %v at a larger share", link.name, share, mean, prev)
+			}
+			prev = mean
+		}
 	}
 }
 

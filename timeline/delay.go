@@ -8,10 +8,13 @@ import (
 )
 
 // estimator measures the link from arrivals and derives the target render
-// delay from it.
+// delay from it: with Config.LateShare, the least delay at which the
+// expected share of frames drawn past the newest state is LateShare (see
+// lateAt); without, by the quantile and interval fields.
 type estimator struct {
+	share     float64 // target share of late frames, or 0
 	quant     float64
-	share     float64 // of the send interval, beyond the median lateness
+	ishare    float64 // of the send interval, beyond the median lateness
 	qshare    float64 // of the send interval, beyond the lateness quantile
 	lossShare float64
 	fixed     time.Duration // configured send interval, or 0
@@ -40,8 +43,9 @@ const lossMemory = 64
 
 func (e *estimator) init(c Config) {
 	*e = estimator{
+		share:     c.LateShare,
 		quant:     c.Quantile,
-		share:     c.IntervalShare,
+		ishare:    c.IntervalShare,
 		qshare:    c.QuantileInterval,
 		lossShare: c.LossShare,
 		fixed:     c.SendInterval,
@@ -56,7 +60,7 @@ func (e *estimator) init(c Config) {
 // reset returns e emptied, keeping its configuration and buffers.
 func (e *estimator) reset() estimator {
 	r := estimator{
-		quant: e.quant, share: e.share, qshare: e.qshare, lossShare: e.lossShare, fixed: e.fixed,
+		share: e.share, quant: e.quant, ishare: e.ishare, qshare: e.qshare, lossShare: e.lossShare, fixed: e.fixed,
 		minD: e.minD, maxD: e.maxD, late: e.late, scratch: e.scratch, dirty: true,
 	}
 	clear(r.late)
@@ -145,7 +149,63 @@ func (e *estimator) update() {
 		e.q = order.Select(s, min(max(k, 0), e.lateN-1))
 		e.median = order.Select(s, (e.lateN-1)/2)
 	}
+	if e.share > 0 {
+		e.cached = 0
+		if e.lateN > 0 && e.interval() > 0 {
+			e.cached = e.solve(e.late[:e.lateN])
+		} else if e.lateN > 0 {
+			// No interval yet (the first arrivals): a frame is late when
+			// its state is later than the delay.
+			k := int(math.Ceil((1-e.share)*float64(e.lateN))) - 1
+			e.cached = order.Select(e.scratch[:e.lateN], min(max(k, 0), e.lateN-1))
+		}
+		e.cached = min(max(e.cached, e.minD), e.maxD)
+		return
+	}
 	iv := float64(e.interval())
-	d := max(float64(e.q)+e.qshare*iv, float64(e.median)+e.share*iv) + e.lossShare*e.loss()*iv
+	d := max(float64(e.q)+e.qshare*iv, float64(e.median)+e.ishare*iv) + e.lossShare*e.loss()*iv
 	e.cached = min(max(time.Duration(d), e.minD), e.maxD)
+}
+
+// solve returns the least delay, to a microsecond, whose expected share of
+// late frames over the lateness samples ls is at most the target share, the
+// send interval being known.
+func (e *estimator) solve(ls []time.Duration) time.Duration {
+	iv, p := e.interval(), e.loss()
+	lo, hi := ls[0], ls[0]
+	for _, l := range ls {
+		lo, hi = min(lo, l), max(hi, l)
+	}
+	// Every frame is late at a delay of the least lateness less an
+	// interval, none at the greatest plus two (a state and the next lost).
+	lo, hi = lo-iv, hi+2*iv+time.Microsecond
+	for hi-lo > time.Microsecond {
+		mid := lo + (hi-lo)/2
+		if lateAt(ls, mid, iv, p) > e.share {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// lateAt returns the expected share of frames drawn past the newest regular
+// state at render delay d, for states sent every iv, a share p of them lost,
+// the others late by the samples ls (drawn independently).
+//
+// A frame at now draws render time now-d. The next state after the render
+// time, sent u later (u uniform over [0, iv) from frame to frame), is there
+// if it arrived, l ≤ d-u: the frame is late with probability
+// late(d-l) = clamp(1 - (d-l)/iv, 0, 1). If that state was lost, the frame
+// needs the one after it, sent iv later still: late(d-iv-l).
+func lateAt(ls []time.Duration, d, iv time.Duration, p float64) float64 {
+	late := func(slack time.Duration) float64 {
+		return min(max(1-float64(slack)/float64(iv), 0), 1)
+	}
+	var sum float64
+	for _, l := range ls {
+		sum += (1-p)*late(d-l) + p*late(d-iv-l)
+	}
+	return sum / float64(len(ls))
 }

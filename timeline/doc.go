@@ -25,6 +25,15 @@
 // the newest state at the end of every send interval. No more is added: every
 // millisecond of delay is a millisecond the picture lags the present.
 //
+// Config.LateShare sets the delay by one knob instead: the share of frames
+// that may be drawn late, past the newest state received. The target delay
+// is then the least at which the expected share of late frames, over the
+// window's lateness, the send interval and the loss rate, is LateShare (a
+// frame draws a render time anywhere in the send interval, and is late if
+// the next state after it has not arrived, nor, if that one was lost, the
+// one after). On a link with no jitter that is the lateness plus
+// 1 - LateShare of the send interval.
+//
 // The render clock is never set: it advances by the time elapsed since the
 // previous Sample multiplied by a scale within [MinScale, MaxScale] =
 // [0.9, 1.1], so the delay changes smoothly and the render time never goes

@@ -53,6 +53,18 @@ type Config struct {
 	// MinDelay and MaxDelay bound the render delay; 0 means 0 and 1 s.
 	// Range 0 ≤ MinDelay ≤ MaxDelay ≤ 10 s.
 	MinDelay, MaxDelay time.Duration
+	// LateShare is the render delay's one knob: the share of frames, over
+	// time, that may be drawn late, past the newest state received, for
+	// want of the state after it (extrapolated, if the entity's motion can
+	// be foreseen; a correction to come, if not). The delay is the least
+	// that gives that share on the link as measured over the window: the
+	// lateness of each arrival, the send interval and the loss rate (a lost
+	// state leaves the frames waiting for the next). A smaller share means
+	// a longer delay and a picture further in the past, with fewer frames
+	// drawn beyond what is known. 0 means the older policy set by Quantile,
+	// IntervalShare, QuantileInterval and LossShare, which LateShare is to
+	// replace; those are ignored when it is set. Range [0, 1).
+	LateShare float64
 	// Quantile is the share of arrivals, over the window, whose lateness the
 	// delay covers; 0 means 0.95. Range [0.5, 1].
 	Quantile float64
@@ -126,6 +138,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{"MinDelay", c.MinDelay, "[0, 10s]"}
 	case c.MaxDelay < 0 || c.MaxDelay > maxT || (c.MaxDelay != 0 && c.MaxDelay < c.MinDelay):
 		return c, &ConfigError{"MaxDelay", c.MaxDelay, "[MinDelay, 10s]"}
+	case !(c.LateShare >= 0 && c.LateShare < 1):
+		return c, &ConfigError{"LateShare", c.LateShare, "[0, 1)"}
 	case c.Quantile != 0 && !(c.Quantile >= 0.5 && c.Quantile <= 1):
 		return c, &ConfigError{"Quantile", c.Quantile, "[0.5, 1]"}
 	case c.Window != 0 && (c.Window < 8 || c.Window > 4096):

@@ -46,6 +46,9 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{Config{Capacity: 2}, "Capacity"},
 		{Config{Quantile: 0.3}, "Quantile"},
+		{Config{LateShare: 1}, "LateShare"},
+		{Config{LateShare: -0.1}, "LateShare"},
+		{Config{LateShare: math.NaN()}, "LateShare"},
 		{Config{Quantile: math.NaN()}, "Quantile"},
 		{Config{MinDelay: 2 * time.Second, MaxDelay: time.Second}, "MaxDelay"},
 		{Config{Window: 5}, "Window"},

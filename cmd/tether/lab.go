@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/tether-net/tether/lab"
 	"golang.org/x/term"
@@ -14,6 +16,7 @@ import (
 func runLab(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("lab", stderr,
 		"usage: tether lab (-scenario NAME | -scenario-file FILE) [-seed N] [-json] [-out DIR] [-trace FILE]",
+		"       tether lab -scenario-file FILE -sweep late=SHARE,... [-seeds 1-10] [-json]",
 	)
 	scenario := fs.String("scenario", "", "built-in scenario: lan, broadband, wan, mobile or lossy")
 	file := fs.String("scenario-file", "", "scenario file (JSON)")
@@ -21,6 +24,8 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	out := fs.String("out", "", "write report.md and PNG plots into this directory")
 	tracePath := fs.String("trace", "", "write one CSV row per client frame to this file")
+	sweep := fs.String("sweep", "", "run the scenario at each setting of the render delay's knob, late=SHARE,... (the target share of frames drawn past the newest snapshot; default for the game's own), and print each client's figures pooled over -seeds")
+	seedsFlag := fs.String("seeds", "", "with -sweep, the seeds to pool over: N-M or N,M,... (default: the scenario's seed)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -30,6 +35,12 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 	}
 	if *seed != 0 {
 		s.Seed = *seed
+	}
+	if *sweep != "" || *seedsFlag != "" {
+		if *sweep == "" || *out != "" || *tracePath != "" || *seed != 0 {
+			return usagef("-seeds goes with -sweep, and -sweep with neither -seed, -out nor -trace")
+		}
+		return runSweep(s, *sweep, *seedsFlag, *asJSON, stdout, stderr)
 	}
 
 	opts := lab.Options{Keep: *out != ""}
@@ -67,6 +78,60 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(rep)
 	}
 	return lab.WriteTable(stdout, rep)
+}
+
+// runSweep runs tether lab -sweep: scenario s at each setting of spec,
+// pooled over the seeds of seedSpec.
+func runSweep(s lab.Scenario, spec, seedSpec string, asJSON bool, stdout, stderr io.Writer) error {
+	shares, err := lab.ParseSweep(spec)
+	if err != nil {
+		return usagef("-sweep: %w", err)
+	}
+	seeds := []uint64{s.Seed}
+	if seedSpec != "" {
+		if seeds, err = parseSeeds(seedSpec); err != nil {
+			return usagef("-seeds: %w", err)
+		}
+	}
+	var progress func(float64)
+	if f, ok := stderr.(*os.File); ok && !asJSON && term.IsTerminal(int(f.Fd())) {
+		progress = progressBar(stderr, s.Name+" sweep")
+	}
+	rows, err := lab.Sweep(s, shares, seeds, progress)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	return lab.WriteSweep(stdout, s, seeds, rows)
+}
+
+// parseSeeds reads "N-M" (every seed from N to M) or "N,M,...".
+func parseSeeds(spec string) ([]uint64, error) {
+	if from, to, ok := strings.Cut(spec, "-"); ok {
+		a, err1 := strconv.ParseUint(from, 10, 64)
+		b, err2 := strconv.ParseUint(to, 10, 64)
+		if err1 != nil || err2 != nil || a == 0 || b < a || b-a >= 1000 {
+			return nil, fmt.Errorf("%q, want N-M with 1 <= N <= M < N+1000", spec)
+		}
+		var seeds []uint64
+		for x := a; x <= b; x++ {
+			seeds = append(seeds, x)
+		}
+		return seeds, nil
+	}
+	var seeds []uint64
+	for v := range strings.SplitSeq(spec, ",") {
+		x, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || x == 0 {
+			return nil, fmt.Errorf("seed %q, want a whole number from 1", v)
+		}
+		seeds = append(seeds, x)
+	}
+	return seeds, nil
 }
 
 func loadScenario(name, file string) (lab.Scenario, error) {

@@ -114,3 +114,50 @@ func TestLabErrors(t *testing.T) {
 		}
 	}
 }
+
+// tether lab -sweep runs a soccer scenario at each setting over the seeds
+// given and prints each client's pooled figures; flags that do not go with
+// it are usage errors.
+func TestLabSweep(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "s.json")
+	scenario := `{"name": "mini", "duration_s": 6, "game": "soccer", "clients": [
+		{"name": "a", "ball": "tether", "link": "wan"}, {"name": "b", "ball": "seed", "link": "wan"}]}`
+	if err := os.WriteFile(file, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, "lab", "-scenario-file", file, "-sweep", "late=0.2,default", "-seeds", "1-2", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []struct {
+		LateShare   float64 `json:"late_share"`
+		Client      string
+		Seeds       int
+		DelayMeanMs float64  `json:"delay_mean_ms"`
+		PresentRMSM float64  `json:"present_rms_m"`
+		PopsPerMin  *float64 `json:"pops_per_min"`
+		Fidelity    *float64 `json:"fidelity_p99_m"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rows); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout)
+	}
+	if len(rows) != 4 || rows[0].LateShare != 0.2 || rows[0].Client != "a" || rows[3].LateShare != 0 || rows[3].Client != "b" ||
+		rows[0].Seeds != 2 || !(rows[0].DelayMeanMs > 0) || !(rows[0].PresentRMSM > 0) || rows[0].PopsPerMin == nil || rows[0].Fidelity == nil {
+		t.Fatalf("rows %+v", rows)
+	}
+	code, stdout, _ = runCmd(t, "lab", "-scenario-file", file, "-sweep", "late=0.2", "-seeds", "3,5")
+	if code != 0 || !strings.Contains(stdout, "2 seeds (3,5)") || !strings.Contains(stdout, "late share") {
+		t.Fatalf("exit %d, table:\n%s", code, stdout)
+	}
+	for _, args := range [][]string{
+		{"-seeds", "1-2"},
+		{"-sweep", "late=1"},
+		{"-sweep", "late=0.1", "-seeds", "2-1"},
+		{"-sweep", "late=0.1", "-seed", "3"},
+		{"-sweep", "late=0.1", "-out", t.TempDir()},
+	} {
+		if code, _, stderr := runCmd(t, append([]string{"lab", "-scenario-file", file}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, stderr)
+		}
+	}
+}

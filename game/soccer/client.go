@@ -48,6 +48,11 @@ type ClientGame struct {
 	// TickHz is the server's tick rate, for BallMethod's copy of the world;
 	// 0 means 60.
 	TickHz int
+	// LateShare is the render clock's target share of frames drawn past the
+	// newest snapshot (timeline.Config.LateShare): smaller draws the match
+	// further in the past with fewer corrections. 0 means the render clock
+	// described at RenderClock.
+	LateShare float64
 
 	own      *movement.Client[PlayerState, MoveInput]
 	shown    client.Entity
@@ -181,7 +186,11 @@ func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
 // extrapolated in a straight line, and a turn then shows as a correction. So
 // the delay covers the 90th percentile of the snapshots' lateness plus the
 // whole send interval: the snapshot after the one the render time is leaving
-// has then almost always arrived, and the match is interpolated.
+// has then almost always arrived, and the match is interpolated. A LateShare
+// sets the delay instead.
 func (g *ClientGame) RenderClock() timeline.Config {
+	if g.LateShare > 0 {
+		return timeline.Config{LateShare: g.LateShare}
+	}
 	return timeline.Config{Quantile: 0.9, IntervalShare: 1, QuantileInterval: 1}
 }

@@ -59,6 +59,9 @@ type Config struct {
 	// Balls is per bot, by index.
 	Ball  replicate.Method
 	Balls []replicate.Method
+	// LateShare is every bot's client's render clock's target share of late
+	// frames (soccer.ClientGame.LateShare); 0 means the default.
+	LateShare float64
 	// OnCorrection is called with every adjustment and reset a bot's
 	// prediction applies (in Live, on the bot's goroutines).
 	OnCorrection func(c *Bot, corr movement.Correction)
@@ -75,6 +78,7 @@ func (c *Config) clientGame(b *Bot) *soccer.ClientGame {
 	g.Prediction = !c.NoPrediction && (c.Predicts == nil || c.Predicts(b.Index))
 	g.Movement = c.Movement
 	g.TickHz = c.Server.TickHz
+	g.LateShare = c.LateShare
 	g.BallMethod = c.Ball
 	if b.Index < len(c.Balls) {
 		g.BallMethod = c.Balls[b.Index]

@@ -1,0 +1,164 @@
+package lab
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tether-net/tether/measure"
+)
+
+// SweepRow is one client's figures at one setting of the render delay's knob
+// (Scenario.LateShare), pooled over the seeds of a sweep.
+type SweepRow struct {
+	// LateShare is the setting; 0 is the game's default.
+	LateShare float64 `json:"late_share"`
+	Client    string  `json:"client"`
+	Ball      string  `json:"ball_method"`
+	Seeds     int     `json:"seeds"`
+	// DelayMeanMs is the mean render delay over every frame measured,
+	// milliseconds; PresentRMSM the rms of the present error over them,
+	// metres (see report.md's definitions).
+	DelayMeanMs float64 `json:"delay_mean_ms"`
+	PresentRMSM float64 `json:"present_rms_m"`
+	// PopsPerMin is the pops of every run over their measured minutes.
+	PopsPerMin float64 `json:"pops_per_min"`
+	// FidelityP99M is the mean over the seeds of each run's fidelity p99,
+	// metres.
+	FidelityP99M float64 `json:"fidelity_p99_m"`
+	// LateFrames is the share of the frames measured that drew the ball past
+	// the newest state received: what LateShare aims at (the tether
+	// method's; the ball's timeline shares the render clock that LateShare
+	// sets).
+	LateFrames float64 `json:"late_frames"`
+}
+
+// Sweep runs scenario s once per seed at every setting of its render delay's
+// knob (Scenario.LateShare; 0 is the game's default) and returns each
+// client's figures at each setting, pooled over the seeds, settings in the
+// order given. progress, if set, is called after every run with the share
+// of the runs done.
+func Sweep(s Scenario, shares []float64, seeds []uint64, progress func(float64)) ([]SweepRow, error) {
+	if len(shares) == 0 || len(seeds) == 0 {
+		return nil, scenarioErr("a sweep needs at least one setting and one seed")
+	}
+	var rows []SweepRow
+	for i, share := range shares {
+		s := s
+		s.LateShare = share
+		pool := make([]sweepPool, len(s.Clients))
+		for j, seed := range seeds {
+			s.Seed = seed
+			rep, err := Run(s, Options{})
+			if err != nil {
+				return nil, fmt.Errorf("late share %v, seed %d: %w", share, seed, err)
+			}
+			for k := range rep.Results {
+				pool[k].add(&rep.Results[k].Ball, s.DurationS-warmUp.Seconds())
+			}
+			if progress != nil {
+				progress(float64(i*len(seeds)+j+1) / float64(len(shares)*len(seeds)))
+			}
+		}
+		for k, c := range s.Clients {
+			rows = append(rows, pool[k].row(share, c, len(seeds)))
+		}
+	}
+	return rows, nil
+}
+
+// sweepPool sums one client's figures over the runs of one setting.
+type sweepPool struct {
+	frames, pops, late int
+	delay, sq, p99     float64 // sums: delay and squared present error by frame, p99 by run
+	minutes            float64
+}
+
+func (p *sweepPool) add(b *measure.BallMetrics, measuredS float64) {
+	n := float64(b.Frames)
+	p.frames += b.Frames
+	p.delay += b.DelayMs.Mean * n
+	p.sq += b.PresentM.RMS * b.PresentM.RMS * n
+	p.pops += b.Pops
+	p.late += b.ExtrapFrames
+	p.p99 += b.FidelityM.P99
+	p.minutes += measuredS / 60
+}
+
+func (p *sweepPool) row(share float64, c Client, seeds int) SweepRow {
+	r := SweepRow{LateShare: share, Client: c.Name, Ball: c.Ball, Seeds: seeds}
+	if p.frames > 0 {
+		n := float64(p.frames)
+		r.DelayMeanMs = measure.Round(p.delay / n)
+		r.PresentRMSM = measure.Round(math.Sqrt(p.sq / n))
+		r.LateFrames = measure.Round(float64(p.late) / n)
+	}
+	r.PopsPerMin = measure.Round(float64(p.pops) / p.minutes)
+	r.FidelityP99M = measure.Round(p.p99 / float64(seeds))
+	return r
+}
+
+// ParseSweep reads a sweep's settings, "late=0.5,0.2,0.1,default": the
+// render delay's knob (Scenario.LateShare) at each value, "default" (or 0)
+// for the game's own.
+func ParseSweep(spec string) ([]float64, error) {
+	values, ok := strings.CutPrefix(spec, "late=")
+	if !ok {
+		return nil, scenarioErr("sweep %q, want late=SHARE,SHARE,... (the render delay's target share of late frames)", spec)
+	}
+	var shares []float64
+	for v := range strings.SplitSeq(values, ",") {
+		if v == "default" {
+			shares = append(shares, 0)
+			continue
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(x >= 0 && x < 1) {
+			return nil, scenarioErr("sweep value %q, want a share 0 <= x < 1 or default", v)
+		}
+		shares = append(shares, x)
+	}
+	return shares, nil
+}
+
+// WriteSweep prints a sweep's rows as a text table, one row per setting and
+// client.
+func WriteSweep(w io.Writer, s Scenario, seeds []uint64, rows []SweepRow) error {
+	fmt.Fprintf(w, "sweep of %s: game %s, %g s, %d seeds (%s), figures pooled over the seeds\n\n",
+		s.Name, s.Game, s.DurationS, len(seeds), seedList(seeds))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "late share\tclient\tball\tdelay mean ms\tpresent rms m\tpops/min\tfidelity p99 m\tlate frames\t")
+	for _, r := range rows {
+		share := strconv.FormatFloat(r.LateShare, 'g', -1, 64)
+		if r.LateShare == 0 {
+			share = "default"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.4f\t%.2f\t%.4f\t%.3f\t\n",
+			share, r.Client, r.Ball, r.DelayMeanMs, r.PresentRMSM, r.PopsPerMin, r.FidelityP99M, r.LateFrames)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nfidelity p99 is the mean of the runs' p99; late frames is the share of frames drawing the ball past the newest state.")
+	return err
+}
+
+// seedList writes seeds as a range, "1-10", if they are one, else as a
+// list.
+func seedList(seeds []uint64) string {
+	run := len(seeds) > 2
+	for i, s := range seeds {
+		run = run && s == seeds[0]+uint64(i)
+	}
+	if run {
+		return fmt.Sprintf("%d-%d", seeds[0], seeds[len(seeds)-1])
+	}
+	parts := make([]string, len(seeds))
+	for i, s := range seeds {
+		parts[i] = strconv.FormatUint(s, 10)
+	}
+	return strings.Join(parts, ",")
+}
