@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -47,12 +48,13 @@ const botConnectWait = 15 * time.Second
 // Without the server's truth the lab's ball.pops cannot be measured exactly.
 // The bot estimates it in hindsight: after the run it joins every ball state
 // it received as the lab joins the server's ticks (package measure, as if
-// each state had come in time) and counts the pops against that (measure.Pop).
+// each state had come in time) and measures its frames against that with the
+// lab's ball meter (measure.BallMeter), each at its estimate of server time.
 // Jumps from states that never arrived are not seen, and a contact between
 // two states is placed where their flights pass closest, so it is an
-// estimate: in virtual matches (seed 1, 4 bots, 60 s) it counts 9, 62, 6 and
+// estimate: in virtual matches (seed 1, 4 bots, 60 s) it counts 9, 55, 6 and
 // 19 pops where the server's truth gives 9, 51, 1 and 16 (broadband, wan,
-// mobile, lossy; TestBotHindsightAgainstTruth). correction_m is the distance
+// mobile, lossy; TestBotHindsightAgainstTruth). fidelity_m is the distance
 // from the drawn ball to that curve at its render time.
 func runBot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bot", stderr,
@@ -304,7 +306,8 @@ type ballState struct {
 	gen uint8
 }
 
-// botMeter measures a bot's frames. Its methods are called from the client
+// botMeter records a bot's frames and the ball states it received, to
+// measure them once the run is over. Its methods are called from the client
 // driver's goroutines (snapshot under the driver's lock, frame outside it).
 type botMeter struct {
 	g geom.Vec3 // the ball's gravity
@@ -312,21 +315,14 @@ type botMeter struct {
 	mu     sync.Mutex
 	states []ballState // every ball state received, in order of arrival
 	frames []botFrame
-	first  time.Duration // local time of the first frame
-	has    bool
 }
 
 type botFrame struct {
-	local  time.Duration
-	ready  bool
-	bound  time.Duration
-	ball   bool
-	cut    bool
-	extrap bool
-	frozen bool
-	pos    geom.Vec3
-	rt     time.Duration
-	delay  time.Duration
+	local time.Duration
+	ready bool
+	est   time.Duration // the clock's estimate of server time
+	bound time.Duration
+	ball  measure.Drawn // T unset: the frame's true time is unknown to a bot
 }
 
 func newBotMeter(rules soccer.Rules) *botMeter {
@@ -344,16 +340,12 @@ func (m *botMeter) snapshot(_ time.Duration, s *client.Snapshot) {
 }
 
 func (m *botMeter) frame(f *client.Frame) {
-	bf := botFrame{local: f.Local, ready: f.Ready, bound: f.Bound}
+	bf := botFrame{local: f.Local, ready: f.Ready, est: f.Server, bound: f.Bound}
 	if e := f.Find(soccer.BallID); f.Ready && e != nil {
-		bf.ball, bf.cut, bf.extrap, bf.frozen = true, e.Cut, e.Extrapolated, e.Frozen
-		bf.pos, bf.rt, bf.delay = e.Pos, e.RenderTime, e.Delay
+		bf.ball = measure.Drawn{OK: true, Pos: e.Pos, RenderTime: e.RenderTime, Extrapolated: e.Extrapolated, Frozen: e.Frozen, Cut: e.Cut}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.has {
-		m.first, m.has = f.Local, true
-	}
 	m.frames = append(m.frames, bf)
 }
 
@@ -364,15 +356,10 @@ func (m *botMeter) frame(f *client.Frame) {
 // positions and velocities; into a contact (a knot) it flies from the first
 // state up to where the two states' flights pass closest and on the second
 // state's flight after it, as the lab does where a player got in the way.
-type hindsight struct {
-	tr measure.Truth
-}
-
-// maxHindsightGap: states further apart than this leave the curve unknown
-// between them (lost snapshots).
-const maxHindsightGap = 250 * time.Millisecond
-
-func newHindsight(g geom.Vec3, states []ballState) *hindsight {
+// Where it is unknown (before the first state, after the last, and between
+// states further apart than maxHindsightGap: lost snapshots) is given as
+// spans, which the ball's meter treats as the lab does a link's blackouts.
+func hindsight(g geom.Vec3, states []ballState) (*measure.Truth, measure.Spans) {
 	pts := slices.Clone(states)
 	slices.SortStableFunc(pts, func(a, b ballState) int { return cmp.Compare(a.s.Time, b.s.Time) })
 	// One state per time: a knot (the state leaving a contact) over a
@@ -387,35 +374,34 @@ func newHindsight(g geom.Vec3, states []ballState) *hindsight {
 		}
 		out = append(out, p)
 	}
-	h := &hindsight{tr: measure.Truth{G: g}}
+	tr := &measure.Truth{G: g}
+	unknown := measure.Spans{{From: math.MinInt64, To: 0}}
 	for i, p := range out {
 		smp := measure.Sample{T: p.s.Time, Pos: p.s.Pos, Vel: p.s.Vel, VelIn: p.s.Vel}
-		if i > 0 {
+		if i == 0 {
+			unknown[0].To = p.s.Time
+		} else {
 			a := &out[i-1]
 			smp.Cut = p.gen != a.gen || p.s.Cut
 			if p.s.Knot && !smp.Cut {
 				tc := measure.ClosestApproach(a.s.Pos, a.s.Vel, p.s.Pos, p.s.Vel, (p.s.Time - a.s.Time).Seconds())
 				smp.Contact, smp.ContactAt = true, a.s.Time+time.Duration(tc*float64(time.Second))
 			}
+			if p.s.Time-a.s.Time > maxHindsightGap {
+				unknown = append(unknown, measure.Span{From: a.s.Time, To: p.s.Time})
+			}
 		}
-		h.tr.Add(smp)
+		tr.Add(smp)
 	}
-	return h
+	if n := len(out); n > 0 {
+		unknown = append(unknown, measure.Span{From: out[n-1].s.Time, To: math.MaxInt64})
+	}
+	return tr, unknown
 }
 
-// at returns the curve at server time rt, and false where it is unknown:
-// outside the states, across a teleport or a gap.
-func (h *hindsight) at(rt time.Duration) (geom.Vec3, bool) {
-	pts := h.tr.Samples()
-	i, found := slices.BinarySearchFunc(pts, rt, func(s measure.Sample, t time.Duration) int { return cmp.Compare(s.T, t) })
-	switch {
-	case found:
-		return pts[i].Pos, true
-	case i == 0 || i == len(pts) || pts[i].Cut || pts[i].T-pts[i-1].T > maxHindsightGap:
-		return geom.Vec3{}, false
-	}
-	return h.tr.At(rt), true
-}
+// maxHindsightGap: states further apart than this leave the curve unknown
+// between them (lost snapshots).
+const maxHindsightGap = 250 * time.Millisecond
 
 // botReport is what tether bot prints.
 type botReport struct {
@@ -424,16 +410,16 @@ type botReport struct {
 	Frames   int          `json:"frames"`
 	NotReady int          `json:"not_ready_frames"` // after the warm-up
 	Clock    clockSummary `json:"clock"`
-	Ball     struct {
-		DelayMs      measure.Stat `json:"delay_ms"`      // render delay behind the estimated server time
-		Frames       int          `json:"frames"`        // frames that drew it, after the warm-up
-		ExtrapFrames int          `json:"extrap_frames"` // drawn past the newest state received
-		FrozenFrames int          `json:"frozen_frames"` // held still for lack of data
-		Pops         int          `json:"pops"`          // see runBot's documentation
-		PopFrames    int          `json:"pop_frames"`    // frames the pop count could judge
-		CorrectionM  measure.Stat `json:"correction_m"`  // |drawn - hindsight curve|
-		Cuts         int          `json:"cuts"`          // teleports drawn (kickoffs)
-		Unmeasured   int          `json:"unmeasured"`    // frames outside the hindsight curve
+	// Ball is measured as the lab measures it (measure.BallMeter), each
+	// frame at the bot's estimate of server time, against the hindsight
+	// curve (see runBot's documentation): fidelity_m is the distance from
+	// the drawn ball to the curve at its render time, delay_ms the render
+	// delay behind the estimate, present_m the distance to the curve at
+	// the estimate; blackout_frames counts the frames where the curve is
+	// unknown. PopFrames counts the frames the pops were judged over.
+	Ball struct {
+		measure.BallMetrics
+		PopFrames int `json:"pop_frames"`
 	} `json:"ball"`
 	Net struct {
 		DownKbps     float64 `json:"down_kbps"`    // datagrams received plus 28 bytes each
@@ -455,66 +441,41 @@ type clockSummary struct {
 	Replies  uint64       `json:"replies"`
 }
 
-// report computes the bot's figures once the driver has stopped.
+// report computes the bot's figures once the driver has stopped, over the
+// frames after botWarmUp of local time from the first.
 func (m *botMeter) report(slot int, played time.Duration, ts netcode.ClientStats, cs clockSummary) *botReport {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := &botReport{Slot: slot, PlayedS: roundTo(played.Seconds(), 3), Frames: len(m.frames), Clock: cs}
-	h := newHindsight(m.g, m.states)
-	var bounds, delays, corr []float64
-	var prev *botFrame
-	var prevX geom.Vec3
+	after := func(f *botFrame) bool { return f.local-m.frames[0].local >= botWarmUp }
+	// The ball's meter leaves out the frames before the first ready one
+	// after the warm-up, by their estimate of server time.
+	tr, unknown := hindsight(m.g, m.states)
+	ball := measure.BallMeter{WarmUp: math.MaxInt64, Blackouts: unknown}
+	for i := range m.frames {
+		if f := &m.frames[i]; f.ready && after(f) {
+			ball.WarmUp = f.est
+			break
+		}
+	}
+	var bounds []float64
 	for i := range m.frames {
 		f := &m.frames[i]
-		after := f.local-m.first >= botWarmUp
-		if !f.ready {
-			if after {
-				r.NotReady++
-			}
-			prev = nil
-			continue
-		}
-		if after {
+		switch {
+		case after(f) && !f.ready:
+			r.NotReady++
+		case after(f):
 			bounds = append(bounds, durMs(f.bound))
 		}
-		if !f.ball {
-			prev = nil
-			continue
-		}
-		x, ok := h.at(f.rt)
-		if after {
-			r.Ball.Frames++
-			delays = append(delays, durMs(f.delay))
-			if f.extrap {
-				r.Ball.ExtrapFrames++
-			}
-			if f.frozen {
-				r.Ball.FrozenFrames++
-			}
-			if f.cut {
-				r.Ball.Cuts++
-			}
-			if !ok {
-				r.Ball.Unmeasured++
-			} else {
-				corr = append(corr, f.pos.Dist(x))
-				if prev != nil && !f.cut {
-					r.Ball.PopFrames++
-					if measure.Pop(prev.pos, f.pos, prevX, x) {
-						r.Ball.Pops++
-					}
-				}
-			}
-		}
-		if ok {
-			prev, prevX = f, x
-		} else {
-			prev = nil
+		if f.ready && tr.Len() > 0 {
+			f.ball.T = f.est
+			ball.Add(tr, f.ball)
 		}
 	}
 	r.Clock.BoundMs = measure.Summarise(bounds)
-	r.Ball.DelayMs = measure.Summarise(delays)
-	r.Ball.CorrectionM = measure.Summarise(corr)
+	r.Ball.BallMetrics = ball.Metrics(tr)
+	b := &r.Ball.BallMetrics
+	r.Ball.PopFrames = b.Frames - b.TeleportFrames - b.BlackoutFrames
 	secs := played.Seconds()
 	rate := func(bytes, n uint64) float64 { return roundTo(float64(bytes+n*netsim.HeaderBytes)*8/secs/1000, 3) }
 	r.Net.DownKbps, r.Net.UpKbps = rate(ts.BytesIn, ts.PacketsIn), rate(ts.BytesOut, ts.PacketsOut)
@@ -531,9 +492,9 @@ func (r *botReport) write(w io.Writer) error {
 	fmt.Fprintf(tw, "clock bound\tp50 %.2f ms, p99 %.2f ms, max %.2f ms\n", c.BoundMs.P50, c.BoundMs.P99, c.BoundMs.Max)
 	fmt.Fprintf(tw, "clock\tleast round trip %.1f ms, drift %+.1f ppm, %d pings, %d replies\n", c.MinRTTMs, c.DriftPPM, c.Pings, c.Replies)
 	fmt.Fprintf(tw, "render delay\tmean %.1f ms, p99 %.1f ms\n", b.DelayMs.Mean, b.DelayMs.P99)
-	fmt.Fprintf(tw, "ball\t%d frames, %d extrapolated, %d frozen, %d cuts\n", b.Frames, b.ExtrapFrames, b.FrozenFrames, b.Cuts)
+	fmt.Fprintf(tw, "ball\t%d frames, %d extrapolated, %d frozen, %d after a teleport\n", b.Frames, b.ExtrapFrames, b.FrozenFrames, b.TeleportFrames)
 	fmt.Fprintf(tw, "pops\t%d in %d frames judged (against the states received, in hindsight)\n", b.Pops, b.PopFrames)
-	fmt.Fprintf(tw, "correction\tp99 %.3f m, max %.3f m\n", b.CorrectionM.P99, b.CorrectionM.Max)
+	fmt.Fprintf(tw, "fidelity\tp99 %.3f m, max %.3f m (to the states received, at render time)\n", b.FidelityM.P99, b.FidelityM.Max)
 	fmt.Fprintf(tw, "down\t%.1f kbit/s (%d datagrams, %d bytes)\n", r.Net.DownKbps, r.Net.DatagramsIn, r.Net.BytesIn)
 	fmt.Fprintf(tw, "up\t%.1f kbit/s (%d datagrams, %d bytes)\n", r.Net.UpKbps, r.Net.DatagramsOut, r.Net.BytesOut)
 	return tw.Flush()

@@ -16,7 +16,7 @@ import (
 // The bot's pops, counted in hindsight against the ball states it received,
 // estimate the pops the server's truth gives for the same frames (a
 // measure.BallMeter against lab.SoccerBall), in virtual matches of 4 bots:
-// measured 9 for 9 (broadband), 62 for 51 (wan), 6 for 1 (mobile), 19 for 16
+// measured 9 for 9 (broadband), 55 for 51 (wan), 6 for 1 (mobile), 19 for 16
 // (lossy). The test holds them within 30 % and 5 pops of the truth's.
 func TestBotHindsightAgainstTruth(t *testing.T) {
 	const bots, played = 4, 60 * time.Second
