@@ -12,6 +12,18 @@ import (
 type Pose struct {
 	Pos geom.Vec3 // metres
 	Rot geom.Quat // unit quaternion; the zero value is read as geom.Identity
+	// Cut marks a jump to this pose since the tick before (a teleport, a
+	// respawn): At holds the pose before it until its tick, never
+	// interpolating into it, as a client's timeline never interpolates
+	// into a cut state.
+	Cut bool
+}
+
+// pose is a Pose as a History stores it: its cut apart, in a byte of its
+// own, so an entity's tick takes 61 bytes (with its id), not 68.
+type pose struct {
+	Pos geom.Vec3
+	Rot geom.Quat
 }
 
 // ErrConfig is wrapped by the error NewHistory returns for a parameter out of
@@ -30,7 +42,8 @@ type History struct {
 	times         []time.Duration // per slot
 	counts        []int           // entities recorded per slot
 	ids           []uint32        // depth × maxEnt
-	poses         []Pose          // depth × maxEnt
+	poses         []pose          // depth × maxEnt
+	cuts          []bool          // depth × maxEnt
 	head          int             // slot of the newest tick
 	ticks         int             // ticks held
 
@@ -50,7 +63,7 @@ func NewHistory(depth, maxEntities int) (*History, error) {
 	return &History{
 		depth: depth, maxEnt: maxEntities,
 		times: make([]time.Duration, depth), counts: make([]int, depth),
-		ids: make([]uint32, depth*maxEntities), poses: make([]Pose, depth*maxEntities),
+		ids: make([]uint32, depth*maxEntities), poses: make([]pose, depth*maxEntities), cuts: make([]bool, depth*maxEntities),
 		head: depth - 1,
 	}, nil
 }
@@ -77,7 +90,7 @@ func (h *History) Add(id uint32, p Pose) bool {
 		return false
 	}
 	i := h.head*h.maxEnt + h.counts[h.head]
-	h.ids[i], h.poses[i] = id, p
+	h.ids[i], h.poses[i], h.cuts[i] = id, pose{p.Pos, p.Rot}, p.Cut
 	h.counts[h.head]++
 	return true
 }
@@ -98,14 +111,16 @@ func (h *History) find(slot int, id uint32) (Pose, bool) {
 	base := slot * h.maxEnt
 	for i := range h.counts[slot] {
 		if h.ids[base+i] == id {
-			return h.poses[base+i], true
+			p := &h.poses[base+i]
+			return Pose{Pos: p.Pos, Rot: p.Rot, Cut: h.cuts[base+i]}, true
 		}
 	}
 	return Pose{}, false
 }
 
 // At returns where entity id was at server time t: between two recorded ticks,
-// position interpolated linearly and rotation slerped. A t after
+// position interpolated linearly and rotation slerped (but the earlier pose
+// held if the later is a Cut). A t after
 // the newest tick gives the newest pose. ok is false if t is before the oldest
 // tick held (the client asks too far back: the caller should refuse or clamp)
 // or the entity is in neither tick around t; if it is in only one, that pose
@@ -126,6 +141,9 @@ func (h *History) At(id uint32, t time.Duration) (Pose, bool) {
 		next := h.slot(age - 1)
 		b, okB := h.find(next, id)
 		switch {
+		case okA && okB && b.Cut:
+			a.Cut = false
+			return a, true
 		case okA && okB:
 			u := float64(t-h.times[s]) / float64(h.times[next]-h.times[s])
 			ra, rb := unit(a.Rot), unit(b.Rot)

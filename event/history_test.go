@@ -109,3 +109,19 @@ func TestRewindTo(t *testing.T) {
 		}
 	}
 }
+
+// A teleport is not interpolated into: the pose before it holds until its
+// tick.
+func TestHistoryCut(t *testing.T) {
+	h, _ := NewHistory(4, 1)
+	h.Begin(time.Second)
+	h.Add(1, Pose{Pos: geom.V(1, 0, 0)})
+	h.Begin(2 * time.Second)
+	h.Add(1, Pose{Pos: geom.V(50, 0, 0), Cut: true})
+	if p, ok := h.At(1, 1500*time.Millisecond); !ok || p.Pos != geom.V(1, 0, 0) || p.Cut {
+		t.Fatalf("before the cut: %+v %v", p, ok)
+	}
+	if p, ok := h.At(1, 2*time.Second); !ok || p.Pos != geom.V(50, 0, 0) || !p.Cut {
+		t.Fatalf("at the cut: %+v %v", p, ok)
+	}
+}

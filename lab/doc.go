@@ -110,6 +110,30 @@
 // player's place moves the ball: what remains is the players the ball met
 // after the kick, where the client could not know them.
 //
+// # The arena game
+//
+// With "game": "arena" a run is package game/arena on package harness: its
+// server and one bot per client of the scenario (at most 16), each playing
+// one player through its link; the links are seeded alike. A client's ball
+// method says how it draws projectiles: "tether" (the shipped method: each
+// spawn event fast-forwarded by its age, the own projectiles predicted at
+// once) or "seed" (the naive baseline: from the spawn message's position when
+// it arrives, advanced from then on). testdata/arena-broadband.json,
+// arena-wan.json and arena-mobile.json put four of each on one link:
+//
+//	tether lab -scenario-file lab/testdata/arena-wan.json -seed 3
+//
+// An arena result has clock and net as above, no ball, and:
+//
+//   - proj.spawn_err_m: |drawn - the server's projectile at the frame's true
+//     time|, every projectile drawn in every frame while the server's flies.
+//   - hits.agree: the share of the client's hitscan shots on which the client
+//     (against the players it drew) and the server (rewinding them to the
+//     client's view time, at most 250 ms back) name the same player hit, or
+//     none; hits.agree_no_rewind the same for a server judging against the
+//     players where they are when the shot arrives; hits.rewind_ms how far
+//     back each was judged, hits.clamped how many reached the bound.
+//
 // # Metrics
 //
 // Statistics (mean, p50, p99, max, rms) and counts are taken over the frames

@@ -27,6 +27,9 @@ func WriteTable(w io.Writer, r *Report) error {
 	// datagrams of inputs and snapshots: its own traffic is not told apart.
 	clockBytes := s.Game != GameSoccer || r.clients == nil
 	tables := [][]column{clockColumns(clockBytes), ballColumns(), soccerColumns()}
+	if s.Game == GameArena {
+		tables = [][]column{clockColumns(false), arenaColumns()}
+	}
 	for _, cols := range tables {
 		if err := writeColumns(w, rows, cols); err != nil {
 			return err

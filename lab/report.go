@@ -22,12 +22,16 @@ type Result struct {
 	ClockMethod string       `json:"clock_method"`
 	BallMethod  string       `json:"ball_method"`
 	Clock       ClockMetrics `json:"clock"`
-	Ball        BallMetrics  `json:"ball"`
+	Ball        BallMetrics  `json:"ball,omitzero"` // none in the arena game
 	Net         NetMetrics   `json:"net"`
 	// Others, in the soccer game, measures the other players' characters.
 	Others *OthersMetrics `json:"others,omitempty"`
 	// Own, in the soccer game, measures the client's own character.
 	Own *OwnMetrics `json:"own,omitempty"`
+	// Proj and Hits, in the arena game, measure how the client draws
+	// projectiles and how its hitscan shots were judged.
+	Proj *ProjMetrics `json:"proj,omitempty"`
+	Hits *HitMetrics  `json:"hits,omitempty"`
 }
 
 // The metrics are package measure's, the one definition the lab, tether demo
@@ -39,6 +43,8 @@ type (
 	NetMetrics    = measure.NetMetrics
 	OwnMetrics    = measure.OwnMetrics
 	OthersMetrics = measure.OthersMetrics
+	ProjMetrics   = measure.ProjMetrics
+	HitMetrics    = measure.HitMetrics
 )
 
 // convergeWithin is the error a clock must stay within to count as converged:

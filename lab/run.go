@@ -96,6 +96,9 @@ func Run(s Scenario, opts Options) (*Report, error) {
 	if s.Game == GameSoccer {
 		return runSoccer(s, opts)
 	}
+	if s.Game == GameArena {
+		return runArena(s, opts)
+	}
 	m := &sim{
 		scen: s,
 		end:  time.Duration(s.DurationS * float64(time.Second)),

@@ -78,7 +78,7 @@ const (
 )
 
 var (
-	games        = []string{GameBallDrill, GameSoccer}
+	games        = []string{GameBallDrill, GameSoccer, GameArena}
 	clockMethods = []string{ClockTether, ClockOneShot, ClockUE4}
 	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle}
 )
@@ -206,8 +206,11 @@ func (s Scenario) Validate() error {
 			return fmt.Errorf("%w: clients[%d].link: %v", ErrScenario, i, err)
 		}
 	}
-	if s.Game == GameSoccer {
+	switch s.Game {
+	case GameSoccer:
 		return s.validateSoccer()
+	case GameArena:
+		return s.validateArena()
 	}
 	return nil
 }

@@ -114,6 +114,7 @@ type player struct {
 	mv     *movement.Server[PlayerState, Input]
 	health int
 	gen    uint8
+	cut    bool // respawned since the last snapshot
 }
 
 // Game is the server side: a server.Game. Create it with NewGame.
@@ -314,6 +315,7 @@ func (g *Game) damage(id uint32, hp int) {
 	}
 	p.health = MaxHealth
 	p.gen++
+	p.cut = true
 	st := g.spawnPoint()
 	st.ProjReady, st.HitscanReady = p.mv.State().ProjReady, p.mv.State().HitscanReady
 	p.mv.Teleport(st)
@@ -401,7 +403,8 @@ func (g *Game) AppendSnapshot(dst []byte, _ bool) []byte {
 			continue
 		}
 		s := p.mv.State()
-		g.history.Add(uint32(j), event.Pose{Pos: s.Pos})
+		g.history.Add(uint32(j), event.Pose{Pos: s.Pos, Cut: p.cut})
+		p.cut = false
 		dst = append(dst, byte(j), p.gen, byte(p.health))
 		dst = wire.AppendVec(dst, geom.V(s.Pos.X, 0, s.Pos.Z), 0.001)
 		dst = wire.AppendVec(dst, geom.V(s.Vel.X, 0, s.Vel.Z), 0.001)
