@@ -199,6 +199,15 @@ func (b *Bot) Driver() *client.UDP {
 	return b.live.udp
 }
 
+// do runs fn with the bot's client core: in Live under its driver's lock.
+func (b *Bot) do(fn func(*client.Client)) {
+	if b.live != nil {
+		b.live.udp.Do(fn)
+		return
+	}
+	fn(b.Client())
+}
+
 // Leave disconnects bot b and closes its socket.
 func (l *Live) Leave(b *Bot) error {
 	if b.live == nil {

@@ -1,0 +1,308 @@
+package match
+
+import (
+	"sync"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/movement"
+)
+
+// Meter measures how the bots of a match show it with package measure's
+// meters, as the lab reports a soccer client: the clock, the ball, the other
+// players, the own player and the own kicks (Figures). Feed it from the
+// match's hooks (Tick from OnTick, Frame from OnFrame, Moved from OnMove,
+// Corrected from OnCorrection), Stop it at the end of the run and read each
+// bot's Figures. Every frame is measured at its true time (Bot.TrueTime), in
+// Virtual and in Live alike. Create it with NewMeter; it is safe for
+// concurrent use.
+type Meter struct {
+	cfg MeterConfig
+
+	mu        sync.Mutex
+	done      bool
+	ball      *measure.Truth // nil until the first tick
+	cast      measure.Cast   // the players
+	forgot    time.Duration  // the cast holds no ticks before it
+	poses     []measure.Pose // scratch for cast
+	kicks     uint64         // the server's kicks so far
+	possessor uint32         // after the tick before
+	bots      []*botMeter
+}
+
+// MeterConfig configures a Meter.
+type MeterConfig struct {
+	// WarmUp is the true time before which frames are not measured.
+	WarmUp time.Duration
+	// Bots are the bots measured, by index: their links (for the clock's
+	// asymmetry and convergence bound) and whether each predicts its own
+	// player.
+	Bots []MeteredBot
+	// Ball advances the ball's true trajectory by the server's tick t and
+	// returns it (the lab's SoccerBall): what the ball is measured against.
+	// It is called from Tick, under the meter's lock.
+	Ball func(t *soccer.Truth) *measure.Truth
+}
+
+// MeteredBot is one bot a Meter measures.
+type MeteredBot struct {
+	Up, Down  time.Duration // the link's base latency each way
+	Spikes    bool          // the link has latency spikes: its clock converges within 5 ms, not 2
+	Blackouts measure.Spans // the link's blackouts, in true time
+	Predicts  bool          // the bot's client predicts its own player
+}
+
+// botMeter is one bot's meters and what feeding them needs.
+type botMeter struct {
+	clock   measure.ClockMeter
+	ball    measure.BallMeter
+	others  measure.OthersMeter
+	own     measure.OwnMeter
+	kicks   measure.KickMeter
+	replied bool          // the clock had its first reply
+	first   time.Duration // true time of the first frame after it
+	frames  int           // frames so far
+	seq     uint8         // the action sequence of the newest input
+	hasSeq  bool
+	self    uint32 // the own player
+	hasSelf bool
+	gen     uint8 // the own player's teleport generation by the server's moves
+	hasGen  bool
+
+	resim      bool // taken at Stop
+	resimTicks uint64
+	predicted  []measure.PredictedKick
+}
+
+// Figures are one bot's measurements, as the lab reports them.
+type Figures struct {
+	Clock  measure.ClockMetrics
+	Ball   measure.BallMetrics
+	Others measure.OthersMetrics
+	Own    measure.OwnMetrics
+}
+
+// NewMeter returns a meter of the bots cfg describes.
+func NewMeter(cfg MeterConfig) *Meter {
+	m := &Meter{cfg: cfg, possessor: soccer.NoPlayer}
+	for _, b := range cfg.Bots {
+		asym := (b.Up - b.Down) / 2
+		within := 2 * time.Millisecond
+		if b.Spikes {
+			within = 5 * time.Millisecond
+		}
+		m.bots = append(m.bots, &botMeter{
+			clock:  measure.ClockMeter{WarmUp: cfg.WarmUp, Asym: asym, Within: within},
+			ball:   measure.BallMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
+			others: measure.OthersMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
+			own:    measure.OwnMeter{WarmUp: cfg.WarmUp, Asym: asym, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
+			kicks:  measure.KickMeter{WarmUp: cfg.WarmUp},
+		})
+	}
+	return m
+}
+
+// Tick takes the server's match after a tick, and its count of kicks so far
+// (soccer.GameStats.Kicks), and measures what it completes.
+func (m *Meter) Tick(t *soccer.Truth, kicks uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.done {
+		return
+	}
+	m.ball = m.cfg.Ball(t)
+	m.poses = m.poses[:0]
+	for _, p := range t.Players {
+		slot := int(p.ID - soccer.FirstPlayerID)
+		for len(m.poses) <= slot {
+			m.poses = append(m.poses, measure.Pose{})
+		}
+		m.poses[slot] = measure.Pose{Pos: p.Pos, Gen: p.Gen, In: true}
+	}
+	m.cast.Tick(t.Time, m.poses)
+	if t.Time-m.forgot > 2*measure.OwnKeep {
+		m.forgot = t.Time - measure.OwnKeep
+		m.cast.Forget(m.forgot)
+	}
+	// A kick at this tick was made by the player with the ball before it.
+	if kicks > m.kicks {
+		m.kicks = kicks
+		for _, b := range m.bots {
+			if b.hasSelf && b.self == m.possessor {
+				b.kicks.Applied(t.Time)
+			}
+		}
+	}
+	m.possessor = t.Possessor
+	for _, b := range m.bots {
+		b.others.Measure(&m.cast, t.Time)
+		b.ownTeleports(t)
+	}
+}
+
+// ownTeleports notes the teleports of the bot's predicted player by the
+// server's moves.
+func (b *botMeter) ownTeleports(t *soccer.Truth) {
+	for _, p := range t.Players {
+		if !b.hasSelf || p.ID != b.self || !p.Predicted {
+			continue
+		}
+		if b.hasGen && p.MovedGen != b.gen {
+			b.own.Teleported(p.Moved.Pos)
+		}
+		b.gen, b.hasGen = p.MovedGen, true
+	}
+}
+
+// bot returns bot's meters, or nil once the run is over.
+func (m *Meter) bot(b *Bot) *botMeter {
+	if m.done || b.Index >= len(m.bots) {
+		return nil
+	}
+	return m.bots[b.Index]
+}
+
+// Moved takes a move of bot b's predicted player the server applied, and the
+// player's state after it.
+func (m *Meter) Moved(b *Bot, mv *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if bm := m.bot(b); bm != nil {
+		bm.own.Moved(mv.Time, s.Pos)
+		bm.own.Applied(int(mv.Seq))
+	}
+}
+
+// Corrected takes an adjustment or reset bot b's prediction applied at true
+// time t.
+func (m *Meter) Corrected(b *Bot, t time.Duration, c movement.Correction) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if bm := m.bot(b); bm != nil && c.Kind == movement.Adjust {
+		bm.own.Corrected(t, c.Error)
+	}
+}
+
+// Frame measures bot b's frame f: what it draws, before the input it decided
+// from that frame (Bot.Input) is sent. Call it from OnFrame, holding no lock
+// the bot's client may wait for.
+func (m *Meter) Frame(b *Bot, f *client.Frame) {
+	t := b.TrueTime(f.Local)
+	replied := false
+	b.do(func(c *client.Client) { replied = c.Clock().Stats().Samples > 0 })
+	own := measure.OwnDrawn{T: t, Est: f.Server}
+	if e := f.Find(f.Self); f.Ready && f.HasSelf && e != nil {
+		own.OK, own.Pos, own.RenderTime, own.Predicted, own.Cut = true, e.Pos, e.RenderTime, e.Predicted, e.Cut
+	}
+	ball := FrameBall(t, f)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	bm := m.bot(b)
+	if bm == nil || m.ball == nil {
+		return
+	}
+	if f.HasSelf {
+		bm.self, bm.hasSelf = f.Self, true
+	}
+	if replied && !bm.replied {
+		bm.first, bm.replied = t, true
+	}
+	bound := time.Duration(-1)
+	if f.Ready {
+		bound = f.Bound
+		for i := range f.Entities {
+			e := &f.Entities[i]
+			if e.Kind == soccer.KindPlayer && !(f.HasSelf && e.ID == f.Self) {
+				bm.others.Add(measure.OtherDrawn{Frame: bm.frames, T: t, Slot: int(e.ID - soccer.FirstPlayerID), Pos: e.Pos, RenderTime: e.RenderTime, Cut: e.Cut})
+			}
+		}
+	}
+	bm.own.Frame(own)
+	if o := b.Game().Own(); o != nil {
+		bm.own.Made(int(o.Seq()), t)
+	}
+	bm.clock.Add(measure.Frame{T: t, Est: f.Server, Ready: f.Ready, Bound: bound})
+	bm.ball.Add(m.ball, ball)
+	bm.kicks.Frame(ball)
+	bm.frames++
+	if in := b.Input(); !bm.hasSeq {
+		bm.seq, bm.hasSeq = in.ActionSeq, true // the server takes the first as the start
+	} else if in.ActionSeq != bm.seq {
+		bm.seq = in.ActionSeq
+		if in.Action == soccer.ActionPass || in.Action == soccer.ActionShot {
+			bm.kicks.Kicked(t)
+		}
+	}
+}
+
+// FrameBall returns the ball as frame f, at true time t, drew it.
+func FrameBall(t time.Duration, f *client.Frame) measure.Drawn {
+	e := f.Find(soccer.BallID)
+	if !f.Ready || e == nil {
+		return measure.Drawn{T: t}
+	}
+	return measure.Drawn{T: t, OK: true, Pos: e.Pos, RenderTime: e.RenderTime, Extrapolated: e.Extrapolated, Frozen: e.Frozen, Cut: e.Cut}
+}
+
+// BallAt returns the true ball at server time t, and false if t is before
+// the trajectory held (or there is none yet): past the newest tick the ball
+// flies on from it.
+func (m *Meter) BallAt(t time.Duration) (geom.Vec3, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tr := m.ball
+	if tr == nil || tr.Len() == 0 || t < tr.Oldest().T {
+		return geom.Vec3{}, false
+	}
+	if n := tr.Newest(); t > n.T {
+		return measure.Flight(n.Pos, n.Vel, tr.G, (t - n.T).Seconds()), true
+	}
+	return tr.At(t), true
+}
+
+// Stop ends the measurement: later ticks and frames are not measured. It
+// takes what the bots' clients counted of their own (the resim method's
+// re-simulated ticks and predicted kicks).
+func (m *Meter) Stop(bots []*Bot) {
+	m.mu.Lock()
+	m.done = true
+	m.mu.Unlock()
+	for _, b := range bots {
+		if b.Index >= len(m.bots) {
+			continue
+		}
+		bm := m.bots[b.Index]
+		b.do(func(*client.Client) {
+			st, ok := b.Game().ResimStats()
+			bm.resimTicks, bm.resim, bm.kicks.Predicts = st.ResimTicks, ok, ok
+			for _, k := range b.Game().PredictedKicks() {
+				bm.predicted = append(bm.predicted, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From, Confirmed: k.Confirmed, Correction: k.Correction})
+			}
+		})
+	}
+}
+
+// Figures returns bot i's figures of a run that ended at true time end.
+// Call it once, after Stop.
+func (m *Meter) Figures(i int, end time.Duration) Figures {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.bots[i]
+	fig := Figures{Clock: b.clock.Metrics(b.first, b.replied)}
+	if m.ball == nil {
+		return fig // the server never ticked
+	}
+	fig.Ball = b.ball.Metrics(m.ball)
+	if b.resim {
+		perS := measure.Round(float64(b.resimTicks) / end.Seconds())
+		fig.Ball.ResimTicks = &perS
+	}
+	b.kicks.Metrics(&fig.Ball, b.predicted, m.ball)
+	b.others.Measure(&m.cast, end+time.Hour)
+	fig.Others, fig.Own = b.others.Metrics(), b.own.Metrics(end)
+	return fig
+}
