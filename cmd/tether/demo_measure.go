@@ -94,17 +94,12 @@ func newRecorder(names []string, links []netsim.LinkConfig, predicts, keep bool)
 		r.clients = append(r.clients, &clientRec{name: n, link: l, asym: (up - down) / 2,
 			shown: liveStats{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}})
 	}
-	var ball *lab.SoccerBall
-	mc.Ball = func(t *soccer.Truth) *measure.Truth {
-		if ball == nil {
-			ball = lab.NewSoccerBall(lab.DefaultTickHz, t)
-		} else {
-			ball.Tick(t)
-		}
-		if tr := &ball.Truth; !keep && t.Time-tr.Oldest().T > 2*keepTruth {
-			tr.Forget(t.Time - keepTruth)
-		}
-		return &ball.Truth
+	mc.Ball = func(start *soccer.Truth) (*measure.Truth, func(*soccer.Truth)) {
+		b := lab.NewSoccerBall(lab.DefaultTickHz, start)
+		return &b.Truth, b.Tick
+	}
+	if !keep {
+		mc.KeepBall = keepTruth
 	}
 	r.meter = match.NewMeter(mc)
 	return r

@@ -19,4 +19,9 @@
 // Config.NoPrediction (or Config.Predicts) says otherwise; the moves the
 // server applies, and the corrections clients apply, are reported through
 // Config.OnMove and Config.OnCorrection.
+//
+// A Meter fed from those hooks measures every bot as the lab reports a
+// soccer client (package measure's meters; frames at Bot.TrueTime), in
+// Virtual and in Live alike: the lab and tether demo -headless report the
+// same figures from it.
 package match

@@ -25,6 +25,7 @@ type Meter struct {
 	mu        sync.Mutex
 	done      bool
 	ball      *measure.Truth // nil until the first tick
+	tickBall  func(*soccer.Truth)
 	cast      measure.Cast   // the players
 	forgot    time.Duration  // the cast holds no ticks before it
 	poses     []measure.Pose // scratch for cast
@@ -41,10 +42,15 @@ type MeterConfig struct {
 	// asymmetry and convergence bound) and whether each predicts its own
 	// player.
 	Bots []MeteredBot
-	// Ball advances the ball's true trajectory by the server's tick t and
-	// returns it (the lab's SoccerBall): what the ball is measured against.
-	// It is called from Tick, under the meter's lock.
-	Ball func(t *soccer.Truth) *measure.Truth
+	// Ball starts the ball's true trajectory at the server's first tick
+	// start (the lab's SoccerBall): what the ball is measured against, and
+	// the function that extends it by each later tick (called from Tick,
+	// under the meter's lock).
+	Ball func(start *soccer.Truth) (tr *measure.Truth, tick func(*soccer.Truth))
+	// KeepBall is how much of the ball's trajectory is held behind the
+	// newest tick; 0 holds it all (the own kicks are measured against it at
+	// the end: a meter that keeps less measures them only as far back).
+	KeepBall time.Duration
 }
 
 // MeteredBot is one bot a Meter measures.
@@ -113,7 +119,14 @@ func (m *Meter) Tick(t *soccer.Truth, kicks uint64) {
 	if m.done {
 		return
 	}
-	m.ball = m.cfg.Ball(t)
+	if m.ball == nil {
+		m.ball, m.tickBall = m.cfg.Ball(t)
+	} else {
+		m.tickBall(t)
+	}
+	if keep := m.cfg.KeepBall; keep > 0 && t.Time-m.ball.Oldest().T > 2*keep {
+		m.ball.Forget(t.Time - keep)
+	}
 	m.poses = m.poses[:0]
 	for _, p := range t.Players {
 		slot := int(p.ID - soccer.FirstPlayerID)

@@ -47,14 +47,9 @@ func TestMeterIsTheLab(t *testing.T) {
 		mc.Bots = append(mc.Bots, match.MeteredBot{Up: ms(link.Up.LatencyMs), Down: ms(link.Down.LatencyMs),
 			Spikes: link.Up.Spikes != nil || link.Down.Spikes != nil, Blackouts: spans, Predicts: cfg.Predicts(i)})
 	}
-	var ball *lab.SoccerBall
-	mc.Ball = func(t *soccer.Truth) *measure.Truth {
-		if ball == nil {
-			ball = lab.NewSoccerBall(scen.TickHz, t)
-		} else {
-			ball.Tick(t)
-		}
-		return &ball.Truth
+	mc.Ball = func(start *soccer.Truth) (*measure.Truth, func(*soccer.Truth)) {
+		b := lab.NewSoccerBall(scen.TickHz, start)
+		return &b.Truth, b.Tick
 	}
 	meter := match.NewMeter(mc)
 	var v *match.Virtual
