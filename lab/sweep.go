@@ -3,7 +3,6 @@ package lab
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,15 +18,15 @@ type SweepRow struct {
 	Client    string  `json:"client"`
 	Ball      string  `json:"ball_method"`
 	Seeds     int     `json:"seeds"`
-	// DelayMeanMs is the mean render delay over every frame measured,
-	// milliseconds; PresentRMSM the rms of the present error over them,
-	// metres (see report.md's definitions).
+	// DelayMeanMs is the mean render delay over every frame the runs
+	// measured, milliseconds; PresentRMSM the rms of the present error over
+	// them, metres (see report.md's definitions).
 	DelayMeanMs float64 `json:"delay_mean_ms"`
 	PresentRMSM float64 `json:"present_rms_m"`
 	// PopsPerMin is the pops of every run over their measured minutes.
 	PopsPerMin float64 `json:"pops_per_min"`
-	// FidelityP99M is the mean over the seeds of each run's fidelity p99,
-	// metres.
+	// FidelityP99M is the fidelity error's 99th percentile over every frame
+	// measured, metres.
 	FidelityP99M float64 `json:"fidelity_p99_m"`
 	// LateFrames is the share of the frames measured that drew the ball past
 	// the newest state received: what LateShare aims at (the tether
@@ -49,56 +48,36 @@ func Sweep(s Scenario, shares []float64, seeds []uint64, progress func(float64))
 	for i, share := range shares {
 		s := s
 		s.LateShare = share
-		pool := make([]sweepPool, len(s.Clients))
+		pool := make([]measure.BallMeter, len(s.Clients))
+		minutes := 0.0
 		for j, seed := range seeds {
 			s.Seed = seed
 			rep, err := Run(s, Options{})
 			if err != nil {
 				return nil, fmt.Errorf("late share %v, seed %d: %w", share, seed, err)
 			}
-			for k := range rep.Results {
-				pool[k].add(&rep.Results[k].Ball, s.DurationS-warmUp.Seconds())
+			for k, c := range rep.clients {
+				pool[k].Merge(&c.ballMeter) // measured to the end by Run's report
 			}
+			minutes += (s.DurationS - warmUp.Seconds()) / 60
 			if progress != nil {
 				progress(float64(i*len(seeds)+j+1) / float64(len(shares)*len(seeds)))
 			}
 		}
 		for k, c := range s.Clients {
-			rows = append(rows, pool[k].row(share, c, len(seeds)))
+			b := pool[k].Metrics(nil)
+			r := SweepRow{
+				LateShare: share, Client: c.Name, Ball: c.Ball, Seeds: len(seeds),
+				DelayMeanMs: b.DelayMs.Mean, PresentRMSM: b.PresentM.RMS,
+				PopsPerMin: measure.Round(float64(b.Pops) / minutes), FidelityP99M: b.FidelityM.P99,
+			}
+			if b.Frames > 0 {
+				r.LateFrames = measure.Round(float64(b.ExtrapFrames) / float64(b.Frames))
+			}
+			rows = append(rows, r)
 		}
 	}
 	return rows, nil
-}
-
-// sweepPool sums one client's figures over the runs of one setting.
-type sweepPool struct {
-	frames, pops, late int
-	delay, sq, p99     float64 // sums: delay and squared present error by frame, p99 by run
-	minutes            float64
-}
-
-func (p *sweepPool) add(b *measure.BallMetrics, measuredS float64) {
-	n := float64(b.Frames)
-	p.frames += b.Frames
-	p.delay += b.DelayMs.Mean * n
-	p.sq += b.PresentM.RMS * b.PresentM.RMS * n
-	p.pops += b.Pops
-	p.late += b.ExtrapFrames
-	p.p99 += b.FidelityM.P99
-	p.minutes += measuredS / 60
-}
-
-func (p *sweepPool) row(share float64, c Client, seeds int) SweepRow {
-	r := SweepRow{LateShare: share, Client: c.Name, Ball: c.Ball, Seeds: seeds}
-	if p.frames > 0 {
-		n := float64(p.frames)
-		r.DelayMeanMs = measure.Round(p.delay / n)
-		r.PresentRMSM = measure.Round(math.Sqrt(p.sq / n))
-		r.LateFrames = measure.Round(float64(p.late) / n)
-	}
-	r.PopsPerMin = measure.Round(float64(p.pops) / p.minutes)
-	r.FidelityP99M = measure.Round(p.p99 / float64(seeds))
-	return r
 }
 
 // ParseSweep reads a sweep's settings, "late=0.5,0.2,0.1,default": the
@@ -142,7 +121,7 @@ func WriteSweep(w io.Writer, s Scenario, seeds []uint64, rows []SweepRow) error 
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nfidelity p99 is the mean of the runs' p99; late frames is the share of frames drawing the ball past the newest state.")
+	_, err := fmt.Fprintln(w, "\nlate frames: the share of frames drawing the ball past the newest state received.")
 	return err
 }
 

@@ -185,6 +185,24 @@ func (b *BallMeter) Metrics(tr *Truth) BallMetrics {
 	return bm
 }
 
+// Merge adds the frames o measured to b's, whose Metrics then pool both
+// (runs over several seeds, say); o's frames still pending are left out, so
+// call o.Metrics first. o is left as it is. With no frame pending, b's
+// Metrics needs no truth (tr may be nil).
+func (b *BallMeter) Merge(o *BallMeter) {
+	m, om := &b.m, &o.m
+	m.Frames += om.Frames
+	m.Pops += om.Pops
+	m.PopsAfterBlackout += om.PopsAfterBlackout
+	m.ExtrapFrames += om.ExtrapFrames
+	m.FrozenFrames += om.FrozenFrames
+	m.BlackoutFrames += om.BlackoutFrames
+	m.TeleportFrames += om.TeleportFrames
+	b.fid.Merge(&o.fid)
+	b.pres.Merge(&o.pres)
+	b.delay.Merge(&o.delay)
+}
+
 // Pending returns how many frames wait for the truth.
 func (b *BallMeter) Pending() int { return len(b.pending) }
 

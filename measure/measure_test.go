@@ -342,6 +342,70 @@ func TestSeriesMatchesDefinition(t *testing.T) {
 	}
 }
 
+// Series merged summarise the samples of both, bit for bit, whatever their
+// sizes, and the series merged in is left as it was.
+func TestSeriesMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gen := func() float64 {
+		if rng.IntN(50) == 0 {
+			return rng.NormFloat64() * 1e5
+		}
+		return math.Abs(rng.NormFloat64()) * 0.05
+	}
+	sizes := []int{0, 1, seriesChunk - 1, seriesChunk + 1, 3*seriesChunk + 7}
+	for _, na := range sizes {
+		for _, nb := range sizes {
+			var a, b Series
+			var xs, ys []float64
+			for range na {
+				x := gen()
+				a.Add(x)
+				xs = append(xs, x)
+			}
+			for range nb {
+				y := gen()
+				b.Add(y)
+				ys = append(ys, y)
+			}
+			a.Merge(&b)
+			if got, want := a.Stat(), naiveStat(append(slices.Clone(xs), ys...)); got != want || a.Len() != na+nb {
+				t.Errorf("%d and %d samples: %+v (%d), want %+v", na, nb, got, a.Len(), want)
+			}
+			if got, want := b.Stat(), naiveStat(ys); got != want {
+				t.Errorf("%d and %d samples: the series merged in became %+v, want %+v", na, nb, got, want)
+			}
+		}
+	}
+}
+
+// Meters merged report the frames of both: counts summed, statistics over
+// every frame.
+func TestBallMeterMerge(t *testing.T) {
+	tr := &Truth{G: g}
+	for k := range 600 {
+		tr.Add(Sample{T: time.Duration(k) * tick, Pos: geom.V(float64(k)*0.1, 0, 0), Vel: geom.V(6, 0, 0), VelIn: geom.V(6, 0, 0)})
+	}
+	meter := func(lag time.Duration, jumpAt time.Duration) (BallMeter, BallMetrics) {
+		b := BallMeter{WarmUp: 2 * time.Second}
+		for at := time.Duration(0); at < 10*time.Second; at += time.Second / 60 {
+			d := drawnTruly(tr, at, lag)
+			if at >= jumpAt {
+				d.Pos.Y += 0.1
+			}
+			b.Add(tr, d)
+		}
+		return b, b.Metrics(tr)
+	}
+	a, ma := meter(100*time.Millisecond, 5*time.Second)
+	b, mb := meter(50*time.Millisecond, time.Hour)
+	a.Merge(&b)
+	m := a.Metrics(nil)
+	if m.Frames != ma.Frames+mb.Frames || m.Pops != 1 || m.DelayMs.Mean != 75 || m.FidelityM.Max != 0.1 ||
+		m.PresentM.Max != ma.PresentM.Max || m.PresentM.P50 != mb.PresentM.Max {
+		t.Errorf("merged %+v of %+v and %+v", m, ma, mb)
+	}
+}
+
 // A long series of small errors costs about two bytes a sample.
 func TestSeriesCompact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -151,6 +151,19 @@ func (s *Series) flush() {
 	}
 }
 
+// Merge adds o's samples to s, which then summarises both (pooling runs).
+// o is left as it is.
+func (s *Series) Merge(o *Series) {
+	o.flush()
+	s.flush()
+	s.n += o.n
+	s.sum += o.sum
+	s.sq += o.sq
+	s.large = append(s.large, o.large...)
+	s.runs = append(s.runs, o.runs...) // runs are never written once made
+	slices.SortFunc(s.runs, func(a, b run) int { return b.n - a.n })
+}
+
 // Len returns how many samples were added.
 func (s *Series) Len() int { return s.n }
 
