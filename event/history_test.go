@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/tether-net/tether/geom"
 )
@@ -123,5 +124,13 @@ func TestHistoryCut(t *testing.T) {
 	}
 	if p, ok := h.At(1, 2*time.Second); !ok || p.Pos != geom.V(50, 0, 0) || !p.Cut {
 		t.Fatalf("at the cut: %+v %v", p, ok)
+	}
+}
+
+// An entity's tick costs 61 bytes of history: its position and rotation, its
+// id and its cut.
+func TestHistoryBytesPerEntity(t *testing.T) {
+	if n := unsafe.Sizeof(pose{}) + unsafe.Sizeof(uint32(0)) + unsafe.Sizeof(false); n > 64 {
+		t.Fatalf("%d bytes per entity per tick", n)
 	}
 }
