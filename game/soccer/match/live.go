@@ -41,11 +41,6 @@ type Live struct {
 	bots  []*Bot
 }
 
-// liveBot is the Live side of a Bot.
-type liveBot struct {
-	udp *client.UDP
-}
-
 // StartLive starts the server on 127.0.0.1 (a free port) and cfg.Bots bots.
 // cfg.OnTick runs on the server's goroutine; cfg.OnFrame on each bot's own
 // goroutine, so calls for different bots may run concurrently. Both start
@@ -69,7 +64,7 @@ func StartLive(cfg Config) (*Live, error) {
 	if cfg.OnMove != nil {
 		l.game.SetOnMove(func(client int, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
 			for _, b := range l.Bots() {
-				if b.live != nil && b.live.udp.Transport().ClientIndex() == client {
+				if d := b.Driver(); d != nil && d.Transport().ClientIndex() == client {
 					cfg.OnMove(b, m, s)
 					return
 				}
@@ -173,6 +168,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 		return nil, err
 	}
 	start := time.Now()
+	b.start = start.Sub(l.epoch)
 	clk := link.Clock
 	driver, err := client.DialUDP(conn, token, core, client.UDPConfig{
 		FrameHz: l.cfg.FrameHz,
@@ -183,8 +179,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 		conn.Close()
 		return nil, err
 	}
-	b.live = &liveBot{udp: driver}
-	b.start = start.Sub(l.epoch)
+	b.udp.Store(driver)
 	l.mu.Lock()
 	l.bots = append(l.bots, b)
 	l.mu.Unlock()
@@ -192,28 +187,25 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 }
 
 // Driver returns a Live bot's client driver (nil in Virtual).
-func (b *Bot) Driver() *client.UDP {
-	if b.live == nil {
-		return nil
-	}
-	return b.live.udp
-}
+func (b *Bot) Driver() *client.UDP { return b.udp.Load() }
 
-// do runs fn with the bot's client core: in Live under its driver's lock.
+// do runs fn with the bot's client core: in Live under its driver's lock
+// (not at all in a frame before DialUDP returned the driver).
 func (b *Bot) do(fn func(*client.Client)) {
-	if b.live != nil {
-		b.live.udp.Do(fn)
-		return
+	if d := b.Driver(); d != nil {
+		d.Do(fn)
+	} else if b.h != nil {
+		fn(b.Client())
 	}
-	fn(b.Client())
 }
 
 // Leave disconnects bot b and closes its socket.
 func (l *Live) Leave(b *Bot) error {
-	if b.live == nil {
+	d := b.Driver()
+	if d == nil {
 		return errors.New("tether/match: not a live bot")
 	}
-	return b.live.udp.Close()
+	return d.Close()
 }
 
 // Close stops every bot and the server and closes their sockets; it waits for
@@ -221,7 +213,7 @@ func (l *Live) Leave(b *Bot) error {
 func (l *Live) Close() error {
 	var errs []error
 	for _, b := range l.Bots() {
-		if err := b.live.udp.Close(); err != nil && !errors.Is(err, udp.ErrClosed) {
+		if err := b.Driver().Close(); err != nil && !errors.Is(err, udp.ErrClosed) {
 			errs = append(errs, err)
 		}
 	}

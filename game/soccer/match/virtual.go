@@ -174,7 +174,7 @@ type Bot struct {
 	keys    atomic.Pointer[soccer.Keys]
 	human   soccer.Human
 	inBuf   []byte
-	live    *liveBot
+	udp     atomic.Pointer[client.UDP] // Live only
 
 	h      *harness.Client // Virtual only
 	lastIn soccer.Input
