@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-func arenaScenario(t *testing.T, link string) Scenario {
+// scenarioFile parses a scenario file of testdata.
+func scenarioFile(t *testing.T, name string) Scenario {
 	t.Helper()
-	f, err := os.Open("testdata/arena-" + link + ".json")
+	f, err := os.Open("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,6 +21,10 @@ func arenaScenario(t *testing.T, link string) Scenario {
 		t.Fatal(err)
 	}
 	return s
+}
+
+func arenaScenario(t *testing.T, link string) Scenario {
+	return scenarioFile(t, "arena-"+link+".json")
 }
 
 // The arena's figures, pooled over seeds 1 to 10 (60 s each): projectiles

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -215,15 +214,7 @@ func TestSoccerOwnKickPredicted(t *testing.T) {
 
 // The example scenario file parses and runs.
 func TestSoccerExampleFile(t *testing.T) {
-	f, err := os.Open("testdata/soccer.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s, err := ParseScenario(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := scenarioFile(t, "soccer.json")
 	if s.Game != GameSoccer || len(s.Clients) != len(ballMethods) {
 		t.Fatalf("parsed %+v", s)
 	}

@@ -95,6 +95,32 @@ func (r *Reader) Varint(limit int64) int64 {
 	return v
 }
 
+// Float64 reads a float64 written by AppendFloat64: exact, and finite (NaN
+// and infinities are ErrMalformed).
+func (r *Reader) Float64() float64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b)-r.n < 8 {
+		r.err = ErrTruncated
+		return 0
+	}
+	x := math.Float64frombits(binary.LittleEndian.Uint64(r.b[r.n:]))
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		r.err = ErrMalformed
+		return 0
+	}
+	r.n += 8
+	return x
+}
+
+// AppendFloat64 appends x exactly, in 8 bytes (little-endian IEEE 754), for
+// a state that must arrive bit for bit (a predicted character's, which an
+// adjustment restores).
+func AppendFloat64(b []byte, x float64) []byte {
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+}
+
 // Time reads a time written by AppendTime.
 func (r *Reader) Time() time.Duration {
 	return time.Duration(r.Varint(math.MaxInt64/int64(TimeUnit))) * TimeUnit

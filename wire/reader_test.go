@@ -54,3 +54,25 @@ func TestQuantise(t *testing.T) {
 }
 
 func nan() float64 { return math.NaN() }
+
+// Float64 reads back exactly what AppendFloat64 wrote, and refuses a short
+// buffer, NaN and infinities.
+func TestFloat64(t *testing.T) {
+	for _, x := range []float64{0, -0.1, math.Pi, math.MaxFloat64, math.SmallestNonzeroFloat64} {
+		b := AppendFloat64(nil, x)
+		r := NewReader(b)
+		if got := r.Float64(); got != x || r.Done() != nil {
+			t.Fatalf("%v: got %v, %v", x, got, r.Err())
+		}
+		r = NewReader(b[:7])
+		if r.Float64(); !errors.Is(r.Err(), ErrTruncated) {
+			t.Fatalf("%v in 7 bytes: %v", x, r.Err())
+		}
+	}
+	for _, x := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		r := NewReader(AppendFloat64(nil, x))
+		if r.Float64(); !errors.Is(r.Err(), ErrMalformed) {
+			t.Fatalf("%v: %v", x, r.Err())
+		}
+	}
+}

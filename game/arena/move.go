@@ -151,7 +151,7 @@ func (moves) DecodeInput(in *Input, b []byte) (int, error) { return DecodeInput(
 // ready times in wire.TimeUnits, the weapon fired.
 func (moves) AppendState(dst []byte, s PlayerState) []byte {
 	for _, x := range [...]float64{s.Pos.X, s.Pos.Z, s.Vel.X, s.Vel.Z, s.Aim} {
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x))
+		dst = wire.AppendFloat64(dst, x)
 	}
 	dst = wire.AppendTime(dst, s.ProjReady)
 	dst = wire.AppendTime(dst, s.HitscanReady)
@@ -159,17 +159,8 @@ func (moves) AppendState(dst []byte, s PlayerState) []byte {
 }
 
 func (moves) DecodeState(s *PlayerState, b []byte) (int, error) {
-	if len(b) < 40 {
-		return 0, ErrTruncated
-	}
-	var f [5]float64
-	for i := range f {
-		f[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		if math.IsNaN(f[i]) || math.IsInf(f[i], 0) {
-			return 0, ErrMalformed
-		}
-	}
-	r := wire.NewReader(b[40:])
+	r := wire.NewReader(b)
+	x, z, vx, vz, aim := r.Float64(), r.Float64(), r.Float64(), r.Float64(), r.Float64()
 	proj, hit := r.Time(), r.Time()
 	fired := Weapon(r.Byte())
 	if err := r.Err(); err != nil {
@@ -178,6 +169,6 @@ func (moves) DecodeState(s *PlayerState, b []byte) (int, error) {
 	if fired >= numWeapons {
 		return 0, ErrMalformed
 	}
-	*s = PlayerState{Pos: geom.V(f[0], 0, f[1]), Vel: geom.V(f[2], 0, f[3]), Aim: f[4], ProjReady: proj, HitscanReady: hit, Fired: fired}
-	return 40 + r.Offset(), nil
+	*s = PlayerState{Pos: geom.V(x, 0, z), Vel: geom.V(vx, 0, vz), Aim: aim, ProjReady: proj, HitscanReady: hit, Fired: fired}
+	return r.Offset(), nil
 }

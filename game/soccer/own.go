@@ -226,23 +226,18 @@ func (moveCodec) DecodeInput(in *MoveInput, b []byte) (int, error) {
 
 func (moveCodec) AppendState(dst []byte, s PlayerState) []byte {
 	for _, x := range [...]float64{s.Pos.X, s.Pos.Z, s.Vel.X, s.Vel.Z, s.Yaw} {
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(x))
+		dst = wire.AppendFloat64(dst, x)
 	}
 	return dst
 }
 
 func (moveCodec) DecodeState(s *PlayerState, b []byte) (int, error) {
-	if len(b) < stateSize {
-		return 0, ErrTruncated
+	r := wire.NewReader(b[:min(len(b), stateSize)])
+	x, z, vx, vz, yaw := r.Float64(), r.Float64(), r.Float64(), r.Float64(), r.Float64()
+	if err := r.Err(); err != nil {
+		return 0, err
 	}
-	var f [5]float64
-	for i := range f {
-		f[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		if math.IsNaN(f[i]) || math.IsInf(f[i], 0) {
-			return 0, ErrMalformed
-		}
-	}
-	*s = PlayerState{Pos: geom.V(f[0], 0, f[1]), Vel: geom.V(f[2], 0, f[3]), Yaw: f[4]}
+	*s = PlayerState{Pos: geom.V(x, 0, z), Vel: geom.V(vx, 0, vz), Yaw: yaw}
 	return stateSize, nil
 }
 
