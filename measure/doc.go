@@ -14,7 +14,9 @@
 // summarise frames as they come, holding a frame only until the truth it is
 // measured against has arrived, and keep per sample only what the quantiles
 // need (Series: about a byte a sample), so long runs stay small. A Truth can
-// forget the ticks no frame can still ask for (Truth.Forget).
+// forget the ticks no frame can still ask for (Truth.Forget). A client that
+// cannot know the server's truth (tether bot) measures against its truth in
+// hindsight instead: the states it received, joined as a Truth (Hindsight).
 //
 // The definitions (the design document's "Metrics"): L is a client frame,
 // T(L) the true server time then, R(L) the drawn position, X the true

@@ -630,3 +630,34 @@ func TestKickMeter(t *testing.T) {
 			bm.KickRefutedM, bm.KickCorrectionM, bm.KickLagMs, bm.KickOriginM)
 	}
 }
+
+// The states of a ball in free flight, received out of order, one twice and
+// with 300 ms of them lost: the hindsight curve is the flight where the
+// states join, and unknown across the gap and outside the states.
+func TestHindsight(t *testing.T) {
+	p, v := geom.V(0, 1, 0), geom.V(4, 6, 0)
+	var states []Received
+	for k := 30; k >= 0; k-- { // newest first
+		at := time.Duration(k) * time.Second / 30
+		if at > 300*time.Millisecond && at < 610*time.Millisecond {
+			continue
+		}
+		dt := at.Seconds()
+		states = append(states, Received{T: at, Pos: Flight(p, v, g, dt), Vel: v.AddScaled(g, dt)})
+	}
+	states = append(states, states[3])
+	tr, unknown := Hindsight(g, states)
+	for _, at := range []time.Duration{50 * time.Millisecond, 290 * time.Millisecond, 700 * time.Millisecond, 990 * time.Millisecond} {
+		if want := Flight(p, v, g, at.Seconds()); tr.At(at).Dist(want) > 1e-9 || unknown.In(at) {
+			t.Errorf("at %v: %v, unknown %v; want %v", at, tr.At(at), unknown.In(at), want)
+		}
+	}
+	for _, at := range []time.Duration{-time.Millisecond, 450 * time.Millisecond, 1001 * time.Millisecond} {
+		if !unknown.In(at) {
+			t.Errorf("at %v: known, want unknown (spans %v)", at, unknown)
+		}
+	}
+	if tr.Len() != 22 {
+		t.Errorf("%d samples, want 22 (one per time)", tr.Len())
+	}
+}

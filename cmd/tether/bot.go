@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -13,7 +12,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,7 +25,6 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
-	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
@@ -300,12 +297,6 @@ func servers(tok *netcode.ConnectToken) string {
 // while its clock and render delay settle.
 const botWarmUp = time.Second
 
-// ballState is a ball state the bot received.
-type ballState struct {
-	s   kinematic.State
-	gen uint8
-}
-
 // botMeter records a bot's frames and the ball states it received, to
 // measure them once the run is over. Its methods are called from the client
 // driver's goroutines (snapshot under the driver's lock, frame outside it).
@@ -313,7 +304,7 @@ type botMeter struct {
 	g geom.Vec3 // the ball's gravity
 
 	mu     sync.Mutex
-	states []ballState // every ball state received, in order of arrival
+	states []measure.Received // every ball state received, in order of arrival
 	frames []botFrame
 }
 
@@ -334,7 +325,7 @@ func (m *botMeter) snapshot(_ time.Duration, s *client.Snapshot) {
 	defer m.mu.Unlock()
 	for _, e := range s.Entities {
 		if e.ID == soccer.BallID {
-			m.states = append(m.states, ballState{s: e.State, gen: e.Gen})
+			m.states = append(m.states, measure.Received{T: e.State.Time, Pos: e.State.Pos, Vel: e.State.Vel, Gen: e.Gen, Cut: e.State.Cut, Knot: e.State.Knot})
 		}
 	}
 }
@@ -349,60 +340,6 @@ func (m *botMeter) frame(f *client.Frame) {
 	m.frames = append(m.frames, bf)
 }
 
-// hindsight is the bot's truth in hindsight: every ball state it received,
-// known after the run, joined as the lab joins the server's ticks (a
-// measure.Truth): what the bot would have drawn had every state that arrived
-// come in time. Between two states the ball moves on the cubic through both
-// positions and velocities; into a contact (a knot) it flies from the first
-// state up to where the two states' flights pass closest and on the second
-// state's flight after it, as the lab does where a player got in the way.
-// Where it is unknown (before the first state, after the last, and between
-// states further apart than maxHindsightGap: lost snapshots) is given as
-// spans, which the ball's meter treats as the lab does a link's blackouts.
-func hindsight(g geom.Vec3, states []ballState) (*measure.Truth, measure.Spans) {
-	pts := slices.Clone(states)
-	slices.SortStableFunc(pts, func(a, b ballState) int { return cmp.Compare(a.s.Time, b.s.Time) })
-	// One state per time: a knot (the state leaving a contact) over a
-	// regular one, the later arrival otherwise (they are equal).
-	out := pts[:0]
-	for _, p := range pts {
-		if n := len(out); n > 0 && out[n-1].s.Time == p.s.Time {
-			if !out[n-1].s.Knot || p.s.Knot {
-				out[n-1] = p
-			}
-			continue
-		}
-		out = append(out, p)
-	}
-	tr := &measure.Truth{G: g}
-	unknown := measure.Spans{{From: math.MinInt64, To: 0}}
-	for i, p := range out {
-		smp := measure.Sample{T: p.s.Time, Pos: p.s.Pos, Vel: p.s.Vel, VelIn: p.s.Vel}
-		if i == 0 {
-			unknown[0].To = p.s.Time
-		} else {
-			a := &out[i-1]
-			smp.Cut = p.gen != a.gen || p.s.Cut
-			if p.s.Knot && !smp.Cut {
-				tc := measure.ClosestApproach(a.s.Pos, a.s.Vel, p.s.Pos, p.s.Vel, (p.s.Time - a.s.Time).Seconds())
-				smp.Contact, smp.ContactAt = true, a.s.Time+time.Duration(tc*float64(time.Second))
-			}
-			if p.s.Time-a.s.Time > maxHindsightGap {
-				unknown = append(unknown, measure.Span{From: a.s.Time, To: p.s.Time})
-			}
-		}
-		tr.Add(smp)
-	}
-	if n := len(out); n > 0 {
-		unknown = append(unknown, measure.Span{From: out[n-1].s.Time, To: math.MaxInt64})
-	}
-	return tr, unknown
-}
-
-// maxHindsightGap: states further apart than this leave the curve unknown
-// between them (lost snapshots).
-const maxHindsightGap = 250 * time.Millisecond
-
 // botReport is what tether bot prints.
 type botReport struct {
 	Slot     int          `json:"slot"`
@@ -412,7 +349,7 @@ type botReport struct {
 	Clock    clockSummary `json:"clock"`
 	// Ball is measured as the lab measures it (measure.BallMeter), each
 	// frame at the bot's estimate of server time, against the hindsight
-	// curve (see runBot's documentation): fidelity_m is the distance from
+	// curve (measure.Hindsight; see runBot's documentation): fidelity_m is the distance from
 	// the drawn ball to the curve at its render time, delay_ms the render
 	// delay behind the estimate, present_m the distance to the curve at
 	// the estimate; blackout_frames counts the frames where the curve is
@@ -450,7 +387,7 @@ func (m *botMeter) report(slot int, played time.Duration, ts netcode.ClientStats
 	after := func(f *botFrame) bool { return f.local-m.frames[0].local >= botWarmUp }
 	// The ball's meter leaves out the frames before the first ready one
 	// after the warm-up, by their estimate of server time.
-	tr, unknown := hindsight(m.g, m.states)
+	tr, unknown := measure.Hindsight(m.g, m.states)
 	ball := measure.BallMeter{WarmUp: math.MaxInt64, Blackouts: unknown}
 	for i := range m.frames {
 		if f := &m.frames[i]; f.ready && after(f) {

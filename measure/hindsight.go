@@ -1,0 +1,75 @@
+package measure
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+)
+
+// Received is a state of a body that a client received: the server time it
+// is of, its position and velocity, its teleport generation, and whether it
+// came as a cut (a teleport or a jump) or a knot (the state leaving a
+// contact).
+type Received struct {
+	T         time.Duration
+	Pos, Vel  geom.Vec3
+	Gen       uint8
+	Cut, Knot bool
+}
+
+// HindsightGap is how far apart two received states may be for the
+// hindsight curve to join them; further apart (lost snapshots), the curve
+// between them is unknown.
+const HindsightGap = 250 * time.Millisecond
+
+// Hindsight is a client's truth in hindsight, for a client that cannot know
+// the server's (tether bot): every state of a body it received, in any
+// order, joined as a Truth joins the server's ticks, with gravity g: what the
+// client would have drawn had every state that arrived come in time. Between
+// two states the body moves on the cubic through both positions and
+// velocities; into a knot it flies from the first state up to where the two
+// states' flights pass closest and on the second state's flight after it.
+// Of two states of the same time it keeps a knot over a regular one, else
+// the later received. Where the curve is unknown (before the first state,
+// after the last, and across gaps over HindsightGap) is returned as spans,
+// which a BallMeter takes as the link's blackouts.
+func Hindsight(g geom.Vec3, states []Received) (*Truth, Spans) {
+	pts := slices.Clone(states)
+	slices.SortStableFunc(pts, func(a, b Received) int { return cmp.Compare(a.T, b.T) })
+	out := pts[:0]
+	for _, p := range pts {
+		if n := len(out); n > 0 && out[n-1].T == p.T {
+			if !out[n-1].Knot || p.Knot {
+				out[n-1] = p
+			}
+			continue
+		}
+		out = append(out, p)
+	}
+	tr := &Truth{G: g}
+	unknown := Spans{{From: math.MinInt64, To: math.MaxInt64}}
+	for i, p := range out {
+		smp := Sample{T: p.T, Pos: p.Pos, Vel: p.Vel, VelIn: p.Vel}
+		if i == 0 {
+			unknown[0].To = p.T
+		} else {
+			a := &out[i-1]
+			smp.Cut = p.Gen != a.Gen || p.Cut
+			if p.Knot && !smp.Cut {
+				tc := ClosestApproach(a.Pos, a.Vel, p.Pos, p.Vel, (p.T - a.T).Seconds())
+				smp.Contact, smp.ContactAt = true, a.T+time.Duration(tc*float64(time.Second))
+			}
+			if p.T-a.T > HindsightGap {
+				unknown = append(unknown, Span{From: a.T, To: p.T})
+			}
+		}
+		tr.Add(smp)
+	}
+	if n := len(out); n > 0 {
+		unknown = append(unknown, Span{From: out[n-1].T, To: math.MaxInt64})
+	}
+	return tr, unknown
+}
