@@ -186,35 +186,22 @@ func dialBot(tok *netcode.ConnectToken, pid, seed uint64) (*playBot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules := soccer.DefaultRules()
-	m := newBotMeter(rules)
-	core, err := client.New(client.Config{OnSnapshot: m.snapshot}, soccer.NewClientGame(rules))
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	bot := soccer.NewBot(rules, seed)
-	var view soccer.View
-	var in []byte
+	m := newBotMeter(soccer.DefaultRules())
 	connected := make(chan struct{})
 	var once sync.Once
-	driver, err := client.DialUDP(conn, tok, core, client.UDPConfig{
-		Transport: udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}, OnState: func(s netcode.ClientState) {
-			if s == netcode.StateConnected {
-				once.Do(func() { close(connected) })
-			}
-		}},
-		OnFrame: func(f *client.Frame) []byte {
-			view.FromFrame(f)
-			in = soccer.AppendInput(in[:0], bot.Decide(&view))
-			m.frame(f)
-			return in
-		},
-	})
+	b, err := match.Dial(conn, tok, match.Config{Seed: seed, NoPrediction: true,
+		OnSnapshot: func(_ *match.Bot, local time.Duration, s *client.Snapshot) { m.snapshot(local, s) },
+		OnFrame:    func(_ *match.Bot, f *client.Frame, _ *soccer.View) { m.frame(f) },
+	}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}, OnState: func(s netcode.ClientState) {
+		if s == netcode.StateConnected {
+			once.Do(func() { close(connected) })
+		}
+	}})
 	if err != nil {
 		conn.Close()
 		return nil, tokenRefused(err)
 	}
+	driver := b.Driver()
 	return &playBot{driver: driver, meter: m, connected: connected}, nil
 }
 

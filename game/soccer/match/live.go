@@ -162,28 +162,51 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	l.router.route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
 	conn := netsim.NewPacketConn(raw, link.Up, seed)
 	b := &Bot{Index: i, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15)}
-	core, err := client.New(l.cfg.clientConfig(b), l.cfg.clientGame(b))
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
 	start := time.Now()
 	b.start = start.Sub(l.epoch)
 	clk := link.Clock
-	driver, err := client.DialUDP(conn, token, core, client.UDPConfig{
-		FrameHz: l.cfg.FrameHz,
-		Local:   func() time.Duration { return clk.Local(time.Since(start)) },
-		OnFrame: func(f *client.Frame) []byte { return b.act(f, l.cfg.OnFrame) },
-	})
-	if err != nil {
+	if err := l.cfg.dial(b, conn, token, client.UDPConfig{Local: func() time.Duration { return clk.Local(time.Since(start)) }}); err != nil {
 		conn.Close()
 		return nil, err
 	}
-	b.udp.Store(driver)
 	l.mu.Lock()
 	l.bots = append(l.bots, b)
 	l.mu.Unlock()
 	return b, nil
+}
+
+// Dial connects one bot to the server a connect token names, over conn (a
+// socket on a real network: no link is emulated), and starts it playing as a
+// Live match's bots do; its Driver reports the connection, and closing the
+// driver closes conn. cfg configures its game (Rules, Server.TickHz,
+// prediction, Ball), frames and hooks; cfg.Seed seeds its decisions. tc
+// configures its transport (the protocol id, OnState).
+func Dial(conn net.PacketConn, tok *netcode.ConnectToken, cfg Config, tc udp.ClientConfig) (*Bot, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	b := &Bot{Seed: cfg.Seed, bot: soccer.NewBot(cfg.Rules, cfg.Seed)}
+	if err := cfg.dial(b, conn, tok, client.UDPConfig{Transport: tc}); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// dial starts bot b's client over conn to the server tok names, with uc's
+// transport and local clock.
+func (c *Config) dial(b *Bot, conn net.PacketConn, tok *netcode.ConnectToken, uc client.UDPConfig) error {
+	core, err := client.New(c.clientConfig(b), c.clientGame(b))
+	if err != nil {
+		return err
+	}
+	uc.FrameHz = c.FrameHz
+	uc.OnFrame = func(f *client.Frame) []byte { return b.act(f, c.OnFrame) }
+	d, err := client.DialUDP(conn, tok, core, uc)
+	if err != nil {
+		return err
+	}
+	b.udp.Store(d)
+	return nil
 }
 
 // Driver returns a Live bot's client driver (nil in Virtual).

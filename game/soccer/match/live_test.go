@@ -1,6 +1,9 @@
 package match
 
 import (
+	"crypto/rand"
+	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,7 +13,9 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/transport/udp"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -78,5 +83,49 @@ func TestLive(t *testing.T) {
 		if d, ok := lead[i]; !ok || d < -10*time.Microsecond || d > 50*time.Microsecond {
 			t.Errorf("bot %d: the server's clock after a frame minus the frame's TrueTime is at least %v, want 0 to 50 µs", i, d)
 		}
+	}
+}
+
+// TestDial connects one more bot to a Live match's server with a connect
+// token, as tether bot does: it connects, draws the match with itself in it,
+// and its client predicts nothing when told not to.
+func TestDial(t *testing.T) {
+	l, err := StartLive(Config{Seed: 5, Bots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	tok, err := netcode.NewConnectToken(rand.Reader, &l.key, netcode.TokenParams{
+		ProtocolID: ProtocolID, ClientID: 99, ServerAddresses: []netip.AddrPort{l.addr}, Now: time.Now(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn := make(chan bool, 1)
+	b, err := Dial(conn, tok, Config{Seed: 7, NoPrediction: true, OnFrame: func(b *Bot, f *client.Frame, v *soccer.View) {
+		if f.Ready && f.HasSelf && len(v.Players) == 2 {
+			select {
+			case drawn <- b.Game().Own() == nil:
+			default:
+			}
+		}
+	}}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: ProtocolID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Driver().Close()
+	select {
+	case unpredicted := <-drawn:
+		if !unpredicted {
+			t.Error("the client predicts its own player with NoPrediction")
+		}
+	case <-b.Driver().Done():
+		t.Fatalf("connection ended: %v", b.Driver().Transport().State())
+	case <-time.After(10 * time.Second):
+		t.Fatal("no frame with both players drawn within 10 s")
 	}
 }
