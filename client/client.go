@@ -147,9 +147,9 @@ type Watcher interface {
 
 // Config configures a Client. The zero value gives the defaults noted.
 type Config struct {
-	// Clock configures the server clock estimator; a zero ReadyWithin means
-	// 400 ms here (not the estimator's own default), so that a joining
-	// client draws the match within half a second.
+	// Clock configures the server clock estimator (package clock's
+	// defaults: its first pings at 20 Hz make a joining client ready to draw
+	// the match in well under a second on a jittery link).
 	Clock    clock.Config
 	Reliable reliable.Config // the channels
 	// Forget is how long an entity may be missing from snapshots before it is
@@ -183,9 +183,13 @@ type Stats struct {
 	Inputs               uint64 // inputs sent
 	Replies              uint64 // replies to the inputs received (handed to a Predictor)
 	Pings                uint64 // clock pings sent
-	Malformed            uint64 // packets or messages dropped as malformed
-	Entities             int    // entities known now
-	Resets               uint64 // timelines emptied for a clock epoch change
+	Pongs                uint64 // clock pongs received
+	// ClockBytesOut and ClockBytesIn are the bytes of the clock's messages
+	// (pings out, pongs in), which share datagrams with the others.
+	ClockBytesOut, ClockBytesIn uint64
+	Malformed                   uint64 // packets or messages dropped as malformed
+	Entities                    int    // entities known now
+	Resets                      uint64 // timelines emptied for a clock epoch change
 }
 
 // attach is one entry of an entity's parent history.
@@ -343,9 +347,6 @@ func New(cfg Config, game Game) (*Client, error) {
 	if cfg.EventLog < 0 || cfg.EventLog > 1<<16 {
 		return nil, fmt.Errorf("%w: EventLog %d, want 1 to 65536", ErrConfig, cfg.EventLog)
 	}
-	if cfg.Clock.ReadyWithin == 0 {
-		cfg.Clock.ReadyWithin = 400 * time.Millisecond
-	}
 	clk, err := clock.NewEstimator(cfg.Clock)
 	if err != nil {
 		return nil, fmt.Errorf("%w: Clock: %v", ErrConfig, err)
@@ -434,6 +435,8 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 		}
 		switch m.Tag {
 		case protocol.TagPong:
+			c.stats.Pongs++
+			c.stats.ClockBytesIn += uint64(len(b))
 			c.clk.HandlePong(m.Pong, local)
 		case protocol.TagWelcome:
 			c.welcome, c.welcomed = m.Welcome, true
@@ -623,6 +626,7 @@ func (c *Client) Update(local time.Duration) {
 		c.msg = protocol.AppendPing(c.msg[:0], c.clk.Ping(local))
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.stats.Pings++
+			c.stats.ClockBytesOut += uint64(len(c.msg))
 		}
 	}
 	data, send, appendHeader := c.input, c.hasInput, protocol.AppendInput

@@ -21,6 +21,11 @@ type Config struct {
 	SlowPingInterval time.Duration
 	// FastSamples: see FastPingInterval. Default 100; allowed 1 to 10000.
 	FastSamples int
+	// BurstSamples is how many of an epoch's first samples are pinged for at
+	// half FastPingInterval (20 Hz by default, which is what a server
+	// answers at most), so that Now is ready sooner and with less error.
+	// Default 16; -1 means none; allowed up to FastSamples.
+	BurstSamples int
 	// Window is how many recent samples the filter keeps. Default 128 (about
 	// a minute at 2 Hz: short enough to follow the wander of a drifting
 	// clock); allowed 16 to 4096.
@@ -66,6 +71,7 @@ const (
 	defaultFastPing        = 100 * time.Millisecond
 	defaultSlowPing        = 500 * time.Millisecond
 	defaultFastSamples     = 100
+	defaultBurstSamples    = 16
 	defaultMinSamples      = 6
 	defaultWindow          = 128
 	defaultReadyError      = 500 * time.Microsecond
@@ -91,6 +97,12 @@ func (c Config) resolve() (Config, error) {
 	}
 	if c.FastSamples == 0 {
 		c.FastSamples = defaultFastSamples
+	}
+	switch c.BurstSamples {
+	case 0:
+		c.BurstSamples = min(defaultBurstSamples, c.FastSamples)
+	case -1:
+		c.BurstSamples = 0
 	}
 	if c.Window == 0 {
 		c.Window = defaultWindow
@@ -126,6 +138,8 @@ func (c Config) resolve() (Config, error) {
 		return c, configErr("SlowPingInterval", c.SlowPingInterval, "FastPingInterval to 1m0s")
 	case c.FastSamples < 1 || c.FastSamples > 10000:
 		return c, configErr("FastSamples", c.FastSamples, "1 to 10000")
+	case c.BurstSamples < 0 || c.BurstSamples > c.FastSamples:
+		return c, configErr("BurstSamples", c.BurstSamples, "-1 (none) to FastSamples")
 	case c.Window < 16 || c.Window > 4096:
 		return c, configErr("Window", c.Window, "16 to 4096")
 	case c.MinSamples < 1 || c.MinSamples > c.Window/2:

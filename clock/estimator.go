@@ -155,12 +155,15 @@ func (e *Estimator) Ping(local time.Duration) Ping {
 	return Ping{ID: id}
 }
 
-// interval is the ping interval: fast for the first FastSamples samples of an
-// epoch, then lengthening evenly to slow over as many again.
+// interval is the ping interval: half the fast one for the first
+// BurstSamples samples of an epoch, fast until FastSamples, then lengthening
+// evenly to slow over as many again.
 func (e *Estimator) interval() time.Duration {
 	fast, slow := e.cfg.FastPingInterval, e.cfg.SlowPingInterval
 	k, ramp := e.epochSamples-e.cfg.FastSamples, e.cfg.FastSamples
 	switch {
+	case e.epochSamples < e.cfg.BurstSamples:
+		return fast / 2
 	case k < 0:
 		return fast
 	case k >= ramp:

@@ -176,9 +176,30 @@ func TestInvalidPongs(t *testing.T) {
 	}
 }
 
-// TestPingSchedule checks the fast start, the ramp and the slow rate.
+// TestPingSchedule checks the burst, the fast start, the ramp and the slow
+// rate.
 func TestPingSchedule(t *testing.T) {
-	e, err := NewEstimator(Config{FastSamples: 4})
+	for _, tc := range []struct {
+		burst int
+		want  []time.Duration // ms
+	}{
+		{-1, []time.Duration{0, 100, 100, 100, 100, 100, 200, 300, 400, 500, 500, 500}},
+		{3, []time.Duration{0, 50, 50, 50, 100, 100, 200, 300, 400, 500, 500, 500}},
+	} {
+		gaps := pingGaps(t, Config{FastSamples: 4, BurstSamples: tc.burst})
+		for i := range tc.want {
+			if gaps[i] != tc.want[i]*time.Millisecond {
+				t.Fatalf("burst %d: intervals %v, want %v ms", tc.burst, gaps, tc.want)
+			}
+		}
+	}
+}
+
+// pingGaps returns the first 12 intervals between pings of an estimator
+// with cfg whose every ping is answered 10 ms later.
+func pingGaps(t *testing.T, cfg Config) []time.Duration {
+	t.Helper()
+	e, err := NewEstimator(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,12 +224,7 @@ func TestPingSchedule(t *testing.T) {
 		p := e.Ping(local)
 		e.HandlePong(Responder{}.Pong(p, local, local), local+10*time.Millisecond)
 	}
-	want := []time.Duration{0, 100, 100, 100, 100, 100, 200, 300, 400, 500, 500, 500}
-	for i := range want {
-		if gaps[i] != want[i]*time.Millisecond {
-			t.Fatalf("intervals %v, want %v ms", gaps, want)
-		}
-	}
+	return gaps
 }
 
 // TestNowMonotonic is a property test: on random links, with random drifts
@@ -365,6 +381,8 @@ func TestConfig(t *testing.T) {
 		{Config{FastPingInterval: -1}, "FastPingInterval"},
 		{Config{SlowPingInterval: 50 * time.Millisecond}, "SlowPingInterval"},
 		{Config{FastSamples: -3}, "FastSamples"},
+		{Config{FastSamples: 4, BurstSamples: 5}, "BurstSamples"},
+		{Config{BurstSamples: -2}, "BurstSamples"},
 		{Config{Window: 8}, "Window"},
 		{Config{MinSamples: 200}, "MinSamples"},
 		{Config{ReadyError: -time.Second}, "ReadyError"},

@@ -38,7 +38,7 @@ type arenaClient struct {
 	spec   Client
 	hc     *harness.Client
 	game   *arena.ClientGame
-	clock  *soccerClock
+	clock  *estimatorClock
 	meter  measure.ClockMeter
 	proj   *measure.ProjMeter
 	hits   *measure.HitMeter
@@ -128,7 +128,7 @@ func playArena(s Scenario, opts Options, pool arenaPool) (*arenaMatch, error) {
 		if err != nil {
 			return nil, err
 		}
-		ac.clock = &soccerClock{est: ac.hc.Core().Clock()}
+		ac.clock = &estimatorClock{est: ac.hc.Core().Clock(), now: ac.hc.Now}
 		am.clients = append(am.clients, ac)
 	}
 	step := am.end / 100
@@ -147,7 +147,7 @@ func playArena(s Scenario, opts Options, pool arenaPool) (*arenaMatch, error) {
 
 // frame records what client ac drew at true time now.
 func (ac *arenaClient) frame(now time.Duration, f *tclient.Frame) {
-	ac.clock.observe(now)
+	ac.clock.observe()
 	fr := measure.Frame{T: now, Est: f.Server, Ready: f.Ready, Bound: -1}
 	if f.Ready {
 		fr.Bound = f.Bound

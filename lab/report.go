@@ -60,7 +60,7 @@ func convergeWithin(l Client) time.Duration {
 func (m *sim) report(tr *measure.Truth) *Report {
 	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
 	for _, c := range m.clients {
-		r.Results = append(r.Results, c.result(c.ball))
+		r.Results = append(r.Results, c.result(nil))
 	}
 	return r
 }
@@ -104,9 +104,12 @@ func (c *client) result(ball any) Result {
 	}
 	if rc, ok := ball.(interface{ resimTicks() (uint64, bool) }); ok {
 		if n, ok := rc.resimTicks(); ok {
-			perS := measure.Round(float64(n) / c.sim.end.Seconds())
-			res.Ball.ResimTicks = &perS
+			c.resimTicks = &n
 		}
+	}
+	if c.resimTicks != nil {
+		perS := measure.Round(float64(*c.resimTicks) / c.sim.end.Seconds())
+		res.Ball.ResimTicks = &perS
 	}
 	return res
 }

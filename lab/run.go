@@ -3,10 +3,12 @@ package lab
 import (
 	"time"
 
+	tclient "github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/clock"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
-	"github.com/tether-net/tether/wire"
 )
 
 // Options control a run's side outputs.
@@ -44,28 +46,24 @@ const (
 // sim is one run in virtual time: the server's clock is true time.
 type sim struct {
 	scen    Scenario
-	sched   netsim.Scheduler
 	end     time.Duration
 	tick    time.Duration
-	server  *server
+	clock   func() time.Duration // true time
 	clients []*client
 	opts    Options
 }
 
 // client is one emulated client with its link, its methods and what it measured.
 type client struct {
-	sim  *sim
-	spec Client
-	link *netsim.Link
-	// clockUp and clockDown carry the clock method's messages on streams of
-	// their own, so that what a clock method sends does not change the fates
-	// of the snapshots: the ball comparison stays paired across clients.
-	clockUp, clockDown *netsim.Path
-	asym               time.Duration // (up - down base latency)/2: the offset error no round trip can see
-	clock              clockView
-	ball               ballView
-
-	arrivals []time.Duration // scratch for Path.Send
+	sim   *sim
+	spec  Client
+	link  *netsim.Link
+	asym  time.Duration // (up - down base latency)/2: the offset error no round trip can see
+	est   *clock.Estimator
+	clock clockView
+	// oracle is the ball drill's reference, for a client whose ball method
+	// is the oracle.
+	oracle *oracleBall
 
 	frames []frame // every frame, if the run keeps them (Options.Keep)
 
@@ -74,8 +72,9 @@ type client struct {
 	clockMeter measure.ClockMeter
 	ballMeter  measure.BallMeter
 
-	upBytes, downBytes           int64 // payload + headers, all traffic
-	clockUpBytes, clockDownBytes int64
+	upBytes, downBytes           int64   // every byte on the wire, all traffic
+	clockUpBytes, clockDownBytes int64   // the clock's messages alone
+	resimTicks                   *uint64 // ticks re-simulated, for a ball method that has them
 }
 
 // frame is what a client showed at one render frame.
@@ -85,6 +84,24 @@ type frame struct {
 	ready bool
 	bound time.Duration // -1: none
 	ball  ballFrame
+}
+
+// ballFrame is the ball as a client draws it at one frame.
+type ballFrame struct {
+	ok           bool // something to draw
+	pos          geom.Vec3
+	renderTime   time.Duration // the server time the client claims to show
+	extrapolated bool          // past the newest state received
+	frozen       bool          // held still for lack of data
+	cut          bool          // the first frame after a teleport, drawn as a jump
+}
+
+// fromEntity returns the ball as frame entity e draws it, if it is drawn.
+func fromEntity(e *tclient.Entity) ballFrame {
+	if e == nil {
+		return ballFrame{}
+	}
+	return ballFrame{ok: true, pos: e.Pos, renderTime: e.RenderTime, extrapolated: e.Extrapolated, frozen: e.Frozen, cut: e.Cut}
 }
 
 // Run runs scenario s in virtual time and reports what every client measured.
@@ -99,44 +116,57 @@ func Run(s Scenario, opts Options) (*Report, error) {
 	if s.Game == GameArena {
 		return runArena(s, opts)
 	}
-	m := &sim{
-		scen: s,
-		end:  time.Duration(s.DurationS * float64(time.Second)),
-		tick: time.Second / time.Duration(s.TickHz),
-		opts: opts,
-	}
-	m.server = newServer(m)
-	for _, spec := range s.Clients {
-		c := &client{
-			sim:  m,
-			spec: spec,
-			// Every client gets an identically seeded link: the comparison is paired.
-			link: netsim.NewLink(spec.Link, s.Seed),
-			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
-		}
-		c.clockUp, c.clockDown = c.link.Up.Stream(1), c.link.Down.Stream(1)
-		c.measureAgainst(&m.server.truth)
-		c.clock = newClockView(spec.Clock, c)
-		c.ball = newBallView(spec.Ball, c, s.TickHz)
-		m.clients = append(m.clients, c)
-	}
-	m.server.start()
-	for _, c := range m.clients {
-		c.clock.start()
-		c.scheduleFrame(0)
-	}
+	return runDrill(s, opts)
+}
+
+// run advances the run to its end through runUntil, reporting progress.
+func (m *sim) run(runUntil func(time.Duration)) {
 	step := m.end / 100
 	for t := step; t <= m.end; t += step {
-		m.sched.RunUntil(t)
-		if opts.Progress != nil {
-			opts.Progress(float64(t) / float64(m.end))
+		runUntil(t)
+		if m.opts.Progress != nil {
+			m.opts.Progress(float64(t) / float64(m.end))
 		}
 	}
-	m.sched.RunUntil(m.end)
-	if opts.Trace != nil {
-		m.trace(opts.Trace, &m.server.truth)
+	runUntil(m.end)
+}
+
+// newClient adds a client for spec, measured against the ball's truth tr.
+func (m *sim) newClient(spec Client, tr *measure.Truth) *client {
+	c := &client{
+		sim: m, spec: spec,
+		asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
 	}
-	return m.report(&m.server.truth), nil
+	c.measureAgainst(tr)
+	m.clients = append(m.clients, c)
+	return c
+}
+
+// now returns the true time, the server's clock.
+func (c *client) now() time.Duration { return c.sim.clock() }
+
+// frame measures client frame f at true time now; ball is the ball's entity.
+func (c *client) frame(now time.Duration, f *tclient.Frame, ball uint32) {
+	fr := frame{t: now, bound: -1}
+	fr.est, fr.ready = c.clock.estimate(f.Local)
+	if b, ok := c.clock.bound(f.Local); ok {
+		fr.bound = b
+	}
+	if fr.ready {
+		if c.oracle != nil {
+			fr.ball = c.oracle.render(now)
+		} else {
+			fr.ball = fromEntity(f.Find(ball))
+		}
+	}
+	c.record(fr)
+}
+
+// traffic takes the bytes the client core sent and received: every byte on
+// the wire (t), and its clock's messages alone (st).
+func (c *client) traffic(t harness.Traffic, st tclient.Stats) {
+	c.upBytes, c.downBytes = t.WireUp, t.WireDown
+	c.clockUpBytes, c.clockDownBytes = int64(st.ClockBytesOut), int64(st.ClockBytesIn)
 }
 
 // trace hands every client frame to fn, client by client, with the ball's
@@ -158,96 +188,5 @@ func (m *sim) trace(fn func(TraceRow), tr *measure.Truth) {
 }
 
 func vec3(v geom.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
-
-// local returns the client's local clock now.
-func (c *client) local() time.Duration { return c.link.Clock.Local(c.sim.sched.Now()) }
-
-// at schedules fn at the true time when the client's local clock reads local.
-func (c *client) at(local time.Duration, fn func()) {
-	c.sim.sched.At(c.link.Clock.True(local), fn)
-}
-
-// sendUp sends a datagram of size payload bytes to the server; deliver runs at
-// each arrival (none if lost, twice if duplicated).
-func (c *client) sendUp(size int, clockTraffic bool, deliver func()) {
-	c.upBytes += int64(size + headerBytes)
-	path := c.link.Up
-	if clockTraffic {
-		c.clockUpBytes += int64(size + headerBytes)
-		path = c.clockUp
-	}
-	c.send(path, size, deliver)
-}
-
-func (c *client) send(path *netsim.Path, size int, deliver func()) {
-	c.arrivals = path.Send(c.sim.sched.Now(), size, c.arrivals[:0])
-	for _, a := range c.arrivals {
-		c.sim.sched.At(a, deliver)
-	}
-}
-
-// sendDown sends a datagram from the server to this client.
-func (c *client) sendDown(size int, clockTraffic bool, deliver func()) {
-	c.downBytes += int64(size + headerBytes)
-	path := c.link.Down
-	if clockTraffic {
-		c.clockDownBytes += int64(size + headerBytes)
-		path = c.clockDown
-	}
-	c.send(path, size, deliver)
-}
-
-// scheduleFrame schedules frame n at local time n/frame_hz: the client renders
-// by its own (drifting) clock.
-func (c *client) scheduleFrame(n int64) {
-	local := c.frameLocal(n)
-	if c.link.Clock.True(local) > c.sim.end {
-		return
-	}
-	c.at(local, func() {
-		c.renderFrame()
-		c.scheduleFrame(n + 1)
-	})
-}
-
-// frameLocal is the local time of frame n, counted from the client's local
-// reading at true time 0.
-func (c *client) frameLocal(n int64) time.Duration {
-	start := c.link.Clock.Local(0)
-	return start + time.Duration(n)*time.Second/time.Duration(c.sim.scen.FrameHz)
-}
-
-func (c *client) renderFrame() {
-	now := c.sim.sched.Now()
-	local := c.local()
-	f := frame{t: now, bound: -1}
-	f.est, f.ready = c.clock.estimate(local)
-	if b, ok := c.clock.bound(local); ok {
-		f.bound = b
-	}
-	if f.ready {
-		f.ball = c.ball.render(f.est)
-	}
-	c.record(f)
-}
-
-// sendSnapshot sends the server's snapshot datagram to this client, which
-// decodes it on arrival.
-func (c *client) sendSnapshot(packet []byte) {
-	c.sendDown(len(packet), false, func() {
-		est, ok := c.clock.estimate(c.local())
-		if !ok {
-			return // no clock yet: nothing to place the states on
-		}
-		for b := packet[msgTypeBytes:]; len(b) > 0; {
-			s, n, err := wire.DecodeState(b)
-			if err != nil {
-				panic(err) // the lab's own encoding
-			}
-			c.ball.receive(s, est)
-			b = b[n:]
-		}
-	})
-}
 
 func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	tclient "github.com/tether-net/tether/client"
-	"github.com/tether-net/tether/clock"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
@@ -31,7 +30,7 @@ type soccerClient struct {
 	match  *soccerMatch
 	c      *client
 	bot    *match.Bot
-	clock  *soccerClock
+	clock  *estimatorClock
 	ball   soccerBallView
 	others measure.OthersMeter
 	own    ownRecord
@@ -94,6 +93,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		opts: opts,
 	}
 	sm := &soccerMatch{sim: m, rules: soccer.DefaultRules()}
+	m.clock = sm.now
 	cfg := match.Config{
 		Seed: s.Seed, Bots: len(s.Clients), PairedLinks: true, Rules: sm.rules,
 		Server:  tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz},
@@ -133,7 +133,8 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		sc.c.measureAgainst(&sm.truth.ball.Truth)
 		sc.bot = b
 		sc.c.link = b.NetLink()
-		sc.clock = &soccerClock{est: b.Client().Clock()}
+		sc.c.est = b.Client().Clock()
+		sc.clock = &estimatorClock{est: sc.c.est, now: sm.now}
 		sc.c.clock = sc.clock
 		sc.ball = newSoccerBallView(sc.c.spec.Ball, sc)
 		sc.others = measure.OthersMeter{WarmUp: warmUp, Blackouts: sc.c.blackouts}
@@ -183,7 +184,7 @@ func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 		sc.othersFrame(sc.frames, now, f)
 	}
 	sc.own.frame(now, f)
-	sc.clock.observe(now)
+	sc.clock.observe()
 	sc.c.record(fr)
 	sc.drawnPrev, sc.drawn = sc.drawn, soccerBallAt{fr.ball.pos, fr.ball.ok}
 	sc.kickShown(now)
@@ -256,31 +257,6 @@ func (sm *soccerMatch) report() *Report {
 	return r
 }
 
-// soccerClock is a soccer client's clock: the client package's estimator,
-// read where the client reads it. Its first reply is taken at the first
-// frame after the estimator had a sample.
-type soccerClock struct {
-	est   *clock.Estimator
-	first time.Duration
-	got   bool
-}
-
-func (*soccerClock) start() {}
-
-func (k *soccerClock) estimate(local time.Duration) (time.Duration, bool) { return k.est.Now(local) }
-
-func (k *soccerClock) bound(local time.Duration) (time.Duration, bool) {
-	return k.est.Bound(local), k.est.Ready()
-}
-
-func (k *soccerClock) firstReply() (time.Duration, bool) { return k.first, k.got }
-
-func (k *soccerClock) observe(now time.Duration) {
-	if !k.got && k.est.Stats().Samples > 0 {
-		k.got, k.first = true, now
-	}
-}
-
 // kickVisibleM is the change of the drawn ball's motion over one frame,
 // metres, that shows a kick: 2 cm at 60 Hz is a change of speed of 1.2 m/s,
 // less than the weakest pass changes a carried ball's.
@@ -294,7 +270,8 @@ const kickWindow = time.Second
 // warm-up that asked the client's player to kick and that the server applied
 // (a kick by that player within kickWindow), the frames drawn after the
 // input's frame before the drawn ball shows the kick (its motion over a
-// frame changes by more than kickVisibleM from the input's frame); and, for
+// frame changes by more than kickVisibleM from the input's frame), over the
+// kicks that changed the true ball's velocity by at least twice that; and, for
 // a method that predicts the kick, how far its ball moved when the server's
 // states showed the kick, and how much later than the prediction the server
 // kicked.
@@ -316,11 +293,12 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 		if in.t < warmUp {
 			continue
 		}
-		if _, ok := serverKick(in.t, in.t+kickWindow); !ok {
+		k, ok := serverKick(in.t, in.t+kickWindow)
+		if !ok {
 			continue
 		}
 		n++
-		if in.visible >= 0 {
+		if in.visible >= 0 && k.dv/float64(sc.match.sim.scen.FrameHz) >= 2*kickVisibleM {
 			visible = append(visible, float64(in.visible))
 		}
 	}

@@ -47,14 +47,7 @@ func (b frameBall) resimTicks() (uint64, bool) {
 	return st.ResimTicks, ok
 }
 
-func (frameBall) render(f *tclient.Frame) ballFrame {
-	e := f.Find(soccer.BallID)
-	if e == nil {
-		return ballFrame{}
-	}
-	return ballFrame{ok: true, pos: e.Pos, rot: e.Rot, renderTime: e.RenderTime,
-		extrapolated: e.Extrapolated, frozen: e.Frozen, cut: e.Cut}
-}
+func (frameBall) render(f *tclient.Frame) ballFrame { return fromEntity(f.Find(soccer.BallID)) }
 
 // soccerOracle is the oracle of the soccer game, a reference and not a
 // method: at each frame it takes the server's exact match from one mean
@@ -87,9 +80,9 @@ func (o *soccerOracle) render(*tclient.Frame) ballFrame {
 		stepped = true
 	}
 	if t == now || !stepped {
-		return ballFrame{ok: true, pos: b.Pos, rot: b.Rot, renderTime: now}
+		return ballFrame{ok: true, pos: b.Pos, renderTime: now}
 	}
 	u := 1 - float64(t-now)/float64(tick)
 	pos, _ := geom.Hermite(a.Pos, a.Vel, b.Pos, b.Vel, tick.Seconds(), u)
-	return ballFrame{ok: true, pos: pos, rot: geom.Slerp(a.Rot, b.Rot, u), renderTime: now}
+	return ballFrame{ok: true, pos: pos, renderTime: now}
 }

@@ -166,6 +166,7 @@ type playerTruth struct {
 type truthKick struct {
 	at   time.Duration // server time of the tick it was applied at
 	slot int           // the kicker
+	dv   float64       // how much it changed the ball's velocity, m/s
 }
 
 func newSoccerTruth(rules soccer.Rules, tickHz, players int, start *soccer.Truth) *soccerTruth {
@@ -183,7 +184,8 @@ func (st *soccerTruth) onTick(t *soccer.Truth, stats soccer.GameStats) {
 	st.balls = append(st.balls, t.Ball)
 	st.record(t)
 	if stats.Kicks > st.stats.Kicks && prev.possessor >= 0 {
-		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor})
+		dv := t.Ball.Vel.Sub(st.balls[len(st.balls)-2].Vel).Len()
+		st.kicks = append(st.kicks, truthKick{at: t.Time, slot: prev.possessor, dv: dv})
 	}
 	st.stats = stats
 	st.forget()

@@ -76,9 +76,13 @@ type resimBall struct {
 
 // PredictedKick is an own kick a client predicted (the resim ball method).
 type PredictedKick struct {
-	At    time.Duration // server time of the tick it was applied at
-	From  geom.Vec3     // where the client's world had the ball then: the claim sent (Input.KickFrom)
-	Until time.Duration // server time past which a state still showing no kick ended the wait
+	At   time.Duration // server time of the tick it was applied at
+	From geom.Vec3     // where the client's world had the ball then: the claim sent (Input.KickFrom)
+	// Change is how much the kick changed the ball's velocity in the
+	// client's world, m/s (a kick along a carried ball's path changes it
+	// little).
+	Change float64
+	Until  time.Duration // server time past which a state still showing no kick ended the wait
 	// Confirmed says the server's states showed the ball leave the own
 	// player after it (this kick, or another way of losing the ball);
 	// Correction is then how far, metres, the ball the client showed in the
@@ -350,13 +354,14 @@ func (b *resimBall) input(sent *Input, f *client.Frame) {
 	kb := rec.ball
 	kb.Pos = in.KickFrom
 	kb = rules.kicked(kb, in, kicker)
+	change := kb.Vel.Sub(rec.ball.Vel).Len()
 	b.r.Receive(kb.State(at), f.Server)
 	rec.fixBall, rec.possessor, rec.released, rec.releasedTo = true, -1, b.self, at+rules.KickNoTouch
 	b.fixed(rec)
 	b.ballTick, b.hasBall = k, true
 	b.pending = true
 	b.giveUp = k + int64((2*b.age+100*time.Millisecond)/b.tick) + 1
-	b.kicks = append(b.kicks, PredictedKick{At: at, Until: time.Duration(b.giveUp) * b.tick, From: kb.Pos})
+	b.kicks = append(b.kicks, PredictedKick{At: at, Until: time.Duration(b.giveUp) * b.tick, From: kb.Pos, Change: change})
 }
 
 // asSent returns in as the server decodes it.
