@@ -266,15 +266,30 @@ const kickVisibleM = 0.02
 // kick and for the drawn ball to show it.
 const kickWindow = time.Second
 
+// predictedChange reports whether the kick the client predicted at true
+// time t, if it predicts its kicks, changed its ball's velocity by at least
+// dv (m/s): the drawn ball shows the prediction until the server's states
+// show the kick.
+func (sc *soccerClient) predictedChange(t time.Duration, dv float64) bool {
+	tick := sc.match.sim.tick
+	for _, k := range sc.bot.Game().PredictedKicks() {
+		if k.At >= t-2*tick && k.At <= t+2*tick {
+			return k.Change >= dv
+		}
+	}
+	return true
+}
+
 // kickMetrics fills the own kick figures of bm: for every input after the
 // warm-up that asked the client's player to kick and that the server applied
-// (a kick by that player within kickWindow), the frames drawn after the
-// input's frame before the drawn ball shows the kick (its motion over a
-// frame changes by more than kickVisibleM from the input's frame), over the
-// kicks that changed the true ball's velocity by at least twice that; and, for
-// a method that predicts the kick, how far its ball moved when the server's
-// states showed the kick, and how much later than the prediction the server
-// kicked.
+// (a kick by that player within kickWindow, before the next such input), the
+// frames drawn after the input's frame before the drawn ball shows the kick
+// (its motion over a frame changes by more than kickVisibleM from the
+// input's frame), over the kicks that changed the true ball's velocity, and
+// the predicted one's if the client predicted it, by at least twice that;
+// and, for a method that predicts the kick, how far its ball moved when the
+// server's states showed the kick, and how much later than the prediction
+// the server kicked.
 func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 	tr := sc.match.truth
 	used := make([]bool, len(tr.kicks))
@@ -289,16 +304,21 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 	}
 	var visible []float64
 	n := 0
-	for _, in := range sc.kickInputs {
+	for i, in := range sc.kickInputs {
 		if in.t < warmUp {
 			continue
 		}
-		k, ok := serverKick(in.t, in.t+kickWindow)
+		until := in.t + kickWindow
+		if i+1 < len(sc.kickInputs) {
+			until = min(until, sc.kickInputs[i+1].t) // a kick after the next input is that one's
+		}
+		k, ok := serverKick(in.t, until)
 		if !ok {
 			continue
 		}
 		n++
-		if in.visible >= 0 && k.dv/float64(sc.match.sim.scen.FrameHz) >= 2*kickVisibleM {
+		seen := 2 * kickVisibleM * float64(sc.match.sim.scen.FrameHz) // m/s
+		if in.visible >= 0 && k.dv >= seen && sc.predictedChange(in.t, seen) {
 			visible = append(visible, float64(in.visible))
 		}
 	}

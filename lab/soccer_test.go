@@ -140,7 +140,9 @@ func TestSoccerDeterministic(t *testing.T) {
 	checkDeterministic(t, soccerScenario(t, "wan", 8, BallTether, BallResim, BallOracle, BallVelocity))
 }
 
-// The own kick under resim, on broadband (issue 7): the kicking client shows
+// The own kick under resim, on broadband, seeds 1 to 10 pooled (issue 7,
+// and "One engine, one instrument" for the correction's p99 ≤ 0.25 m, the
+// resim client being the shipped soccer.ClientGame): the kicking client shows
 // the ball leaving in the very next frame — 0 frames from the input to the
 // kick on screen — and kicks it from where its world has the ball, which its
 // input claims (soccer.Input.KickFrom); its own player is dead-reckoned from
@@ -159,53 +161,59 @@ func TestSoccerDeterministic(t *testing.T) {
 // players and whether it still had the ball: a defender that the ball meets
 // soon after the kick, or one that took the ball in the last round trip.
 func TestSoccerOwnKickPredicted(t *testing.T) {
-	s := soccerScenario(t, "broadband", 60, BallResim, BallResim, BallResim, BallResim)
-	sm, err := playSoccer(s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := sm.report()
-	tr := sm.truth
 	var corr, origin, lag []float64
-	for i, sc := range sm.clients {
-		r := rep.Results[i].Ball
-		if r.KickVisibleFrames != nil && r.KickVisibleFrames.Max != 0 {
-			t.Errorf("%s: kick visible after %+v frames, want 0", sc.c.spec.Name, *r.KickVisibleFrames)
+	claimed := 0
+	for seed := uint64(1); seed <= 10; seed++ {
+		s := soccerScenario(t, "broadband", 60, BallResim, BallResim, BallResim, BallResim)
+		s.Seed = seed
+		sm, err := playSoccer(s, Options{})
+		if err != nil {
+			t.Fatal(err)
 		}
-		used := map[int]bool{}
-		for _, k := range sc.bot.Game().PredictedKicks() {
-			if k.At < warmUp || !k.Confirmed {
-				continue
+		rep := sm.report()
+		tr := sm.truth
+		for i, sc := range sm.clients {
+			r := rep.Results[i].Ball
+			if r.KickVisibleFrames != nil && r.KickVisibleFrames.Max != 0 {
+				t.Errorf("seed %d, %s: kick visible after %+v frames, want 0", seed, sc.c.spec.Name, *r.KickVisibleFrames)
 			}
-			var sk *truthKick
-			for j := range tr.kicks {
-				if x := &tr.kicks[j]; !used[j] && x.slot == sc.self && x.at >= k.At && x.at <= k.Until {
-					sk, used[j] = x, true
-					break
+			used := map[int]bool{}
+			for _, k := range sc.bot.Game().PredictedKicks() {
+				if k.At < warmUp || !k.Confirmed {
+					continue
 				}
+				var sk *truthKick
+				for j := range tr.kicks {
+					if x := &tr.kicks[j]; !used[j] && x.slot == sc.self && x.at >= k.At && x.at <= k.Until {
+						sk, used[j] = x, true
+						break
+					}
+				}
+				if sk == nil {
+					continue
+				}
+				from := k.From.Dist(tr.balls[int(k.At/tr.tick)].Pos)
+				corr, origin, lag = append(corr, k.Correction), append(origin, from), append(lag, (sk.at-k.At).Seconds()*1000)
 			}
-			if sk == nil {
-				continue
-			}
-			from := k.From.Dist(tr.balls[int(k.At/tr.tick)].Pos)
-			corr, origin, lag = append(corr, k.Correction), append(origin, from), append(lag, (sk.at-k.At).Seconds()*1000)
-			t.Logf("%s: kick at %.3f s, applied %.0f ms later: correction %.3f m, kicked %.3f m from the server's ball",
-				sc.c.spec.Name, k.At.Seconds(), (sk.at-k.At).Seconds()*1000, k.Correction, from)
 		}
+		claimed += int(sm.v.Game().Stats().KicksClaimed)
 	}
-	if len(corr) < 10 {
-		t.Fatalf("%d own kicks predicted and confirmed, want at least 10", len(corr))
+	if len(corr) < 100 {
+		t.Fatalf("%d own kicks predicted and confirmed, want at least 100", len(corr))
 	}
-	if st := sm.v.Game().Stats(); st.KicksClaimed < uint64(len(corr)) {
-		t.Errorf("the server took %d kicks' claimed origins, want all %d predicted and confirmed", st.KicksClaimed, len(corr))
+	if claimed < len(corr) {
+		t.Errorf("the server took %d kicks' claimed origins, want all %d predicted and confirmed", claimed, len(corr))
 	}
 	c, o, l := measure.Summarise(corr), measure.Summarise(origin), measure.Summarise(lag)
-	t.Logf("%d kicks applied %.0f ms later (median): correction median %.3f m, p99 %.3f m (issue 7 asks ≤ 0.10 m), kicked from the server's ball p99 %.3f m", len(corr), l.P50, c.P50, c.P99, o.P99)
+	t.Logf("seeds 1-10: %d kicks applied %.0f ms later (median): correction median %.3f m, p99 %.3f m, kicked from the server's ball p99 %.3f m", len(corr), l.P50, c.P50, c.P99, o.P99)
 	if l.P50 < 30 {
 		t.Errorf("kicks applied a median %.0f ms after the prediction: the link should delay them a round trip's half at least", l.P50)
 	}
 	if c.P50 > 0.02 {
 		t.Errorf("median correction %.3f m, want ≤ 0.02 m", c.P50)
+	}
+	if c.P99 > 0.25 {
+		t.Errorf("correction p99 %.3f m, want ≤ 0.25 m", c.P99)
 	}
 	if o.P99 > 0.15 {
 		t.Errorf("kicked %.3f m p99 from the server's ball, want ≤ 0.15 m", o.P99)

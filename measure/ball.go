@@ -72,8 +72,9 @@ type BallMetrics struct {
 	// Kicks counts the inputs after the warm-up that asked the client's
 	// player to kick and that the server applied (it kicked for that player
 	// within 1 s). KickVisibleFrames is, over those that changed the true
-	// ball's velocity enough to be seen (by twice what shows: 2.4 m/s at
-	// 60 Hz; a kick along a carried ball's path may change it less), the
+	// ball's velocity, and the client's predicted ball's if it predicted the
+	// kick, enough to be seen (by twice what shows: 2.4 m/s at 60 Hz; a kick
+	// along a carried ball's path may change it less), the
 	// frames drawn after the one the input was decided at before the drawn
 	// ball shows the kick (its motion over a frame differs by more than 2 cm
 	// from its motion into that frame): 0 when the very next frame shows it.
