@@ -79,7 +79,11 @@
 //     step, soccer.World, with the own kicks predicted and claimed). "oracle"
 //     is a reference, not a method: it steps the server's exact match from
 //     one mean one-way delay ago in a soccer.World, the players running on
-//     as they ran; its bot plays from the tether method's frames. Every
+//     as they ran; its bot plays from the tether method's frames.
+//     "oracle-players" is the other reference: tether's frames and render
+//     delay, but past the newest snapshot the true ball, as a client that
+//     knew every player's future would draw it; the best an interpolating
+//     client can do at that delay. Every
 //     other bot plays from its own client's frames, so the method changes
 //     the match; within one run every client sees the same match.
 //   - others: the other players as the client package draws them.

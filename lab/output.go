@@ -45,7 +45,7 @@ func WriteTable(w io.Writer, r *Report) error {
 		return err
 	}
 	for _, res := range rows {
-		if res.BallMethod == BallOracle {
+		if res.BallMethod == BallOracle || res.BallMethod == BallOraclePlayers {
 			fmt.Fprintf(w, "\n%s\n", oracleNote)
 			break
 		}
@@ -57,7 +57,10 @@ func WriteTable(w io.Writer, r *Report) error {
 const oracleNote = `oracle is a reference, not a client method: it shows the present, the server's exact state
 from one mean one-way delay ago advanced to now by the exact physics, knowing no kick made
 since. Compare its present error with the methods that show the present (velocity,
-predictive, resim); its fidelity is its present error, as it claims to show now.`
+predictive, resim); its fidelity is its present error, as it claims to show now.
+oracle-players is the other reference (soccer): tether's frames at tether's render delay, but
+past the newest snapshot it draws the true ball, as a client knowing every player's future
+would: the best an interpolating client can do at that delay.`
 
 // column is one column of a text table: its header, and the cell of a
 // result, with ok false when that result did not measure it.

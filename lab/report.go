@@ -141,7 +141,9 @@ const definitions = "## Definitions\n\n" +
 	"- ball `velocity`, `predictive`, `resim`: Unreal Engine 5's physics replication modes (package replicate), each simulating the ball in its own world and showing the present.\n" +
 	"- `oracle`: a reference, not a method a client could run. It shows the present: the server's exact state from one mean one-way delay ago, " +
 	"advanced to now by the exact physics, with no knowledge of kicks made since. It bounds the present error of a client that shows the present; " +
-	"as it claims to show now, its fidelity error is its present error, so it is no target for the methods that show the past (tether, seed).\n\n" +
+	"as it claims to show now, its fidelity error is its present error, so it is no target for the methods that show the past (tether, seed).\n" +
+	"- `oracle-players` (soccer): the other reference, the tether client's frames at its render delay, but past the newest snapshot the true ball, " +
+	"as a client knowing every player's future motion (and so every touch) would draw it: the best an interpolating client can do at that delay.\n\n" +
 	"### Clock and traffic\n\n" +
 	"- client, clock, ball: the client's name and its clock and ball methods.\n" +
 	"- err p50 / p99 / max ms: |estimate - true server time - (up - down base latency)/2|, milliseconds: the error round trips can remove (half the latency asymmetry no round trip can observe is taken out).\n" +

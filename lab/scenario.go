@@ -75,12 +75,18 @@ const (
 	BallPredictive = "predictive"
 	BallResim      = "resim"
 	BallOracle     = "oracle"
+	// BallOraclePlayers is the other reference, of the soccer game: the
+	// tether client's ball, drawn past the newest snapshot where the match
+	// truly was, as if it knew every player's future motion exactly (and
+	// so every touch): the best an interpolating client could do at
+	// tether's render delay.
+	BallOraclePlayers = "oracle-players"
 )
 
 var (
 	games        = []string{GameBallDrill, GameSoccer, GameArena}
 	clockMethods = []string{ClockTether, ClockOneShot, ClockUE4}
-	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle}
+	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle, BallOraclePlayers}
 )
 
 // ErrScenario is wrapped by every error about a scenario's content.
@@ -200,6 +206,8 @@ func (s Scenario) Validate() error {
 			return scenarioErr("clients[%d].clock = %q, want one of %s", i, c.Clock, strings.Join(clockMethods, ", "))
 		case !slices.Contains(ballMethods, c.Ball):
 			return scenarioErr("clients[%d].ball = %q, want one of %s", i, c.Ball, strings.Join(ballMethods, ", "))
+		case c.Ball == BallOraclePlayers && s.Game != GameSoccer:
+			return scenarioErr("clients[%d].ball = %q is a reference of game %s (the drill has no players)", i, c.Ball, GameSoccer)
 		}
 		seen[c.Name] = true
 		if err := c.Link.Validate(); err != nil {

@@ -109,8 +109,8 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	for _, spec := range s.Clients {
 		cfg.Links = append(cfg.Links, spec.Link)
 		ball := replicate.Method(spec.Ball)
-		if spec.Ball == BallOracle {
-			ball = replicate.MethodTether // the reference draws its own
+		if spec.Ball == BallOracle || spec.Ball == BallOraclePlayers {
+			ball = replicate.MethodTether // the references draw from it or their own
 		}
 		cfg.Balls = append(cfg.Balls, ball)
 		sc := &soccerClient{match: sm, self: -1, c: &client{

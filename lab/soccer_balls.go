@@ -6,6 +6,7 @@ import (
 	tclient "github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/physics"
 )
 
@@ -34,7 +35,25 @@ func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
 			delay: time.Duration(delayMs * float64(time.Millisecond)),
 		}
 	}
+	if method == BallOraclePlayers {
+		return oraclePlayers{truth: &m.truth.ball.Truth}
+	}
 	return frameBall{game: sc.bot.Game()}
+}
+
+// oraclePlayers is the reference that knows every player's future motion:
+// the tether client's frame, its render time and its interpolation between
+// snapshots, but where the client extrapolates past the newest snapshot it
+// draws the true ball at the render time (with every player known, the
+// match's step is deterministic, so the truth is what it would compute).
+type oraclePlayers struct{ truth *measure.Truth }
+
+func (o oraclePlayers) render(f *tclient.Frame) ballFrame {
+	b := fromEntity(f.Find(soccer.BallID))
+	if b.ok && b.extrapolated {
+		b.pos, b.extrapolated = o.truth.At(b.renderTime), false
+	}
+	return b
 }
 
 // frameBall is the ball the client package draws: by the tether method, with

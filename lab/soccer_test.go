@@ -267,3 +267,28 @@ func TestSoccerBoundedMemorySameReport(t *testing.T) {
 		t.Fatalf("reports differ:\n%s\n%s", a, b)
 	}
 }
+
+// The oracle-players reference draws tether's frames but the true ball
+// wherever tether extrapolates: it never extrapolates, its pops and
+// fidelity are at most tether's, and its present error is tether's (the
+// same render delay) within 10 %.
+func TestOraclePlayers(t *testing.T) {
+	s := soccerScenario(t, "wan", 60, BallTether, BallOraclePlayers)
+	rep, err := Run(s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, ref := rep.Results[0].Ball, rep.Results[1].Ball
+	t.Logf("tether: fidelity p99 %.4f m, pops %d, present rms %.3f m, delay %.1f ms, extrapolated %d; oracle-players: %.4f m, %d, %.3f m, %.1f ms, %d",
+		ours.FidelityM.P99, ours.Pops, ours.PresentM.RMS, ours.DelayMs.Mean, ours.ExtrapFrames,
+		ref.FidelityM.P99, ref.Pops, ref.PresentM.RMS, ref.DelayMs.Mean, ref.ExtrapFrames)
+	if ours.ExtrapFrames == 0 {
+		t.Fatal("tether never extrapolated: nothing to compare")
+	}
+	if ref.ExtrapFrames != 0 || ref.Pops > ours.Pops || ref.FidelityM.P99 > ours.FidelityM.P99 {
+		t.Errorf("oracle-players: %d extrapolated frames, %d pops, fidelity p99 %.4f m", ref.ExtrapFrames, ref.Pops, ref.FidelityM.P99)
+	}
+	if r := ref.PresentM.RMS / ours.PresentM.RMS; r < 0.9 || r > 1.1 {
+		t.Errorf("present rms %.3f m against tether's %.3f m", ref.PresentM.RMS, ours.PresentM.RMS)
+	}
+}
