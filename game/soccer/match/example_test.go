@@ -7,6 +7,9 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/lab"
+	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/replicate"
 )
@@ -64,4 +67,36 @@ func ExampleConfig_balls() {
 	// bot 1 (resim): re-simulates true, draws the ball in the past false
 	// bot 2 (tether): re-simulates false, draws the ball in the past true
 	// bot 3 (tether): re-simulates false, draws the ball in the past true
+}
+
+// A Meter fed from a virtual match's hooks measures every bot as the lab
+// does: here two bots on a broadband link, the ball against the lab's truth
+// of it, for 20 s.
+func ExampleMeter() {
+	link, _ := netsim.Preset("broadband")
+	bot := match.MeteredBot{Up: 25 * time.Millisecond, Down: 25 * time.Millisecond, Predicts: true} // the link's base latencies
+	meter := match.NewMeter(match.MeterConfig{
+		WarmUp: 2 * time.Second,
+		Bots:   []match.MeteredBot{bot, bot},
+		Ball: func(start *soccer.Truth) (*measure.Truth, func(*soccer.Truth)) {
+			b := lab.NewSoccerBall(60, start)
+			return &b.Truth, b.Tick
+		},
+	})
+	var v *match.Virtual
+	v, err := match.NewVirtual(match.Config{Seed: 1, Bots: 2, Link: link,
+		OnTick:       func(t *soccer.Truth) { meter.Tick(t, v.Game().Stats().Kicks) },
+		OnFrame:      func(b *match.Bot, f *client.Frame, _ *soccer.View) { meter.Frame(b, f) },
+		OnMove:       meter.Moved,
+		OnCorrection: func(b *match.Bot, c movement.Correction) { meter.Corrected(b, v.Sched.Now(), c) },
+	})
+	if err != nil {
+		panic(err)
+	}
+	v.RunUntil(20 * time.Second)
+	meter.Stop(v.Bots())
+	fig := meter.Figures(0, 20*time.Second)
+	fmt.Printf("bot 1: %d frames of the ball measured, fidelity p99 under 1 cm: %v, %d other players' samples\n",
+		fig.Ball.Frames, fig.Ball.FidelityM.P99 < 0.01, fig.Others.Samples)
+	// Output: bot 1: 1081 frames of the ball measured, fidelity p99 under 1 cm: true, 1081 other players' samples
 }
