@@ -32,7 +32,7 @@ type Live struct {
 	game   *soccer.Game
 	core   *server.Server
 	srv    *server.UDP
-	router *router
+	router *netsim.Router
 	addr   netip.AddrPort
 	epoch  time.Time // the instant the server's clock read zero
 
@@ -93,7 +93,7 @@ func StartLive(cfg Config) (*Live, error) {
 	}
 	_ = raw.SetReadBuffer(1 << 20)
 	l.addr = raw.LocalAddr().(*net.UDPAddr).AddrPort()
-	l.router = newRouter(raw)
+	l.router = netsim.NewRouter(raw)
 	l.srv, err = server.ServeUDP(l.router, l.core, udp.ServerConfig{
 		Netcode: netcode.ServerConfig{ProtocolID: ProtocolID, PrivateKey: key, PublicAddress: l.addr, MaxClients: l.core.Config().MaxClients},
 	})
@@ -159,7 +159,7 @@ func (l *Live) Join(link netsim.LinkConfig) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.router.route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
+	l.router.Route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), link.Down, seed^0x646f776e)
 	conn := netsim.NewPacketConn(raw, link.Up, seed)
 	b := &Bot{Index: i, Seed: seed, Link: link, bot: soccer.NewBot(l.cfg.Rules, seed+uint64(i)*0x9e3779b97f4a7c15)}
 	start := time.Now()
@@ -247,61 +247,3 @@ func (l *Live) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-// router is the server's socket: datagrams to each bot go through that bot's
-// Down direction (a netsim.PacketConn over the shared socket); reads pass
-// straight through.
-type router struct {
-	raw *net.UDPConn
-	mu  sync.Mutex
-	out map[netip.AddrPort]*netsim.PacketConn
-}
-
-func newRouter(raw *net.UDPConn) *router {
-	return &router{raw: raw, out: map[netip.AddrPort]*netsim.PacketConn{}}
-}
-
-func (r *router) route(to netip.AddrPort, d netsim.Direction, seed uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.out[to] = netsim.NewPacketConn(shared{r.raw}, d, seed)
-}
-
-func (r *router) ReadFrom(b []byte) (int, net.Addr, error) { return r.raw.ReadFrom(b) }
-
-func (r *router) WriteTo(b []byte, addr net.Addr) (int, error) {
-	var to netip.AddrPort
-	if ua, ok := addr.(*net.UDPAddr); ok {
-		to = ua.AddrPort()
-		to = netip.AddrPortFrom(to.Addr().Unmap(), to.Port())
-	}
-	r.mu.Lock()
-	c := r.out[to]
-	r.mu.Unlock()
-	if c == nil {
-		return r.raw.WriteTo(b, addr)
-	}
-	return c.WriteTo(b, addr)
-}
-
-func (r *router) Close() error {
-	r.mu.Lock()
-	out := r.out
-	r.out = map[netip.AddrPort]*netsim.PacketConn{}
-	r.mu.Unlock()
-	for _, c := range out {
-		c.Close()
-	}
-	return r.raw.Close()
-}
-
-func (r *router) LocalAddr() net.Addr                { return r.raw.LocalAddr() }
-func (r *router) SetDeadline(t time.Time) error      { return r.raw.SetDeadline(t) }
-func (r *router) SetReadDeadline(t time.Time) error  { return r.raw.SetReadDeadline(t) }
-func (r *router) SetWriteDeadline(t time.Time) error { return r.raw.SetWriteDeadline(t) }
-
-// shared is the server's socket as seen by one bot's Down direction: closing
-// it leaves the socket open for the others.
-type shared struct{ *net.UDPConn }
-
-func (shared) Close() error { return nil }
