@@ -38,7 +38,7 @@ const (
 // server's process id, its CPU and memory over time (from /proc, so Linux).
 func runLoad(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("load", stderr,
-		"usage: tether load [-server IP:PORT] [-key FILE] [-bots N] [-duration D] [-admin HOST:PORT] [-server-pid PID] [-sample D] [-json]",
+		"usage: tether load [-server IP:PORT] [-key FILE] [-bots N] [-duration D] [-churn D] [-admin HOST:PORT] [-server-pid PID] [-sample D] [-json]",
 		"Plays N bots against a tether serve (minting their tokens with the server's key) for a",
 		"bounded time; reports their clock and ball figures and the server's CPU and memory.",
 	)
@@ -47,6 +47,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id the server runs")
 	bots := fs.Int("bots", 22, fmt.Sprintf("bots to play, 1 to %d", maxLoadBots))
 	duration := fs.Duration("duration", time.Minute, "how long to play once every bot is connected, up to "+maxLoadDuration.String())
+	churn := fs.Duration("churn", 0, "if set, every interval one bot leaves and a new one (new client id) joins in its place, in turn")
 	adminFlag := fs.String("admin", "", "the server's -admin HOST:PORT, to read its tick figures from /metrics")
 	pidFlag := fs.Int("server-pid", 0, "process id of the server, to sample its CPU and memory (Linux /proc)")
 	sample := fs.Duration("sample", 10*time.Second, "interval of the server's CPU and memory samples")
@@ -68,6 +69,9 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	if *duration <= 0 || *duration > maxLoadDuration {
 		return usagef("-duration %v: want more than 0, at most %v", *duration, maxLoadDuration)
 	}
+	if *churn != 0 && *churn < 100*time.Millisecond {
+		return usagef("-churn %v: want at least 100ms", *churn)
+	}
 	if *sample < 100*time.Millisecond {
 		return usagef("-sample %v: want at least 100ms", *sample)
 	}
@@ -83,6 +87,22 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	firstID := uint64(ids[0])<<32 | uint64(ids[1])<<24 // distinct ids per run
+	dial := func(n int) (*playBot, error) {            // the run's nth bot
+		tok, err := netcode.NewConnectToken(rand.Reader, &key, netcode.TokenParams{
+			ProtocolID: pid, ClientID: firstID + uint64(n) + 1, ServerAddresses: []netip.AddrPort{server}, Now: time.Now(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return dialBot(tok, pid, firstID+uint64(n)*0x9e3779b97f4a7c15)
+	}
+	rep := loadReport{Bots: *bots, ServerPID: *pidFlag}
+	var ticks0 tickFigures
+	if *adminFlag != "" {
+		if rep.Goroutines.Before, err = serverGoroutines(*adminFlag); err != nil {
+			return err
+		}
+	}
 	players := make([]*playBot, 0, *bots)
 	defer func() {
 		for _, pb := range players {
@@ -90,13 +110,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 	for i := range *bots {
-		tok, err := netcode.NewConnectToken(rand.Reader, &key, netcode.TokenParams{
-			ProtocolID: pid, ClientID: firstID + uint64(i) + 1, ServerAddresses: []netip.AddrPort{server}, Now: time.Now(),
-		})
-		if err != nil {
-			return err
-		}
-		pb, err := dialBot(tok, pid, firstID+uint64(i)*0x9e3779b97f4a7c15)
+		pb, err := dial(i)
 		if err != nil {
 			return err
 		}
@@ -105,18 +119,10 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	wait := time.NewTimer(botConnectWait)
 	defer wait.Stop()
 	for i, pb := range players {
-		select {
-		case <-pb.connected:
-		case <-pb.driver.Done():
-			return fmt.Errorf("bot %d could not connect to %s: %v", i, server, pb.driver.Transport().State())
-		case <-wait.C:
-			return fmt.Errorf("bot %d not connected to %s after %v", i, server, botConnectWait)
-		case <-ctx.Done():
-			return nil
+		if err := pb.waitConnected(ctx, wait.C); err != nil {
+			return fmt.Errorf("bot %d: %s: %w", i, server, err)
 		}
 	}
-	rep := loadReport{Bots: *bots, ServerPID: *pidFlag}
-	var ticks0 tickFigures
 	if *adminFlag != "" {
 		if ticks0, err = scrapeTicks(*adminFlag); err != nil {
 			return err
@@ -131,6 +137,13 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	tk := time.NewTicker(*sample)
 	defer tk.Stop()
+	var churnC <-chan time.Time
+	if *churn > 0 {
+		ct := time.NewTicker(*churn)
+		defer ct.Stop()
+		churnC = ct.C
+		rep.Churn = &churnReport{}
+	}
 	end := time.NewTimer(*duration)
 	defer end.Stop()
 play:
@@ -140,6 +153,25 @@ play:
 			break play
 		case <-end.C:
 			break play
+		case <-churnC:
+			c := rep.Churn
+			i := c.Cycles % len(players)
+			players[i].driver.Close()
+			pb, err := dial(len(players) + c.Cycles)
+			if err != nil {
+				return err
+			}
+			players[i] = pb
+			c.Cycles++
+			w := time.NewTimer(botConnectWait)
+			err = pb.waitConnected(ctx, w.C)
+			w.Stop()
+			if err != nil {
+				c.Failed++
+				if c.Error == "" {
+					c.Error = err.Error()
+				}
+			}
 		case <-tk.C:
 			if *pidFlag > 0 {
 				s, err := proc.sample(time.Since(start), connectedBots(players))
@@ -187,6 +219,25 @@ play:
 		rep.NotReady += r.NotReady
 	}
 	players = nil
+	if *adminFlag != "" {
+		// The bots have said goodbye: the server should be back where it
+		// started, every slot free.
+		left := time.Now().Add(leaveWait)
+		for {
+			t, err := scrapeTicks(*adminFlag)
+			if err != nil {
+				return err
+			}
+			rep.ClientsAfter = t.clients
+			if t.clients == 0 || time.Now().After(left) {
+				break
+			}
+			time.Sleep(leaveWait / 20)
+		}
+		if rep.Goroutines.After, err = serverGoroutines(*adminFlag); err != nil {
+			return err
+		}
+	}
 	rep.PlayedS = roundTo(played.Seconds(), 1)
 	rep.ClockBoundP99Ms = measure.Summarise(p99s)
 	rep.BallDelayMs = measure.Summarise(delays)
@@ -196,6 +247,24 @@ play:
 		return enc.Encode(&rep)
 	}
 	return rep.write(stdout)
+}
+
+// leaveWait is how long tether load waits for the server to see its bots leave.
+const leaveWait = 2 * time.Second
+
+// waitConnected waits until pb is connected, its connection fails, timeout
+// fires or ctx ends.
+func (pb *playBot) waitConnected(ctx context.Context, timeout <-chan time.Time) error {
+	select {
+	case <-pb.connected:
+		return nil
+	case <-pb.driver.Done():
+		return fmt.Errorf("could not connect: %v", pb.driver.Transport().State())
+	case <-timeout:
+		return fmt.Errorf("not connected after %v", botConnectWait)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func connectedBots(ps []*playBot) int {
@@ -230,6 +299,21 @@ type loadReport struct {
 	ServerCPUPerClient float64      `json:"server_cpu_percent_per_client,omitempty"`
 	Samples            []procSample `json:"samples,omitempty"`
 	Server             *tickFigures `json:"server_ticks,omitempty"` // from -admin's /metrics, over the run
+
+	Churn *churnReport `json:"churn,omitempty"`
+	// From -admin's /metrics: the server's goroutines before the first bot
+	// joined and after the last left (each the fewest of a few scrapes; they
+	// include the scrape's own HTTP connection, whose goroutines come and
+	// go), and its clients then (a slot left stuck shows here).
+	Goroutines   struct{ Before, After int } `json:"server_goroutines"`
+	ClientsAfter int                         `json:"server_clients_after"`
+}
+
+// churnReport counts the bots that left and were replaced (-churn).
+type churnReport struct {
+	Cycles int    `json:"cycles"` // bots that left, each replaced by a new one
+	Failed int    `json:"failed"` // new bots that did not connect
+	Error  string `json:"first_error,omitempty"`
 }
 
 func (r *loadReport) write(w io.Writer) error {
@@ -241,8 +325,12 @@ func (r *loadReport) write(w io.Writer) error {
 	fmt.Fprintf(tw, "clock bound p99\tmedian bot %.2f ms, worst bot %.2f ms (%d frames without a clock after warm-up)\n", r.ClockBoundP99Ms.P50, r.ClockBoundP99Ms.Max, r.NotReady)
 	fmt.Fprintf(tw, "ball render delay\tmean %.1f ms, worst bot %.1f ms\n", r.BallDelayMs.Mean, r.BallDelayMs.Max)
 	fmt.Fprintf(tw, "pops\t%d in %d frames judged (hindsight estimate)\n", r.Pops, r.PopFrames)
+	if c := r.Churn; c != nil {
+		fmt.Fprintf(tw, "churn\t%d bots left and were replaced; %d replacements failed to connect %s\n", c.Cycles, c.Failed, c.Error)
+	}
 	if t := r.Server; t != nil {
 		fmt.Fprintf(tw, "server ticks\t%d, %d overruns, %d skipped; tick time mean %.3f ms, p99 <= %.3f ms\n", t.Ticks, t.Overruns, t.Skipped, t.MeanMs, t.P99Ms)
+		fmt.Fprintf(tw, "server after\t%d clients when the bots had left; goroutines %d before, %d after\n", r.ClientsAfter, r.Goroutines.Before, r.Goroutines.After)
 	}
 	if r.ServerPID > 0 {
 		fmt.Fprintf(tw, "server cpu\t%.2f %% of a core, %.3f %% per client\n", r.ServerCPUPercent, r.ServerCPUPerClient)
@@ -351,6 +439,8 @@ type tickFigures struct {
 	sumS    float64
 	count   uint64
 	buckets []*dto.Bucket
+
+	goroutines, clients int // gauges at the scrape
 }
 
 // scrapeTicks reads the tick figures from the /metrics of the server whose
@@ -360,7 +450,10 @@ func scrapeTicks(admin string) (tickFigures, error) {
 	if err != nil {
 		return tickFigures{}, fmt.Errorf("-admin: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() {
+		io.Copy(io.Discard, resp.Body) // so the connection is kept for the next scrape
+		resp.Body.Close()
+	}()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
@@ -375,6 +468,14 @@ func scrapeTicks(admin string) (tickFigures, error) {
 		return 0
 	}
 	t.Ticks, t.Overruns, t.Skipped = counter("tether_server_ticks_total"), counter("tether_server_tick_overruns_total"), counter("tether_server_ticks_skipped_total")
+	gauge := func(name string) int {
+		if f := fams[name]; f != nil && len(f.Metric) > 0 {
+			return int(f.Metric[0].GetGauge().GetValue())
+		}
+		err = fmt.Errorf("-admin: /metrics has no %s", name)
+		return 0
+	}
+	t.goroutines, t.clients = gauge("go_goroutines"), gauge("tether_server_clients")
 	if f := fams["tether_server_tick_seconds"]; f != nil && len(f.Metric) > 0 {
 		h := f.Metric[0].GetHistogram()
 		t.sumS, t.count, t.buckets = h.GetSampleSum(), h.GetSampleCount(), h.GetBucket()
@@ -382,6 +483,24 @@ func scrapeTicks(admin string) (tickFigures, error) {
 		err = errors.New("-admin: /metrics has no tether_server_tick_seconds")
 	}
 	return t, err
+}
+
+// serverGoroutines returns the fewest goroutines the server at admin
+// reported in a few scrapes: its metrics registry gathers on a varying
+// number of goroutines of its own.
+func serverGoroutines(admin string) (int, error) {
+	least := 0
+	for i := range 5 {
+		t, err := scrapeTicks(admin)
+		if err != nil {
+			return 0, err
+		}
+		if i == 0 || t.goroutines < least {
+			least = t.goroutines
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return least, nil
 }
 
 // since returns the figures between an earlier scrape and t.

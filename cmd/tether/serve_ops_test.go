@@ -144,7 +144,7 @@ func TestLoad(t *testing.T) {
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "3", "-used-tokens", "none")
 	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
 	stdout.Reset()
-	args := []string{"load", "-server", m[1], "-key", key, "-bots", "3", "-duration", "1s", "-admin", m[2], "-server-pid", strconv.Itoa(srv.Process.Pid), "-sample", "250ms", "-json"}
+	args := []string{"load", "-server", m[1], "-key", key, "-bots", "3", "-duration", "1.2s", "-churn", "500ms", "-admin", m[2], "-server-pid", strconv.Itoa(srv.Process.Pid), "-sample", "250ms", "-json"}
 	if code := run(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("load: exit %d: %s", code, stderr.String())
 	}
@@ -155,6 +155,18 @@ func TestLoad(t *testing.T) {
 	t.Logf("load: %s", stdout.String())
 	if rep.Connected != 3 || rep.Server == nil || rep.Server.Ticks < 30 || rep.Server.P99Ms == 0 || len(rep.Samples) < 2 || rep.Samples[0].RSSMiB <= 0 || rep.ClockBoundP99Ms.Max <= 0 {
 		t.Errorf("load report %+v", rep)
+	}
+	// Bots left and were replaced in a full server (3 of 3 slots; the third
+	// bot stayed for the clock figures); when they had all left, no slot was
+	// stuck and no goroutine was left over. The counts include the scrape's
+	// own HTTP connection, whose goroutines (connection, background read)
+	// come and go: a goroutine left per client would add at least 4 (3 bots
+	// and a replacement).
+	if c := rep.Churn; c == nil || c.Cycles < 1 || c.Failed != 0 {
+		t.Errorf("churn %+v", c)
+	}
+	if rep.ClientsAfter != 0 || rep.Goroutines.Before == 0 || rep.Goroutines.After > rep.Goroutines.Before+2 {
+		t.Errorf("server after the bots left: %d clients, goroutines %+v", rep.ClientsAfter, rep.Goroutines)
 	}
 	stopProcess(t, srv, srvErr, 10*time.Second)
 }
