@@ -7,7 +7,6 @@ import (
 	tclient "github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
-	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/replicate"
 	tserver "github.com/tether-net/tether/server"
@@ -35,32 +34,11 @@ type soccerClient struct {
 	others measure.OthersMeter
 	own    ownRecord
 
-	self             int // own player slot, -1 until the welcome
-	kickInputs       []kickInput
-	searching        int // kickInputs before it are no longer searched for
-	seq              uint8
-	hasSeq           bool
-	frames           int          // frames drawn so far
-	drawn, drawnPrev soccerBallAt // the ball as the newest frame and the one before drew it
-}
-
-// soccerBallAt is the ball as a frame drew it.
-type soccerBallAt struct {
-	pos geom.Vec3
-	ok  bool
-}
-
-// kickInput is an input of the client that asked its player to kick.
-type kickInput struct {
-	frame int           // index of the frame it was decided at (and sent after)
-	t     time.Duration // true time of that frame
-	// ref is the drawn ball's motion into that frame, if both frames drew
-	// it; visible counts the frames drawn after it before the drawn
-	// ball's motion over a frame differs from ref by more than
-	// kickVisibleM, -1 if none did within kickWindow.
-	ref     geom.Vec3
-	search  bool
-	visible int
+	kicks  measure.KickMeter
+	self   int // own player slot, -1 until the welcome
+	seq    uint8
+	hasSeq bool
+	frames int // frames drawn so far
 }
 
 func (s Scenario) validateSoccer() error {
@@ -113,7 +91,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 			ball = replicate.MethodTether // the references draw from it or their own
 		}
 		cfg.Balls = append(cfg.Balls, ball)
-		sc := &soccerClient{match: sm, self: -1, c: &client{
+		sc := &soccerClient{match: sm, self: -1, kicks: measure.KickMeter{WarmUp: warmUp, FrameHz: float64(s.FrameHz)}, c: &client{
 			sim: m, spec: spec,
 			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
 		}}
@@ -186,8 +164,7 @@ func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 	sc.own.frame(now, f)
 	sc.clock.observe()
 	sc.c.record(fr)
-	sc.drawnPrev, sc.drawn = sc.drawn, soccerBallAt{fr.ball.pos, fr.ball.ok}
-	sc.kickShown(now)
+	sc.kicks.Frame(measure.Drawn{T: now, OK: fr.ball.ok, Pos: fr.ball.pos})
 	sc.frames++
 	sc.input(b.Input())
 }
@@ -204,30 +181,7 @@ func (sc *soccerClient) input(in soccer.Input) {
 	}
 	sc.seq = in.ActionSeq
 	if in.Action == soccer.ActionPass || in.Action == soccer.ActionShot {
-		k := kickInput{frame: sc.frames - 1, t: sc.match.now(), visible: -1}
-		if sc.drawn.ok && sc.drawnPrev.ok && k.frame >= 1 {
-			k.ref, k.search = sc.drawn.pos.Sub(sc.drawnPrev.pos), true
-		}
-		sc.kickInputs = append(sc.kickInputs, k)
-	}
-}
-
-// kickShown looks for the own kicks in the frame just drawn, at true time
-// now: a kick input shows when the drawn ball's motion over a frame differs
-// by more than kickVisibleM from its motion into the input's frame.
-func (sc *soccerClient) kickShown(now time.Duration) {
-	for sc.searching < len(sc.kickInputs) && !sc.kickInputs[sc.searching].search {
-		sc.searching++
-	}
-	for i := sc.searching; i < len(sc.kickInputs); i++ {
-		k := &sc.kickInputs[i]
-		switch {
-		case !k.search:
-		case now > k.t+kickWindow:
-			k.search = false
-		case sc.drawn.ok && sc.drawnPrev.ok && sc.drawn.pos.Sub(sc.drawnPrev.pos).Sub(k.ref).Len() > kickVisibleM:
-			k.search, k.visible = false, sc.frames-k.frame-1
-		}
+		sc.kicks.Kicked(sc.match.now())
 	}
 }
 
@@ -257,108 +211,24 @@ func (sm *soccerMatch) report() *Report {
 	return r
 }
 
-// kickVisibleM is the change of the drawn ball's motion over one frame,
-// metres, that shows a kick: 2 cm at 60 Hz is a change of speed of 1.2 m/s,
-// less than the weakest pass changes a carried ball's.
-const kickVisibleM = 0.02
-
-// kickWindow is how long after a kick input the lab looks for the server's
-// kick and for the drawn ball to show it.
-const kickWindow = time.Second
-
-// predictedChange reports whether the kick the client predicted at true
-// time t, if it predicts its kicks, changed its ball's velocity by at least
-// dv (m/s): the drawn ball shows the prediction until the server's states
-// show the kick.
-func (sc *soccerClient) predictedChange(t time.Duration, dv float64) bool {
-	tick := sc.match.sim.tick
-	for _, k := range sc.bot.Game().PredictedKicks() {
-		if k.At >= t-2*tick && k.At <= t+2*tick {
-			return k.Change >= dv
-		}
-	}
-	return true
-}
-
-// kickMetrics fills the own kick figures of bm: for every input after the
-// warm-up that asked the client's player to kick and that the server applied
-// (a kick by that player within kickWindow, before the next such input), the
-// frames drawn after the input's frame before the drawn ball shows the kick
-// (its motion over a frame changes by more than kickVisibleM from the
-// input's frame), over the kicks that changed the true ball's velocity, and
-// the predicted one's if the client predicted it, by at least twice that;
-// and, for a method that predicts the kick, how far its ball moved when the
-// server's states showed the kick, and how much later than the prediction
-// the server kicked.
+// kickMetrics fills the own kick figures of bm (measure.KickMeter): the
+// server's kicks by the client's player, and the kicks its method predicted.
 func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 	tr := sc.match.truth
-	used := make([]bool, len(tr.kicks))
-	serverKick := func(at, until time.Duration) (truthKick, bool) {
-		for i, k := range tr.kicks {
-			if !used[i] && k.slot == sc.self && k.at >= at && k.at <= until {
-				used[i] = true
-				return k, true
-			}
-		}
-		return truthKick{}, false
-	}
-	var visible []float64
-	n := 0
-	for i, in := range sc.kickInputs {
-		if in.t < warmUp {
-			continue
-		}
-		until := in.t + kickWindow
-		if i+1 < len(sc.kickInputs) {
-			until = min(until, sc.kickInputs[i+1].t) // a kick after the next input is that one's
-		}
-		k, ok := serverKick(in.t, until)
-		if !ok {
-			continue
-		}
-		n++
-		seen := 2 * kickVisibleM * float64(sc.match.sim.scen.FrameHz) // m/s
-		if in.visible >= 0 && k.dv >= seen && sc.predictedChange(in.t, seen) {
-			visible = append(visible, float64(in.visible))
+	for _, k := range tr.kicks {
+		if k.slot == sc.self {
+			sc.kicks.Applied(k.at, k.dv)
 		}
 	}
-	bm.Kicks = &n
-	if len(visible) > 0 {
-		st := measure.Summarise(visible)
-		bm.KickVisibleFrames = &st
-	}
-	if _, ok := sc.bot.Game().ResimStats(); !ok {
-		return
-	}
-	clear(used)
-	var corr, lag, origin, refuted []float64
-	predicted := 0
-	for _, k := range sc.bot.Game().PredictedKicks() {
-		if k.At < warmUp {
-			continue
+	var predicted []measure.PredictedKick
+	if _, ok := sc.bot.Game().ResimStats(); ok {
+		sc.kicks.Predicts = true
+		for _, k := range sc.bot.Game().PredictedKicks() {
+			predicted = append(predicted, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From,
+				Confirmed: k.Confirmed, Correction: k.Correction, Change: k.Change})
 		}
-		predicted++
-		sk, ok := serverKick(k.At, k.Until)
-		if !k.Confirmed {
-			continue
-		}
-		if !ok {
-			refuted = append(refuted, k.Correction)
-			continue
-		}
-		corr = append(corr, k.Correction)
-		lag = append(lag, durMs(sk.at-k.At))
-		origin = append(origin, k.From.Dist(tr.balls[int(k.At/tr.tick)].Pos))
 	}
-	bm.KicksPredicted = &predicted
-	if len(refuted) > 0 {
-		n, st := len(refuted), measure.Summarise(refuted)
-		bm.KicksRefuted, bm.KickRefutedM = &n, &st
-	}
-	if len(corr) > 0 {
-		c, l, o := measure.Summarise(corr), measure.Summarise(lag), measure.Summarise(origin)
-		bm.KickCorrectionM, bm.KickLagMs, bm.KickOriginM = &c, &l, &o
-	}
+	sc.kicks.Metrics(bm, predicted, &tr.ball.Truth)
 }
 
 // othersFrame queues the other players drawn in frame f, the client's frame

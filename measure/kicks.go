@@ -25,12 +25,23 @@ const KickWindow = time.Second
 type KickMeter struct {
 	WarmUp   time.Duration
 	Predicts bool // the method predicts the own kicks (Metrics takes them)
+	// FrameHz is the client's frame rate (0 means 60): a kick is judged
+	// only if it changed the ball's velocity by at least twice what
+	// KickVisibleM shows at that rate (2.4 m/s at 60 Hz), for a kick along
+	// a carried ball's path may change it too little to be seen.
+	FrameHz float64
 
 	inputs      []kickInput
 	searching   int // inputs before it are no longer searched for
 	frames      int // frames so far
 	drawn, prev drawnBall
-	applied     []time.Duration // server times of the server's kicks, in order
+	applied     []appliedKick // the server's kicks, in order of time
+}
+
+// appliedKick is a kick the server applied for the client's character.
+type appliedKick struct {
+	at time.Duration // server time
+	dv float64       // how much it changed the ball's velocity, m/s
 }
 
 // drawnBall is the ball as one frame drew it.
@@ -61,6 +72,7 @@ type PredictedKick struct {
 	From       geom.Vec3
 	Confirmed  bool
 	Correction float64 // metres
+	Change     float64 // how much it changed the client's ball's velocity, m/s
 }
 
 // Frame takes the ball as the client's next frame, at true time d.T, drew it.
@@ -93,37 +105,60 @@ func (k *KickMeter) Kicked(t time.Duration) {
 }
 
 // Applied notes a kick the server applied for the client's character at
-// server time t; kicks come in order of time.
-func (k *KickMeter) Applied(t time.Duration) { k.applied = append(k.applied, t) }
+// server time t that changed the ball's velocity by dv (m/s); kicks come in
+// order of time.
+func (k *KickMeter) Applied(t time.Duration, dv float64) {
+	k.applied = append(k.applied, appliedKick{t, dv})
+}
 
 // Metrics fills the kick fields of bm: for every kick input after the
-// warm-up the server applied (a kick within KickWindow), the frames until
-// the drawn ball showed it; if the method predicts its kicks, over those it
+// warm-up the server applied (a kick within KickWindow and before the next
+// kick input), the frames until the drawn ball showed it, over the kicks
+// that changed the true ball's velocity, and the predicted one's if the
+// method predicted it, by enough to be seen (see FrameHz); if the method predicts its kicks, over those it
 // predicted after the warm-up, how far its ball moved when the server's
 // states showed each, how much later the server kicked, and how far from
 // the true ball (ball) it kicked.
 func (k *KickMeter) Metrics(bm *BallMetrics, predicted []PredictedKick, ball *Truth) {
 	used := make([]bool, len(k.applied))
-	server := func(from, until time.Duration) (time.Duration, bool) {
-		for i, at := range k.applied {
-			if !used[i] && at >= from && at <= until {
+	server := func(from, until time.Duration) (appliedKick, bool) {
+		for i, a := range k.applied {
+			if !used[i] && a.at >= from && a.at <= until {
 				used[i] = true
-				return at, true
+				return a, true
 			}
 		}
-		return 0, false
+		return appliedKick{}, false
+	}
+	frame := time.Second / 60
+	if k.FrameHz > 0 {
+		frame = time.Duration(float64(time.Second) / k.FrameHz)
+	}
+	seen := 2 * KickVisibleM / frame.Seconds() // m/s
+	predictedSeen := func(t time.Duration) bool {
+		for _, p := range predicted {
+			if k.Predicts && p.At >= t-2*frame && p.At <= t+2*frame {
+				return p.Change >= seen
+			}
+		}
+		return true
 	}
 	var visible []float64
 	n := 0
-	for _, in := range k.inputs {
+	for i, in := range k.inputs {
 		if in.t < k.WarmUp {
 			continue
 		}
-		if _, ok := server(in.t, in.t+KickWindow); !ok {
+		until := in.t + KickWindow
+		if i+1 < len(k.inputs) {
+			until = min(until, k.inputs[i+1].t) // a kick after the next input is that one's
+		}
+		a, ok := server(in.t, until)
+		if !ok {
 			continue
 		}
 		n++
-		if in.visible >= 0 {
+		if in.visible >= 0 && a.dv >= seen && predictedSeen(in.t) {
 			visible = append(visible, float64(in.visible))
 		}
 	}
@@ -143,14 +178,14 @@ func (k *KickMeter) Metrics(bm *BallMetrics, predicted []PredictedKick, ball *Tr
 			continue
 		}
 		made++
-		at, ok := server(p.At, p.Until)
+		a, ok := server(p.At, p.Until)
 		switch {
 		case !p.Confirmed:
 		case !ok:
 			refuted = append(refuted, p.Correction)
 		default:
 			corr = append(corr, p.Correction)
-			lag = append(lag, ms(at-p.At))
+			lag = append(lag, ms(a.at-p.At))
 			origin = append(origin, p.From.Dist(ball.At(p.At)))
 		}
 	}

@@ -604,25 +604,29 @@ func TestKickMeter(t *testing.T) {
 		}
 		k.Frame(Drawn{T: at, OK: true, Pos: pos})
 		switch i {
-		case 30, 120, 180:
+		case 30, 120, 180, 200, 220, 222:
 			k.Kicked(at)
 		}
 		switch i {
 		case 30:
-			k.Applied(at + 50*time.Millisecond)
+			k.Applied(at+50*time.Millisecond, 5)
 		case 120:
-			k.Applied(at + 50*time.Millisecond)
+			k.Applied(at+50*time.Millisecond, 5)
 			turn = i + 3
+		case 200:
+			k.Applied(at+50*time.Millisecond, 1) // too small a change to be seen: not judged
+		case 222:
+			k.Applied(at+10*time.Millisecond, 5) // the input at 222's, not 220's
 		}
 	}
 	var bm BallMetrics
 	predicted := []PredictedKick{
-		{At: 2 * time.Second, Until: 2*time.Second + 150*time.Millisecond, From: geom.V(2.1, 0, 0), Confirmed: true, Correction: 0.2},
+		{At: 2 * time.Second, Until: 2*time.Second + 150*time.Millisecond, From: geom.V(2.1, 0, 0), Confirmed: true, Correction: 0.2, Change: 5},
 		{At: 3 * time.Second, Until: 3*time.Second + 150*time.Millisecond, Confirmed: true, Correction: 0.4},
 	}
 	k.Metrics(&bm, predicted, &ball)
-	if bm.Kicks == nil || *bm.Kicks != 1 || bm.KickVisibleFrames == nil || bm.KickVisibleFrames.Max != 2 {
-		t.Fatalf("kicks %v, visible %+v; want 1 kick shown after 2 frames", *bm.Kicks, bm.KickVisibleFrames)
+	if bm.Kicks == nil || *bm.Kicks != 3 || bm.KickVisibleFrames == nil || bm.KickVisibleFrames.Max != 2 || bm.KickVisibleFrames.Mean != 2 {
+		t.Fatalf("kicks %v, visible %+v; want 3 kicks, one judged, shown after 2 frames", *bm.Kicks, bm.KickVisibleFrames)
 	}
 	if *bm.KicksPredicted != 2 || *bm.KicksRefuted != 1 || bm.KickRefutedM.Max != 0.4 ||
 		bm.KickCorrectionM.Max != 0.2 || math.Abs(bm.KickLagMs.Max-50) > 1e-3 || math.Abs(bm.KickOriginM.Max-0.1) > 1e-6 {

@@ -31,6 +31,7 @@ type Meter struct {
 	poses     []measure.Pose // scratch for cast
 	kicks     uint64         // the server's kicks so far
 	possessor uint32         // after the tick before
+	ballVel   geom.Vec3      // the ball's velocity after the tick before, m/s
 	bots      []*botMeter
 }
 
@@ -145,11 +146,11 @@ func (m *Meter) Tick(t *soccer.Truth, kicks uint64) {
 		m.kicks = kicks
 		for _, b := range m.bots {
 			if b.hasSelf && b.self == m.possessor {
-				b.kicks.Applied(t.Time)
+				b.kicks.Applied(t.Time, t.Ball.Vel.Sub(m.ballVel).Len())
 			}
 		}
 	}
-	m.possessor = t.Possessor
+	m.possessor, m.ballVel = t.Possessor, t.Ball.Vel
 	for _, b := range m.bots {
 		b.others.Measure(&m.cast, t.Time)
 		b.ownTeleports(t)
@@ -293,7 +294,7 @@ func (m *Meter) Stop(bots []*Bot) {
 			st, ok := b.Game().ResimStats()
 			bm.resimTicks, bm.resim, bm.kicks.Predicts = st.ResimTicks, ok, ok
 			for _, k := range b.Game().PredictedKicks() {
-				bm.predicted = append(bm.predicted, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From, Confirmed: k.Confirmed, Correction: k.Correction})
+				bm.predicted = append(bm.predicted, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From, Confirmed: k.Confirmed, Correction: k.Correction, Change: k.Change})
 			}
 		})
 	}
