@@ -124,7 +124,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	// A resim client re-simulates the own player with the match, from the
 	// server's states: it does not predict it (see ClientGame.BallMethod).
 	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, Ball: ball, NoPrediction: ball == replicate.MethodResim,
-		OnTick: rec.onTick, OnFrame: rec.onFrame, OnMove: rec.meter.Moved, OnCorrection: rec.onCorrection})
+		OnTick: rec.onTick, OnFrame: rec.onFrame, OnMove: rec.onMove, OnCorrection: rec.onCorrection})
 	if err != nil {
 		if ln != nil {
 			ln.Close()

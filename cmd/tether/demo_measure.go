@@ -22,19 +22,21 @@ import (
 // are left out.
 const (
 	demoWarmUp = 2 * time.Second
-	// keepTruth is how much of the ball's trajectory a run that keeps no
+	// keepTruth is how much of the ball's trajectory a run without a
 	// report holds behind its newest tick, for the page's figures. A run
-	// that keeps a report holds all of it, which the own kicks are measured
+	// with a report holds all of it, which the own kicks are measured
 	// against at the end.
 	keepTruth = 10 * time.Second
 )
 
-// recorder measures every bot (meter) and keeps the page's figures and
-// drawing. Its methods are called from the server's goroutine (onTick,
-// onMove), the bots' goroutines (onFrame, onCorrection) and the demo's own.
+// recorder measures every bot for the report (meter, which also holds the
+// ball's truth) and keeps the page's figures and drawing. Its methods are
+// called from the server's goroutine (onTick, onMove), the bots' goroutines
+// (onFrame, onCorrection) and the demo's own.
 type recorder struct {
-	meter *match.Meter
-	live  atomic.Pointer[match.Live]
+	meter  *match.Meter
+	report bool // measure the frames for a report (the page needs the truth alone)
+	live   atomic.Pointer[match.Live]
 
 	mu      sync.Mutex
 	truth   soccer.Truth // after the newest tick, for the page
@@ -83,9 +85,9 @@ type liveStats struct {
 }
 
 // newRecorder returns the recorder of bots on links, predicting their own
-// players or not; keep holds the whole ball trajectory, for a report.
-func newRecorder(names []string, links []netsim.LinkConfig, predicts, keep bool) *recorder {
-	r := &recorder{}
+// players or not, measuring them for a report or not.
+func newRecorder(names []string, links []netsim.LinkConfig, predicts, report bool) *recorder {
+	r := &recorder{report: report}
 	mc := match.MeterConfig{WarmUp: demoWarmUp}
 	for i, n := range names {
 		l := links[i]
@@ -98,7 +100,7 @@ func newRecorder(names []string, links []netsim.LinkConfig, predicts, keep bool)
 		b := lab.NewSoccerBall(lab.DefaultTickHz, start)
 		return &b.Truth, b.Tick
 	}
-	if !keep {
+	if !report {
 		mc.KeepBall = keepTruth
 	}
 	r.meter = match.NewMeter(mc)
@@ -122,9 +124,16 @@ func (r *recorder) onTick(t *soccer.Truth) {
 	r.truth.Players = players
 }
 
+// onMove takes a move of bot b's predicted player the server applied.
+func (r *recorder) onMove(b *match.Bot, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+	if r.report {
+		r.meter.Moved(b, m, s)
+	}
+}
+
 // onCorrection takes an adjustment or reset bot b's prediction applied.
 func (r *recorder) onCorrection(b *match.Bot, corr movement.Correction) {
-	if live := r.live.Load(); live != nil {
+	if live := r.live.Load(); live != nil && r.report {
 		r.meter.Corrected(b, live.Server().Now(), corr)
 	}
 }
@@ -132,7 +141,9 @@ func (r *recorder) onCorrection(b *match.Bot, corr movement.Correction) {
 // onFrame measures a bot's frame (on the bot's goroutine) and keeps the
 // page's figures and drawing of it.
 func (r *recorder) onFrame(b *match.Bot, f *client.Frame, v *soccer.View) {
-	r.meter.Frame(b, f)
+	if r.report {
+		r.meter.Frame(b, f)
+	}
 	t := b.TrueTime(f.Local)
 	ball := match.FrameBall(t, f)
 	shown, okShown := r.meter.BallAt(ball.RenderTime)
