@@ -2,7 +2,6 @@ package lab
 
 import (
 	"fmt"
-	"time"
 
 	tclient "github.com/tether-net/tether/client"
 	gdrill "github.com/tether-net/tether/game/drill"
@@ -46,12 +45,7 @@ type drillRun struct {
 
 // runDrill runs the validated scenario s of the ball drill.
 func runDrill(s Scenario, opts Options) (*Report, error) {
-	m := &sim{
-		scen: s,
-		end:  time.Duration(s.DurationS * float64(time.Second)),
-		tick: time.Second / time.Duration(s.TickHz),
-		opts: opts,
-	}
+	m := newSim(s, opts)
 	game, err := gdrill.NewGame(s.Seed, s.TickHz)
 	if err != nil {
 		return nil, err

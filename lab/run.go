@@ -53,6 +53,16 @@ type sim struct {
 	opts    Options
 }
 
+// newSim starts the run of the validated scenario s.
+func newSim(s Scenario, opts Options) *sim {
+	return &sim{
+		scen: s,
+		end:  time.Duration(s.DurationS * float64(time.Second)),
+		tick: time.Second / time.Duration(s.TickHz),
+		opts: opts,
+	}
+}
+
 // client is one emulated client with its link, its methods and what it measured.
 type client struct {
 	sim   *sim

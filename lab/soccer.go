@@ -64,12 +64,7 @@ func runSoccer(s Scenario, opts Options) (*Report, error) {
 
 // playSoccer plays the validated scenario s of game soccer to its end.
 func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
-	m := &sim{
-		scen: s,
-		end:  time.Duration(s.DurationS * float64(time.Second)),
-		tick: time.Second / time.Duration(s.TickHz),
-		opts: opts,
-	}
+	m := newSim(s, opts)
 	sm := &soccerMatch{sim: m, rules: soccer.DefaultRules()}
 	m.clock = sm.now
 	cfg := match.Config{
