@@ -10,10 +10,11 @@ import (
 // on mobile, lossy and wan, in every run; every input shows in the next
 // frame; at 10 % loss, outside the blackout, no input is lost; and a
 // correction shows as a jump at most once in the 40 client-minutes of a
-// preset (on lossy, seed 1, one client's prediction left the server's over
-// 0.3 s, corrected by 0.34, 0.61 and 1.53 m, and the last correction
-// showed: a divergence the client could not foresee, its cause not yet
-// found).
+// preset. (Lossy, seed 1, has one: after the 2 s blackout at 20 s the
+// server replays the moves it held back, and its replies correct moves
+// ending 20.85 to 22.30 s by up to 1.53 m; the last, at 23.03 s, is shown
+// at once, 30 ms past the second after the blackout that the meter leaves
+// out, and the server resets the player at 23.10 s.)
 func TestOwnFigures(t *testing.T) {
 	for _, tc := range []struct {
 		link   string
