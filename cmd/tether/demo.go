@@ -65,6 +65,9 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		"Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;",
 		"live, net.* count whole datagrams after the warm-up (down as received, up as sent) and",
 		"clock_*_kbps the clock's messages by typical size.",
+		"       tether demo -game arena -headless [-duration D] [-json] [-bots N] [-link PRESET] [-seed N]",
+		"runs the arena (package game/arena) instead, every other bot drawing projectiles the naive",
+		"way, and reports the lab's arena figures (proj.*, hits.*).",
 	)
 	bots := fs.Int("bots", 4, fmt.Sprintf("bot clients, 1 to %d", demoMaxBots))
 	linkName := fs.String("link", "wan", "link preset every bot plays through: lan, broadband, wan, mobile or lossy")
@@ -74,6 +77,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	asJSON := fs.Bool("json", false, "with -headless: print the report as the lab's JSON")
 	seed := fs.Uint64("seed", 1, "seed of the links and the bots")
+	gameName := fs.String("game", "soccer", "the game: soccer, or arena (headless only: package game/arena, reported as the lab's arena scenarios)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -102,6 +106,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if *headless && set["http"] {
 		return usagef("-http and -headless: give one or the other")
 	}
+	if *gameName != "soccer" && *gameName != "arena" {
+		return usagef("-game %q: want soccer or arena", *gameName)
+	}
+	if *gameName == "arena" && (!*headless || set["ball"]) {
+		return usagef("-game arena runs -headless, without -ball (its bots draw projectiles by the shipped method and the naive one in turn)")
+	}
 	var ln net.Listener
 	if !*headless {
 		if ln, err = net.Listen("tcp", *httpAddr); err != nil {
@@ -114,6 +124,14 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *gameName == "arena" {
+		if *duration > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, *duration)
+			defer cancel()
+		}
+		return arenaDemo{bots: *bots, link: link, linkName: *linkName, seed: *seed, asJSON: *asJSON}.run(ctx, stdout)
+	}
 
 	names := make([]string, *bots)
 	links := make([]netsim.LinkConfig, *bots)
