@@ -138,10 +138,11 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	for i := range names {
 		names[i], links[i] = fmt.Sprintf("bot-%d", i+1), link
 	}
-	rec := newRecorder(names, links, ball != replicate.MethodResim, *headless)
 	// A resim client re-simulates the own player with the match, from the
 	// server's states: it does not predict it (see ClientGame.BallMethod).
-	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, Ball: ball, NoPrediction: ball == replicate.MethodResim,
+	predicts := ball != replicate.MethodResim
+	rec := newRecorder(names, links, predicts, *headless)
+	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, Ball: ball, NoPrediction: !predicts,
 		OnTick: rec.onTick, OnFrame: rec.onFrame, OnMove: rec.onMove, OnCorrection: rec.onCorrection})
 	if err != nil {
 		if ln != nil {
