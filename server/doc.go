@@ -15,7 +15,10 @@
 //
 // UDP is the driver for real sockets: it runs the core over a
 // tether/transport/udp Server with a 60 Hz ticker, serialising every call.
-// Tests and the lab drive the core directly in virtual time.
+// UDP.Serve adds a second transport for more of the core's slots, such as
+// browsers' datagrams over WebSockets (package tether/transport/ws), so
+// both kinds of client play in one match. Tests and the lab drive the core
+// directly in virtual time.
 //
 // # The game
 //

@@ -17,17 +17,26 @@ import (
 // batch. A mutex, uncontended but for Do's callers, guards the core. Server
 // time is the time since ServeUDP was called, on the transport's clock.
 type UDP struct {
-	mu    sync.Mutex
-	core  *Server
-	srv   *udp.Server
-	clock func() time.Time
-	start time.Time
-	once  sync.Once
-	err   error
+	mu   sync.Mutex
+	core *Server
+	srv  *udp.Server
+	more []side // transports added by Serve
+	// firstEnd is the number of slots of the first transport.
+	firstEnd int
+	clock    func() time.Time
+	start    time.Time
+	once     sync.Once
+	err      error
 
 	sendErrors uint64
 	tickTimes  TickTimes
 	ticked     time.Duration // server time of the last Tick: no arrival is earlier
+}
+
+// side is a transport added by Serve: its slot i is the core's first+i.
+type side struct {
+	srv        *udp.Server
+	first, end int
 }
 
 // TickBounds are the upper bounds of TickTimes' buckets.
@@ -72,37 +81,11 @@ func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, er
 		cfg.Now = time.Now
 	}
 	u := &UDP{core: core, clock: cfg.Now, start: cfg.Now()}
-	onConnect, onPayload, onDisconnect := cfg.OnConnect, cfg.OnPayload, cfg.OnDisconnect
-	cfg.OnConnect = func(client int, id uint64) {
-		u.mu.Lock()
-		err := u.core.Connect(u.now(), client)
-		u.sendLocked()
-		u.mu.Unlock()
-		if err != nil {
-			_ = u.srv.Disconnect(client)
-			return
-		}
-		if onConnect != nil {
-			onConnect(client, id)
-		}
+	u.firstEnd = cfg.Netcode.MaxClients
+	if u.firstEnd == 0 {
+		u.firstEnd = 64 // netcode's default
 	}
-	cfg.OnPayload = func(client int, p []byte, arrival time.Time) {
-		u.mu.Lock()
-		_ = u.core.ReceiveAt(u.now(), max(arrival.Sub(u.start), u.ticked), client, p)
-		u.sendLocked()
-		u.mu.Unlock()
-		if onPayload != nil {
-			onPayload(client, p, arrival)
-		}
-	}
-	cfg.OnDisconnect = func(client int, id uint64, reason error) {
-		u.mu.Lock()
-		err := u.core.Disconnect(u.now(), client)
-		u.mu.Unlock()
-		if err == nil && onDisconnect != nil {
-			onDisconnect(client, id, reason)
-		}
-	}
+	u.hooks(&cfg, 0, &u.srv)
 	cfg.OnTick = func(now time.Time) time.Time {
 		u.mu.Lock()
 		defer u.mu.Unlock()
@@ -124,6 +107,83 @@ func ServeUDP(conn net.PacketConn, core *Server, cfg udp.ServerConfig) (*UDP, er
 	return u, nil
 }
 
+// hooks sets cfg's OnConnect, OnPayload and OnDisconnect to hand the core
+// what the transport *srv (set before its first callback) reports, its slot
+// i being the core's first+i, and then to call cfg's own.
+func (u *UDP) hooks(cfg *udp.ServerConfig, first int, srv **udp.Server) {
+	onConnect, onPayload, onDisconnect := cfg.OnConnect, cfg.OnPayload, cfg.OnDisconnect
+	cfg.OnConnect = func(client int, id uint64) {
+		u.mu.Lock()
+		err := u.core.Connect(u.now(), first+client)
+		u.sendLocked()
+		s := *srv
+		u.mu.Unlock()
+		if err != nil {
+			_ = s.Disconnect(client)
+			return
+		}
+		if onConnect != nil {
+			onConnect(first+client, id)
+		}
+	}
+	cfg.OnPayload = func(client int, p []byte, arrival time.Time) {
+		u.mu.Lock()
+		_ = u.core.ReceiveAt(u.now(), max(arrival.Sub(u.start), u.ticked), first+client, p)
+		u.sendLocked()
+		u.mu.Unlock()
+		if onPayload != nil {
+			onPayload(first+client, p, arrival)
+		}
+	}
+	cfg.OnDisconnect = func(client int, id uint64, reason error) {
+		u.mu.Lock()
+		err := u.core.Disconnect(u.now(), first+client)
+		u.mu.Unlock()
+		if err == nil && onDisconnect != nil {
+			onDisconnect(first+client, id, reason)
+		}
+	}
+}
+
+// Serve serves more clients of the same core over a second transport on
+// conn — a tether/transport/ws Listener that carries browsers' datagrams —
+// beside the first, which keeps the ticks: the transport's slot i is the
+// core's first+i, for its cfg.Netcode.MaxClients slots (default 64), which
+// must lie within the core's MaxClients and above the slots of the
+// transports already served. cfg's callbacks get the core's slot numbers;
+// cfg.OnTick must be nil, and cfg.Now is the first transport's clock. The
+// UDP owns conn; Close closes it.
+func (u *UDP) Serve(conn net.PacketConn, first int, cfg udp.ServerConfig) error {
+	if cfg.OnTick != nil {
+		return fmt.Errorf("%w: Serve: cfg.OnTick must be nil (the first transport runs the ticks)", ErrConfig)
+	}
+	if cfg.Netcode.MaxClients == 0 {
+		cfg.Netcode.MaxClients = 64
+	}
+	end := first + cfg.Netcode.MaxClients
+	u.mu.Lock()
+	defer u.mu.Unlock() // the callbacks wait for the side's server
+	low := u.firstEnd
+	for _, sd := range u.more {
+		low = max(low, sd.end)
+	}
+	if first < low || end > u.core.Config().MaxClients {
+		return fmt.Errorf("%w: Serve: slots %d to %d, want within %d to %d", ErrConfig, first, end-1, low, u.core.Config().MaxClients-1)
+	}
+	cfg.Now = u.clock
+	u.more = append(u.more, side{first: first, end: end})
+	sd := &u.more[len(u.more)-1]
+	var srv *udp.Server
+	u.hooks(&cfg, first, &srv)
+	var err error
+	if srv, err = udp.NewServer(conn, cfg); err != nil {
+		u.more = u.more[:len(u.more)-1]
+		return err
+	}
+	sd.srv = srv
+	return nil
+}
+
 func (u *UDP) now() time.Duration { return u.clock().Sub(u.start) }
 
 // sendLocked hands the transport what the core has to send.
@@ -133,7 +193,13 @@ func (u *UDP) sendLocked() {
 		if !ok {
 			return
 		}
-		if u.srv.Send(client, p) != nil {
+		srv := u.srv
+		for _, sd := range u.more {
+			if client >= sd.first && client < sd.end {
+				srv, client = sd.srv, client-sd.first
+			}
+		}
+		if srv.Send(client, p) != nil {
 			u.sendErrors++
 		}
 	}
@@ -156,6 +222,14 @@ func (u *UDP) Addr() net.Addr { return u.srv.Addr() }
 // Transport returns the transport's server, for its protocol statistics.
 func (u *UDP) Transport() *udp.Server { return u.srv }
 
+// Transports returns the first transport's server and then those Serve
+// added, in order.
+func (u *UDP) Transports() []*udp.Server {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]*udp.Server{u.srv}, sideServers(u.more)...)
+}
+
 // SendErrors returns the number of payloads the transport failed to send.
 func (u *UDP) SendErrors() uint64 {
 	u.mu.Lock()
@@ -174,10 +248,21 @@ func (u *UDP) TickTimes() TickTimes {
 // it the ticks) and closes the connection. It is safe to call more than once.
 func (u *UDP) Close() error {
 	u.once.Do(func() {
-		u.err = u.srv.Close()
-		if errors.Is(u.err, udp.ErrClosed) {
-			u.err = nil
+		var errs []error
+		for _, srv := range u.Transports() {
+			if err := srv.Close(); err != nil && !errors.Is(err, udp.ErrClosed) {
+				errs = append(errs, err)
+			}
 		}
+		u.err = errors.Join(errs...)
 	})
 	return u.err
+}
+
+func sideServers(sides []side) []*udp.Server {
+	var s []*udp.Server
+	for _, sd := range sides {
+		s = append(s, sd.srv)
+	}
+	return s
 }

@@ -100,3 +100,16 @@ func TestInputRate(t *testing.T) {
 		}
 	}
 }
+
+// The play endpoints (HubConfig.Play) are behind the same Host check as
+// the view.
+func TestPlayBehindHostCheck(t *testing.T) {
+	play := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	addr := serve(t, NewHubConfig(HubConfig{Play: play}))
+	if got := get(t, addr, addr, "/play/token"); got != http.StatusTeapot {
+		t.Errorf("own Host: status %d, want the play handler's %d", got, http.StatusTeapot)
+	}
+	if got := get(t, addr, "rebind.attacker.example", "/play/token"); got != http.StatusMisdirectedRequest {
+		t.Errorf("foreign Host: status %d, want %d", got, http.StatusMisdirectedRequest)
+	}
+}

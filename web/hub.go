@@ -46,6 +46,11 @@ type HubConfig struct {
 	// is disconnected (default 120, range 1..10000; pages send a key state
 	// when a key changes).
 	MaxInputHz int
+	// Play, if set, serves GET and POST under /play/ behind the same Host
+	// check: a browser's own client (its connect token and its WebSocket,
+	// a tether/transport/ws Listener, which caps its own connections and
+	// message rate). The page offers "Play in this browser" when it is set.
+	Play http.Handler
 }
 
 func (c *HubConfig) resolve() {
@@ -169,6 +174,10 @@ func (h *Hub) Handler() http.Handler {
 	files := http.FileServerFS(sub)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ws", h.serveWS)
+	if h.cfg.Play != nil {
+		mux.Handle("GET /play/", h.cfg.Play)
+		mux.Handle("POST /play/", h.cfg.Play)
+	}
 	mux.Handle("GET /", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'")

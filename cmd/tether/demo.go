@@ -162,7 +162,13 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	var hub *web.Hub
 	var hs *http.Server
 	if !*headless {
-		hub = web.NewHubConfig(webConfig(*httpAddr))
+		wc := webConfig(*httpAddr)
+		if wc.Play, err = playHandler(live, ln.Addr()); err != nil {
+			ln.Close()
+			live.Close()
+			return err
+		}
+		hub = web.NewHubConfig(wc)
 		if warn := exposedWarning(ln.Addr()); warn != "" {
 			fmt.Fprintln(stderr, warn)
 		}

@@ -39,6 +39,10 @@ type Live struct {
 	mu    sync.Mutex
 	truth soccer.Truth
 	bots  []*Bot
+	// browserAddr is the address browsers connect to (ServeBrowsers);
+	// browsers counts the tokens minted for them.
+	browserAddr netip.AddrPort
+	browsers    uint64
 }
 
 // StartLive starts the server on 127.0.0.1 (a free port) and cfg.Bots bots.
@@ -95,7 +99,7 @@ func StartLive(cfg Config) (*Live, error) {
 	l.addr = raw.LocalAddr().(*net.UDPAddr).AddrPort()
 	l.router = netsim.NewRouter(raw)
 	l.srv, err = server.ServeUDP(l.router, l.core, udp.ServerConfig{
-		Netcode: netcode.ServerConfig{ProtocolID: ProtocolID, PrivateKey: key, PublicAddress: l.addr, MaxClients: l.core.Config().MaxClients},
+		Netcode: netcode.ServerConfig{ProtocolID: ProtocolID, PrivateKey: key, PublicAddress: l.addr, MaxClients: udpSlots(l.core.Config().MaxClients)},
 	})
 	if err != nil {
 		l.router.Close()

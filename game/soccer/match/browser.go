@@ -1,0 +1,70 @@
+package match
+
+import (
+	"crypto/rand"
+	"errors"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/transport/udp"
+)
+
+// BrowserSlots is how many of the server's client slots a Live match keeps
+// for browsers (ServeBrowsers): the last ones, when the server has more than
+// that many.
+const BrowserSlots = 8
+
+// udpSlots is how many of max slots the match's UDP transport serves.
+func udpSlots(max int) int {
+	if max > BrowserSlots {
+		return max - BrowserSlots
+	}
+	return max
+}
+
+// firstBrowserID is the first client id of the connect tokens BrowserToken
+// mints: above the bots' (their index plus one).
+const firstBrowserID = 1 << 32
+
+// ServeBrowsers serves the match's last BrowserSlots slots over conn (a
+// tether/transport/ws Listener, whose LocalAddr is the address its page is
+// served on), beside the bots' UDP: a browser's client speaks netcode over
+// it with a token from BrowserToken, and plays as any client does. The
+// match owns conn from then on; Close closes it.
+func (l *Live) ServeBrowsers(conn net.PacketConn) error {
+	ua, ok := conn.LocalAddr().(*net.UDPAddr)
+	if !ok {
+		return errors.New("tether/match: ServeBrowsers: conn's LocalAddr is not an IP address and port")
+	}
+	addr := ua.AddrPort()
+	max := l.core.Config().MaxClients
+	err := l.srv.Serve(conn, udpSlots(max), udp.ServerConfig{
+		Netcode: netcode.ServerConfig{ProtocolID: ProtocolID, PrivateKey: l.key, PublicAddress: addr, MaxClients: BrowserSlots},
+	})
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.browserAddr = addr
+	l.mu.Unlock()
+	return nil
+}
+
+// BrowserToken mints a connect token for one browser client of the match
+// (see ServeBrowsers), with a client id of its own and netcode's default
+// expiry (30 s) and timeout (10 s). It is what a matchmaker would hand out.
+func (l *Live) BrowserToken() (*netcode.ConnectToken, error) {
+	l.mu.Lock()
+	addr := l.browserAddr
+	l.browsers++
+	id := uint64(firstBrowserID) + l.browsers
+	l.mu.Unlock()
+	if !addr.IsValid() {
+		return nil, errors.New("tether/match: BrowserToken before ServeBrowsers")
+	}
+	return netcode.NewConnectToken(rand.Reader, &l.key, netcode.TokenParams{
+		ProtocolID: ProtocolID, ClientID: id, ServerAddresses: []netip.AddrPort{addr}, Now: time.Now(),
+	})
+}

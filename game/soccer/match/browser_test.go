@@ -1,0 +1,142 @@
+package match
+
+import (
+	"context"
+	"crypto/rand"
+	"net"
+	"net/http"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/server"
+	"github.com/tether-net/tether/transport/udp"
+	"github.com/tether-net/tether/transport/ws"
+)
+
+// TestBrowserBesideUDP plays a client over a real WebSocket on loopback in
+// the same match as a UDP bot: both are in the server's core, the
+// WebSocket client in a browser slot, and the keys it sends move its player
+// in the server's truth. Its token used again from a second WebSocket is
+// refused, as a token for the bots' UDP address is.
+func TestBrowserBesideUDP(t *testing.T) {
+	lan, err := netsim.Preset("lan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := StartLive(Config{Seed: 5, Bots: 1, Link: lan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := ws.NewListener(ws.ListenerConfig{Addr: tcp.Addr().(*net.TCPAddr).AddrPort()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: ln}
+	go hs.Serve(tcp)
+	defer hs.Close()
+	if err := l.ServeBrowsers(ln); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := l.BrowserToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "ws://" + tcp.Addr().String() + "/"
+	dial := func(tok *netcode.ConnectToken) *Bot {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn, err := ws.Dial(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Dial(conn, tok, Config{Seed: 9}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: ProtocolID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	b := dial(tok)
+	defer b.Driver().Close()
+	b.Steer(&soccer.Keys{Dir: geom.V(1, 0, 0)})
+
+	slot := -1
+	var self uint32
+	var from, to geom.Vec3
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if slot < 0 {
+			if i := b.Driver().Transport().ClientIndex(); i >= 0 {
+				slot = udpSlots(l.core.Config().MaxClients) + i
+				l.Server().Do(func(s *server.Server) {
+					st, _ := s.ClientStats(slot)
+					self = st.Self
+				})
+				from = position(l, self)
+			}
+		} else if to = position(l, self); to.Sub(from).Len() > 2 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if slot < 0 {
+		t.Fatal("the WebSocket client never connected")
+	}
+	var clients int
+	l.Server().Do(func(s *server.Server) { clients = s.Stats().Clients })
+	t.Logf("WebSocket client in slot %d, player %d moved from %v to %v; %d clients", slot, self, from, to, clients)
+	if clients != 2 {
+		t.Errorf("%d clients in the core, want the bot and the browser", clients)
+	}
+	if slot < udpSlots(l.core.Config().MaxClients) {
+		t.Errorf("slot %d is a UDP slot", slot)
+	}
+	if to.Sub(from).Len() <= 2 {
+		t.Errorf("the player steered +X moved %v → %v", from, to)
+	}
+
+	// The same token from another WebSocket (its client is connected:
+	// netcode refuses it as such before looking at the token's use), and a
+	// token naming the bots' UDP address, are refused by the browsers'
+	// netcode server.
+	again := dial(tok)
+	defer again.Driver().Close()
+	udpTok, err := netcode.NewConnectToken(rand.Reader, &l.key, netcode.TokenParams{ProtocolID: ProtocolID, ClientID: 99,
+		ServerAddresses: []netip.AddrPort{l.Addr()}, Now: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := dial(udpTok)
+	defer other.Driver().Close()
+	side := l.Server().Transports()[1]
+	for time.Now().Before(deadline) {
+		if d := side.Stats().Dropped; d.AlreadyConnected > 0 && d.ServerAddress > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d := side.Stats().Dropped; d.AlreadyConnected == 0 || d.ServerAddress == 0 {
+		t.Errorf("refusals: already connected %d, wrong server address %d; want both", d.AlreadyConnected, d.ServerAddress)
+	}
+}
+
+// position returns the true position of player id.
+func position(l *Live, id uint32) geom.Vec3 {
+	var tr soccer.Truth
+	l.Truth(&tr)
+	for _, p := range tr.Players {
+		if p.ID == id {
+			return p.Pos
+		}
+	}
+	return geom.Vec3{}
+}

@@ -1,0 +1,299 @@
+package ws
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// ListenerConfig configures a Listener. Zero fields take the defaults shown.
+type ListenerConfig struct {
+	// Addr is the address the Listener reports as its LocalAddr: the HTTP
+	// server's, which connect tokens for its clients name. Required.
+	Addr netip.AddrPort
+	// MaxConns caps the WebSockets open at once (default 64, range
+	// 1..4096); more are refused with 503 Service Unavailable.
+	MaxConns int
+	// MaxMessageSize is the largest datagram taken, in bytes (default 1500,
+	// range 64..65536); longer messages are dropped and counted, and a
+	// message over 64 KiB closes its WebSocket.
+	MaxMessageSize int
+	// MaxMessageHz is each WebSocket's budget of messages a second, with a
+	// burst of as many (default 300, range 1..100000): messages beyond it
+	// are dropped and counted, and a WebSocket that sends twice MaxMessageHz
+	// messages beyond it is closed.
+	MaxMessageHz int
+	// IdleTimeout closes a WebSocket that sent nothing for this long
+	// (default 15 s, range 1 s..10 min).
+	IdleTimeout time.Duration
+	// Queue is how many received datagrams wait for the reader, all
+	// WebSockets together (default 1024, range 16..65536).
+	Queue int
+}
+
+// ConfigError reports a ListenerConfig field out of range.
+type ConfigError struct {
+	Field   string
+	Value   any
+	Allowed string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("tether/transport/ws: %s = %v, want %s", e.Field, e.Value, e.Allowed)
+}
+
+func (c *ListenerConfig) resolve() error {
+	if !c.Addr.IsValid() {
+		return &ConfigError{Field: "Addr", Value: c.Addr, Allowed: "an IP address and port"}
+	}
+	ints := []struct {
+		v           *int
+		name        string
+		def, lo, hi int
+	}{
+		{&c.MaxConns, "MaxConns", 64, 1, 4096},
+		{&c.MaxMessageSize, "MaxMessageSize", 1500, 64, maxReadLimit},
+		{&c.MaxMessageHz, "MaxMessageHz", 300, 1, 100000},
+		{&c.Queue, "Queue", 1024, 16, 65536},
+	}
+	for _, f := range ints {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+		if *f.v < f.lo || *f.v > f.hi {
+			return &ConfigError{Field: f.name, Value: *f.v, Allowed: fmt.Sprintf("range %d..%d", f.lo, f.hi)}
+		}
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 15 * time.Second
+	}
+	if c.IdleTimeout < time.Second || c.IdleTimeout > 10*time.Minute {
+		return &ConfigError{Field: "IdleTimeout", Value: c.IdleTimeout, Allowed: "range 1s..10m"}
+	}
+	return nil
+}
+
+// maxReadLimit is the longest message read (and dropped) before a
+// WebSocket is closed.
+const maxReadLimit = 64 << 10
+
+// Stats are a Listener's counters.
+type Stats struct {
+	Conns     int    // WebSockets open now
+	Accepted  uint64 // WebSockets accepted
+	Refused   uint64 // WebSockets refused: MaxConns were open, or the Listener was closed
+	Messages  uint64 // datagrams queued for the reader
+	Oversize  uint64 // messages dropped as longer than MaxMessageSize
+	Text      uint64 // text messages dropped
+	OverRate  uint64 // messages dropped beyond MaxMessageHz
+	QueueFull uint64 // datagrams dropped because the reader's queue was full
+	CutOff    uint64 // WebSockets closed for their message rate
+	Unsent    uint64 // datagrams dropped on the way out: unknown peer, or its queue full
+}
+
+// Listener is a net.PacketConn whose peers are the WebSockets that
+// ServeHTTP accepts, one datagram per binary message. ReadFrom returns
+// datagrams from every peer in the order they were queued; WriteTo sends to
+// the peer with that address without waiting (a full queue drops the
+// datagram). Use it with tether/transport/udp.NewServer or server.UDP.Serve.
+type Listener struct {
+	cfg   ListenerConfig
+	local *net.UDPAddr
+	in    inbox
+
+	mu     sync.Mutex
+	peers  map[netip.AddrPort]*peer // accepted WebSockets
+	open   int                      // WebSockets being accepted or served
+	next   uint64                   // the next peer's address
+	closed bool
+	wg     sync.WaitGroup
+
+	accepted, refused, messages, oversize, text, overRate, queueFull, cutOff, unsent atomic.Uint64
+}
+
+// NewListener returns a Listener; mount it (its ServeHTTP) on an HTTP
+// server behind a Host check.
+func NewListener(cfg ListenerConfig) (*Listener, error) {
+	if err := cfg.resolve(); err != nil {
+		return nil, err
+	}
+	return &Listener{
+		cfg:   cfg,
+		local: net.UDPAddrFromAddrPort(cfg.Addr),
+		in:    newInbox(cfg.Queue),
+		peers: make(map[netip.AddrPort]*peer),
+	}, nil
+}
+
+// ServeHTTP accepts a WebSocket from the same origin and serves it until
+// either side closes it.
+func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.mu.Lock()
+	if l.closed || l.open >= l.cfg.MaxConns {
+		l.mu.Unlock()
+		l.refused.Add(1)
+		http.Error(w, "tether/transport/ws: no room", http.StatusServiceUnavailable)
+		return
+	}
+	l.open++
+	l.next++
+	ap := netip.AddrPortFrom(peerAddr(l.next), 1)
+	l.wg.Add(1)
+	l.mu.Unlock()
+	defer l.wg.Done()
+	defer func() {
+		l.mu.Lock()
+		l.open--
+		delete(l.peers, ap)
+		l.mu.Unlock()
+	}()
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return // Accept has answered the request
+	}
+	l.accepted.Add(1)
+	c.SetReadLimit(maxReadLimit)
+	p := newPeer(c, net.UDPAddrFromAddrPort(ap))
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		c.CloseNow()
+		return
+	}
+	l.peers[ap] = p
+	l.mu.Unlock()
+	writer := make(chan struct{})
+	go func() {
+		defer close(writer)
+		p.write()
+	}()
+	l.read(p)
+	p.drop()
+	<-writer
+}
+
+// peerAddr is the n-th address in 100::/64.
+func peerAddr(n uint64) netip.Addr {
+	var a [16]byte
+	a[0], a[1] = 0x01, 0x00
+	for i := range 8 {
+		a[15-i] = byte(n >> (8 * i))
+	}
+	return netip.AddrFrom16(a)
+}
+
+// read queues p's datagrams until it closes, idles, or exceeds its rate.
+func (l *Listener) read(p *peer) {
+	rate := time.Second / time.Duration(l.cfg.MaxMessageHz)
+	depth := time.Duration(l.cfg.MaxMessageHz) * rate
+	var tat time.Time
+	excess := 0
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.IdleTimeout)
+		typ, b, oversize, err := readMessage(ctx, p.ws, l.cfg.MaxMessageSize)
+		cancel()
+		if err != nil {
+			return
+		}
+		now := time.Now()
+		if tat.Sub(now) >= depth {
+			l.overRate.Add(1)
+			if excess++; excess > 2*l.cfg.MaxMessageHz {
+				l.cutOff.Add(1)
+				p.ws.Close(websocket.StatusPolicyViolation, "too many messages")
+				return
+			}
+			continue
+		}
+		tat = later(tat, now).Add(rate)
+		switch {
+		case oversize:
+			l.oversize.Add(1)
+		case typ != websocket.MessageBinary:
+			l.text.Add(1)
+		case !l.in.offer(datagram{b: b, from: p.addr}):
+			l.queueFull.Add(1)
+		default:
+			l.messages.Add(1)
+		}
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// ReadFrom reads the next datagram from any peer; its address is a
+// *net.UDPAddr in 100::/64.
+func (l *Listener) ReadFrom(b []byte) (int, net.Addr, error) { return l.in.read(b, nil) }
+
+// WriteTo queues b for the peer at addr. A datagram to a peer that is gone,
+// or whose queue is full, is dropped and counted, with no error: datagrams
+// may be lost.
+func (l *Listener) WriteTo(b []byte, addr net.Addr) (int, error) {
+	ua, ok := addr.(*net.UDPAddr)
+	if !ok {
+		return 0, &net.OpError{Op: "write", Net: "ws", Addr: addr, Err: net.UnknownNetworkError(addr.Network())}
+	}
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return 0, net.ErrClosed
+	}
+	p := l.peers[ua.AddrPort()]
+	l.mu.Unlock()
+	if p == nil || !p.send(b) {
+		l.unsent.Add(1)
+	}
+	return len(b), nil
+}
+
+// Close closes every WebSocket and waits for their goroutines; ReadFrom
+// then returns net.ErrClosed.
+func (l *Listener) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	for _, p := range l.peers {
+		p.drop() // its writer sends what is queued and closes it
+	}
+	l.mu.Unlock()
+	close(l.in.done)
+	l.wg.Wait()
+	return nil
+}
+
+// LocalAddr returns ListenerConfig.Addr as a *net.UDPAddr.
+func (l *Listener) LocalAddr() net.Addr { return l.local }
+
+// SetDeadline sets the read deadline; writes never wait.
+func (l *Listener) SetDeadline(t time.Time) error { return l.SetReadDeadline(t) }
+
+// SetReadDeadline sets the deadline of ReadFrom.
+func (l *Listener) SetReadDeadline(t time.Time) error { l.in.setDeadline(t); return nil }
+
+// SetWriteDeadline does nothing: writes never wait.
+func (l *Listener) SetWriteDeadline(time.Time) error { return nil }
+
+// Stats returns the counters.
+func (l *Listener) Stats() Stats {
+	l.mu.Lock()
+	n := l.open
+	l.mu.Unlock()
+	return Stats{Conns: n, Accepted: l.accepted.Load(), Refused: l.refused.Load(), Messages: l.messages.Load(),
+		Oversize: l.oversize.Load(), Text: l.text.Load(), OverRate: l.overRate.Load(), QueueFull: l.queueFull.Load(),
+		CutOff: l.cutOff.Load(), Unsent: l.unsent.Load()}
+}

@@ -1,0 +1,168 @@
+package ws_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"go.uber.org/goleak"
+
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/transport/udp"
+	"github.com/tether-net/tether/transport/ws"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// serve mounts a Listener with cfg on a loopback HTTP server and returns it
+// with the server's address.
+func serve(t testing.TB, cfg ws.ListenerConfig) (*ws.Listener, string) {
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Addr = tcp.Addr().(*net.TCPAddr).AddrPort()
+	ln, err := ws.NewListener(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: ln}
+	go hs.Serve(tcp)
+	t.Cleanup(func() {
+		ln.Close()
+		hs.Close()
+	})
+	return ln, tcp.Addr().String()
+}
+
+func dialRaw(t *testing.T, addr string, opts *websocket.DialOptions) (*websocket.Conn, *http.Response, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return websocket.Dial(ctx, "ws://"+addr+"/", opts)
+}
+
+// Text and oversize messages are dropped and counted; the datagrams between
+// them arrive in order, from the WebSocket's own address in 100::/64.
+func TestListenerDrops(t *testing.T) {
+	ln, addr := serve(t, ws.ListenerConfig{MaxMessageSize: 100})
+	c, _, err := dialRaw(t, addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	ctx := context.Background()
+	c.Write(ctx, websocket.MessageBinary, []byte("one"))
+	c.Write(ctx, websocket.MessageText, []byte("text"))
+	c.Write(ctx, websocket.MessageBinary, make([]byte, 101))
+	c.Write(ctx, websocket.MessageBinary, []byte("two"))
+	ln.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 200)
+	var from net.Addr
+	for _, want := range []string{"one", "two"} {
+		n, a, err := ln.ReadFrom(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(buf[:n]); got != want {
+			t.Fatalf("read %q, want %q", got, want)
+		}
+		if from != nil && a.String() != from.String() {
+			t.Errorf("from %v, then %v", from, a)
+		}
+		from = a
+	}
+	if ap := from.(*net.UDPAddr).AddrPort(); !netip.MustParsePrefix("100::/64").Contains(ap.Addr()) {
+		t.Errorf("peer address %v outside 100::/64", ap)
+	}
+	if _, err := ln.WriteTo([]byte("back"), from); err != nil {
+		t.Fatal(err)
+	}
+	_, b, err := c.Read(ctx)
+	if err != nil || string(b) != "back" {
+		t.Fatalf("reply %q, %v", b, err)
+	}
+	st := ln.Stats()
+	if st.Text != 1 || st.Oversize != 1 || st.Messages != 2 {
+		t.Errorf("stats %+v: want 1 text, 1 oversize, 2 messages", st)
+	}
+}
+
+// WebSockets beyond MaxConns and from another origin are refused; a
+// WebSocket that floods beyond MaxMessageHz is cut off.
+func TestListenerLimits(t *testing.T) {
+	ln, addr := serve(t, ws.ListenerConfig{MaxConns: 1, MaxMessageHz: 10})
+	if _, resp, err := dialRaw(t, addr, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://attacker.example"}}}); err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign origin: %v", err)
+	}
+	c, _, err := dialRaw(t, addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if _, resp, err := dialRaw(t, addr, nil); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second WebSocket with MaxConns 1: %v", err)
+	}
+	ctx := context.Background()
+	for range 100 {
+		if c.Write(ctx, websocket.MessageBinary, []byte("x")) != nil {
+			break
+		}
+	}
+	if _, _, err := c.Read(ctx); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Fatalf("flooding WebSocket: %v, want closed for policy", err)
+	}
+	if st := ln.Stats(); st.CutOff != 1 || st.OverRate < 20 || st.Refused != 1 {
+		t.Errorf("stats %+v: want 1 cut off after at least 20 over the rate, 1 refused", st)
+	}
+}
+
+// A netcode server and client on a Listener and a Conn, as on UDP sockets:
+// the server echoes payloads.
+func Example() {
+	key, _ := netcode.GenerateKey(rand.Reader)
+	const protocolID = 0x7e7e
+	tcp, _ := net.Listen("tcp", "127.0.0.1:0")
+	ln, _ := ws.NewListener(ws.ListenerConfig{Addr: tcp.Addr().(*net.TCPAddr).AddrPort()})
+	hs := &http.Server{Handler: ln} // in production, behind a Host check and TLS
+	go hs.Serve(tcp)
+	defer hs.Close()
+
+	var srv *udp.Server
+	ready := make(chan struct{})
+	srv, _ = udp.NewServer(ln, udp.ServerConfig{
+		Netcode: netcode.ServerConfig{ProtocolID: protocolID, PrivateKey: key},
+		OnPayload: func(client int, p []byte, _ time.Time) {
+			<-ready
+			srv.Send(client, append([]byte("echo: "), p...))
+		},
+	})
+	close(ready)
+	defer srv.Close()
+
+	token, _ := netcode.NewConnectToken(rand.Reader, &key, netcode.TokenParams{
+		ProtocolID: protocolID, ClientID: 1, Now: time.Now(),
+		ServerAddresses: []netip.AddrPort{tcp.Addr().(*net.TCPAddr).AddrPort()},
+	})
+	conn, _ := ws.Dial(context.Background(), "ws://"+tcp.Addr().String()+"/")
+	connected := make(chan struct{})
+	replies := make(chan string, 1)
+	cl, _ := udp.Dial(conn, token, udp.ClientConfig{
+		OnState: func(s netcode.ClientState) {
+			if s == netcode.StateConnected {
+				close(connected)
+			}
+		},
+		OnPayload: func(p []byte) { replies <- string(p) },
+	})
+	defer cl.Close()
+	<-connected
+	cl.Send([]byte("hello"))
+	fmt.Println(<-replies)
+	// Output: echo: hello
+}
