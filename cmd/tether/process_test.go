@@ -72,6 +72,7 @@ func TestProcessExitCodes(t *testing.T) {
 		{[]string{"token", "-client-id", "1", "-server", "127.0.0.1:40000"}, 2}, // no -protocol-id
 		{[]string{"token", "-protocol-id", "1", "-server", "127.0.0.1:40000", "-expiry", "1.5s"}, 2},
 		{[]string{"serve", "-max-clients", "0"}, 2},
+		{[]string{"serve", "-agones-port", "game"}, 2}, // without -agones
 		{[]string{"bot", "-duration", "-1s"}, 2},
 		{[]string{"load", "-bots", "0"}, 2},
 		{[]string{"serve", "-key", filepath.Join(dir, "missing.key"), "-addr", "127.0.0.1:0"}, 1},

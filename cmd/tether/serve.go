@@ -18,6 +18,7 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/ops"
+	"github.com/tether-net/tether/ops/agones"
 	"github.com/tether-net/tether/server"
 	"github.com/tether-net/tether/transport/udp"
 )
@@ -34,7 +35,7 @@ const maxServePlayers = 64
 func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("serve", stderr,
 		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
-		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D] [-agones]",
+		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D] [-agones [-agones-port NAME]]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
 		"minted with the same key and protocol id, until interrupted.",
 	)
@@ -49,6 +50,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	pprof := fs.Bool("pprof", false, "also serve net/http/pprof under /debug/pprof/ on the -admin address")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog)")
 	agonesFlag := fs.Bool("agones", false, "report the lifecycle (ready, allocated, health, shutdown) to the Agones SDK sidecar's REST API on localhost:$AGONES_SDK_HTTP_PORT")
+	agonesPort := fs.String("agones-port", "", "with -agones: before serving, take the public address from the GameServer record (status.address and the port of this name), for Dynamic or Passthrough ports; with -addr port 0 also listen on that port (Passthrough)")
 	grace := fs.Duration("drain-grace", 30*time.Second, "on SIGTERM or Ctrl-C, how long the match may go on with the clients it has before they are disconnected (a second signal stops at once)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -79,11 +81,14 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("-max-clients %d: want 1 to %d", *maxClients, maxServePlayers)
 	}
 	var pub netip.AddrPort
+	if *agonesPort != "" && (!*agonesFlag || *public != "") {
+		return usagef("-agones-port needs -agones, and takes the place of -public")
+	}
 	if *public != "" {
 		if pub, err = netip.ParseAddrPort(*public); err != nil || pub.Addr().IsUnspecified() || pub.Port() == 0 {
 			return usagef("-public %q: want the IP:PORT clients reach the server at", *public)
 		}
-	} else if listen.Addr().IsUnspecified() {
+	} else if listen.Addr().IsUnspecified() && *agonesPort == "" {
 		return usagef("-addr %s listens on every interface: give -public, the IP:PORT clients reach the server at and their tokens name", listen)
 	}
 	key, err := readKeyFile(*keyPath, *allowReadable)
@@ -106,6 +111,21 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			}
 		}()
 		ncfg.UsedTokens, ncfg.OnTokenUsed = used, file.record
+	}
+
+	var ag *agones.Adapter
+	if *agonesFlag {
+		if ag, err = agones.New(agones.Config{}); err != nil {
+			return err
+		}
+		if *agonesPort != "" {
+			if pub, err = agonesAddress(ag, *agonesPort); err != nil {
+				return err
+			}
+			if listen.Port() == 0 {
+				listen = netip.AddrPortFrom(listen.Addr(), pub.Port())
+			}
+		}
 	}
 
 	rules := soccer.DefaultRules()
@@ -166,8 +186,8 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		adminSrv, adminAt = hs, at.String()
 	}
 	defer stopAdmin(adminSrv)
-	if *agonesFlag {
-		shutdown, err := startAgones(lc, health, log)
+	if ag != nil {
+		shutdown, err := startAgones(ag, lc, health, log)
 		if err != nil {
 			srv.Close()
 			return err

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -138,13 +139,25 @@ func drain(srv *server.UDP, lc *ops.Lifecycle, grace time.Duration, signals <-ch
 	}
 }
 
-// startAgones reports lc to the Agones SDK sidecar until the returned
-// function is called, which tells Agones the server shut down.
-func startAgones(lc *ops.Lifecycle, health func() error, log *slog.Logger) (shutdown func(), err error) {
-	a, err := agones.New(agones.Config{})
+// agonesAddressWait bounds how long tether serve waits for its GameServer
+// record to name its address.
+const agonesAddressWait = time.Minute
+
+// agonesAddress returns the public address of the GameServer's port called
+// port, as the sidecar's record gives it.
+func agonesAddress(a *agones.Adapter, port string) (netip.AddrPort, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), agonesAddressWait)
+	defer cancel()
+	pub, err := a.PublicAddress(ctx, port)
 	if err != nil {
-		return nil, err
+		return netip.AddrPort{}, fmt.Errorf("-agones-port %s: %w", port, err)
 	}
+	return pub, nil
+}
+
+// startAgones reports lc to the Agones SDK sidecar through a until the
+// returned function is called, which tells Agones the server shut down.
+func startAgones(a *agones.Adapter, lc *ops.Lifecycle, health func() error, log *slog.Logger) (shutdown func(), err error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

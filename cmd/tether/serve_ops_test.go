@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -215,4 +217,33 @@ func TestServeAgones(t *testing.T) {
 	if last != "POST /shutdown" {
 		t.Fatalf("last call %q, want POST /shutdown", last)
 	}
+}
+
+// TestServeAgonesPort runs tether serve -agones -agones-port game with -addr
+// port 0, as for a Passthrough port: it takes its public address from the
+// GameServer record the in-test sidecar serves and listens on that port.
+func TestServeAgonesPort(t *testing.T) {
+	free, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := free.LocalAddr().String() // the port Agones allocated
+	free.Close()
+	_, port, _ := net.SplitHostPort(want)
+	sidecar := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/gameserver" {
+			fmt.Fprintf(w, `{"object_meta":{"name":"tether-soccer-x7k2p"},"status":{"state":"Scheduled","address":"127.0.0.1","ports":[{"name":"game","port":%s}]}}`, port)
+			return
+		}
+		io.WriteString(w, "{}")
+	}))
+	defer sidecar.Close()
+	t.Setenv("AGONES_SDK_HTTP_PORT", sidecar.URL[strings.LastIndexByte(sidecar.URL, ':')+1:])
+	_, key := newKey(t)
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-agones", "-agones-port", "game", "-used-tokens", "none")
+	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(\S+) public=(\S+)`), 10*time.Second)
+	if m[1] != want || m[2] != want {
+		t.Errorf("listening on %s, public %s; want both %s", m[1], m[2], want)
+	}
+	stopProcess(t, srv, srvErr, 10*time.Second)
 }

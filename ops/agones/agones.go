@@ -3,10 +3,12 @@ package agones
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -104,25 +106,96 @@ func (a *Adapter) report(ctx context.Context, s ops.State) error {
 // a drained process is about to exit.
 func (a *Adapter) Shutdown(ctx context.Context) error { return a.call(ctx, "/shutdown") }
 
+// ErrNoAddress is returned by PublicAddress when the GameServer record's
+// address is not an IP address, or it has no port of the name asked for.
+var ErrNoAddress = errors.New("tether/ops/agones: no public address")
+
+// gameServer is the part of the GameServer record (GET /gameserver) that
+// PublicAddress reads.
+type gameServer struct {
+	Status struct {
+		Address string `json:"address"`
+		Ports   []struct {
+			Name string `json:"name"`
+			Port int    `json:"port"`
+		} `json:"ports"`
+	} `json:"status"`
+}
+
+// PublicAddress returns the address clients reach the GameServer's port
+// called port at: the record's status.address and that port's number
+// (GET /gameserver). With portPolicy Dynamic that number is the node's port
+// forwarded to the container's; with Passthrough it is also the port to
+// listen on. It waits, with the calls' backoff, while the sidecar cannot be
+// reached or the record has no address yet, until ctx ends.
+func (a *Adapter) PublicAddress(ctx context.Context, port string) (addr netip.AddrPort, err error) {
+	err = retry(ctx, func() (bool, error) {
+		body, err := a.do(ctx, http.MethodGet, "/gameserver", nil)
+		if err != nil {
+			return refused(err), err
+		}
+		var gs gameServer
+		if err := json.Unmarshal(body, &gs); err != nil {
+			return true, fmt.Errorf("tether/ops/agones: GET /gameserver: %w", err)
+		}
+		if gs.Status.Address == "" {
+			return false, errors.New("the record has no address yet")
+		}
+		addr, err = gs.publicAddress(port)
+		return true, err
+	})
+	return addr, err
+}
+
+func (gs *gameServer) publicAddress(port string) (netip.AddrPort, error) {
+	ip, err := netip.ParseAddr(gs.Status.Address)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("%w: status.address %q is not an IP address", ErrNoAddress, gs.Status.Address)
+	}
+	for _, p := range gs.Status.Ports {
+		if p.Name == port && p.Port > 0 && p.Port <= 0xffff {
+			return netip.AddrPortFrom(ip.Unmap(), uint16(p.Port)), nil
+		}
+	}
+	return netip.AddrPort{}, fmt.Errorf("%w: status.ports has no port %q", ErrNoAddress, port)
+}
+
 // CallError is a call the sidecar refused.
 type CallError struct {
+	Method string
 	Path   string
 	Status int
 	Body   string
 }
 
 func (e *CallError) Error() string {
-	return fmt.Sprintf("tether/ops/agones: POST %s: %d %s", e.Path, e.Status, e.Body)
+	return fmt.Sprintf("tether/ops/agones: %s %s: %d %s", e.Method, e.Path, e.Status, e.Body)
 }
 
-// call POSTs {} to path, retrying with backoff (100 ms, doubling to 2 s)
-// while the sidecar cannot be reached or answers 5xx, until ctx ends.
+// call POSTs {} to path, retried while the sidecar cannot be reached or
+// answers 5xx, until ctx ends.
 func (a *Adapter) call(ctx context.Context, path string) error {
+	return retry(ctx, func() (bool, error) {
+		_, err := a.do(ctx, http.MethodPost, path, []byte("{}"))
+		return err == nil || refused(err), err
+	})
+}
+
+// refused reports whether err is an answer that retrying will not change
+// (4xx).
+func refused(err error) bool {
+	var ce *CallError
+	return errors.As(err, &ce) && ce.Status < 500
+}
+
+// retry calls try until it is done, waiting 100 ms after the first failed
+// try and twice as long after each next one, up to 2 s, until ctx ends; it
+// returns the last try's error.
+func retry(ctx context.Context, try func() (done bool, err error)) error {
 	wait := 100 * time.Millisecond
 	for {
-		err := a.post(ctx, path)
-		var ce *CallError
-		if err == nil || (errors.As(err, &ce) && ce.Status < 500) {
+		done, err := try()
+		if done {
 			return err
 		}
 		select {
@@ -134,20 +207,28 @@ func (a *Adapter) call(ctx context.Context, path string) error {
 	}
 }
 
-func (a *Adapter) post(ctx context.Context, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.cfg.URL+path, bytes.NewReader([]byte("{}")))
-	if err != nil {
-		return err
+// do makes one call, sending body as JSON if it is not nil, and returns
+// the answer's body (up to 64 KiB).
+func (a *Adapter) do(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req, err := http.NewRequestWithContext(ctx, method, a.cfg.URL+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := a.cfg.Client.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 != 2 {
-		return &CallError{Path: path, Status: resp.StatusCode, Body: strings.TrimSpace(string(body))}
+		return nil, &CallError{Method: method, Path: path, Status: resp.StatusCode, Body: strings.TrimSpace(string(answer[:min(len(answer), 512)]))}
 	}
-	return nil
+	return answer, err
 }

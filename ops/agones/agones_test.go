@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -153,5 +154,66 @@ func TestDefaultURL(t *testing.T) {
 	}
 	if _, err := New(Config{HealthEvery: -time.Second}); err == nil {
 		t.Fatal("negative HealthEvery accepted")
+	}
+}
+
+// TestPublicAddress reads the address from a sidecar that is first still
+// starting (503), then serves a record without an address (the pod not yet
+// placed), then the full record as Agones's REST API writes it.
+func TestPublicAddress(t *testing.T) {
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || r.URL.Path != "/gameserver" {
+			t.Errorf("%s %s: want GET /gameserver", r.Method, r.URL.Path)
+		}
+		switch gets.Add(1) {
+		case 1:
+			http.Error(w, "sidecar starting", http.StatusServiceUnavailable)
+		case 2:
+			io.WriteString(w, `{"object_meta":{"name":"tether-soccer-x7k2p"},"status":{"state":"Scheduled","address":"","ports":[]}}`)
+		default:
+			io.WriteString(w, `{"object_meta":{"name":"tether-soccer-x7k2p"},"status":{"state":"Scheduled","address":"203.0.113.7","ports":[{"name":"admin","port":8080},{"name":"game","port":7311}]}}`)
+		}
+	}))
+	defer srv.Close()
+	a, err := New(Config{URL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := a.PublicAddress(ctx, "game")
+	if err != nil || got != netip.MustParseAddrPort("203.0.113.7:7311") || gets.Load() != 3 {
+		t.Fatalf("PublicAddress: %v, %v after %d calls; want 203.0.113.7:7311 after 3", got, err, gets.Load())
+	}
+	if _, err := a.PublicAddress(ctx, "voice"); !errors.Is(err, ErrNoAddress) {
+		t.Errorf("a port the record lacks: %v, want ErrNoAddress", err)
+	}
+}
+
+func TestPublicAddressRefused(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+	}{
+		{http.StatusOK, `{"status":{"address":"node-1.example","ports":[{"name":"game","port":7000}]}}`}, // a name, not an IP
+		{http.StatusNotFound, "no such endpoint"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tc.status)
+			io.WriteString(w, tc.body)
+		}))
+		a, err := New(Config{URL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, err = a.PublicAddress(ctx, "game")
+		var ce *CallError
+		if tc.status == http.StatusOK && !errors.Is(err, ErrNoAddress) || tc.status != http.StatusOK && !errors.As(err, &ce) {
+			t.Errorf("%d %s: %v", tc.status, tc.body, err)
+		}
+		cancel()
+		srv.Close()
 	}
 }

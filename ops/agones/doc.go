@@ -6,9 +6,11 @@
 // use, so Agones neither reallocates nor scales the server down), POST
 // /health at an interval while the process is healthy and not yet shut down
 // (Agones marks a server that stops pinging Unhealthy and replaces it), and
-// POST /shutdown when the process has drained. Every call sends the empty
-// JSON object and is retried while the sidecar is not up yet, as the Agones
-// documentation advises. The Agones Go SDK is not used: the REST API is
+// POST /shutdown when the process has drained. Every POST sends the empty
+// JSON object. With Dynamic or Passthrough ports, PublicAddress reads the
+// address clients reach the server at from the GameServer record (GET
+// /gameserver) before the server starts. Calls are retried while the
+// sidecar is not up yet, as the Agones documentation advises. The Agones Go SDK is not used: the REST API is
 // documented, small, and keeps Tether free of its dependencies.
 //
 // # Other orchestrators
