@@ -33,8 +33,8 @@ func arenaScenario(t *testing.T, link string) Scenario {
 // baseline's error; hitscan shots judged with rewind agree with their
 // shooters at least 99 % of the time at up to 150 ms of round trip.
 func TestArenaFigures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("30 runs of 60 s")
+	if testing.Short() || raceEnabled {
+		t.Skip("30 runs of 60 s (TestArenaReport runs the arena under the race detector)")
 	}
 	const tick = 20.0 / 60 // ProjectileSpeed / 60 Hz, metres
 	for _, link := range []string{"broadband", "wan", "mobile"} {

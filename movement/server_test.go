@@ -178,6 +178,9 @@ func TestServerReplies(t *testing.T) {
 	if r == nil || r.Kind != Adjust || r.Seq != 4 || r.ID != 2 || r.Time != 80*ms || math.Abs(r.State.Pos.X-3.4) > 1e-9 {
 		t.Fatalf("adjust %+v", r)
 	}
+	if s.Resetting() {
+		t.Fatal("an adjustment reads as a reset")
+	}
 	send(340*ms, 1, geom.V(9, 0, 0), mv(5, 100*ms, 20*ms, east))
 	if r := reply(340 * ms); r != nil {
 		t.Fatalf("%+v", r)
@@ -193,6 +196,14 @@ func TestServerReplies(t *testing.T) {
 	}
 	if st := s.Stats(); st.Resets != 2 || st.Adjustments != 1 || st.Resent != 1 || st.Acks != 3 {
 		t.Fatalf("%+v", st)
+	}
+	// Until the client confirms it, moves arrive made before it knew.
+	if !s.Resetting() {
+		t.Fatal("a teleport's reset is not pending")
+	}
+	send(600*ms, 3, geom.V(-0.8, 0, 0), mv(7, 140*ms, 20*ms, east))
+	if s.Resetting() {
+		t.Fatal("still resetting after the client confirmed")
 	}
 }
 
