@@ -31,6 +31,16 @@
 // takes the frame's events (the projectiles fired and ended). Bot plays a
 // player from the frames its client draws.
 //
+// # Measured
+//
+// The lab runs it (lab/testdata/arena-*.json: tether lab -scenario-file
+// lab/testdata/arena-wan.json) with half the clients drawing projectiles the
+// naive way (ClientConfig.NaiveSpawn) and reports, against the server's
+// truth, how far each client draws projectiles from the server's
+// (proj.spawn_err_m) and how often the server's judgement of a hitscan shot
+// agrees with its shooter's (hits.agree), with rewind and without; tether
+// demo -game arena -headless does the same live over UDP.
+//
 // # Units
 //
 // The arena lies in the ground plane (y = 0) of a Y-up world, centred on the
