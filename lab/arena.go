@@ -149,8 +149,8 @@ func (r *ArenaRecord) clientOf(id uint32) *ArenaClient {
 }
 
 // Report measures the record of a match of scenario s (its clients in
-// order) that ran for s.DurationS; traffic gives each client's payload
-// bytes and datagrams, up and down.
+// order) that ran for s.DurationS; traffic gives each client's bytes on
+// the wire, up and down.
 func (r *ArenaRecord) Report(s Scenario, traffic func(i int) harness.Traffic) *Report {
 	r.measure()
 	rep := &Report{Scenario: s}
@@ -164,8 +164,8 @@ func (r *ArenaRecord) Report(s Scenario, traffic func(i int) harness.Traffic) *R
 			Client: spec.Name, ClockMethod: spec.Clock, BallMethod: spec.Ball,
 			Clock: c.clock.Metrics(c.first, c.replied),
 			Net: NetMetrics{
-				DownKbps: kbps(tr.PayloadDown + tr.PacketsDown*headerBytes),
-				UpKbps:   kbps(tr.PayloadUp + tr.PacketsUp*headerBytes),
+				DownKbps: kbps(tr.WireDown),
+				UpKbps:   kbps(tr.WireUp),
 			},
 			Proj: &pm, Hits: &hm,
 		})

@@ -87,9 +87,9 @@
 //     other bot plays from its own client's frames, so the method changes
 //     the match; within one run every client sees the same match.
 //   - others: the other players as the client package draws them.
-//   - net: every payload the client sent and the server sent it, plus the
-//     28 bytes of IPv4 and UDP headers each; the connection handshake is
-//     left out. The clock's pings and pongs share datagrams with inputs and
+//   - net: every datagram the client sent and the server sent it, with its
+//     headers: netcode's (prefix, sequence number, MAC) and 28 bytes of
+//     IPv4 and UDP (harness.Traffic); the connection handshake is left out. The clock's pings and pongs share datagrams with inputs and
 //     snapshots, so its own traffic is not told apart (reported as 0).
 //
 // The server's truth comes from its state after every tick; between ticks

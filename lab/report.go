@@ -152,7 +152,7 @@ const definitions = "## Definitions\n\n" +
 	"- converge s: from the first clock reply until the error stays within 2 ms (5 ms on a link with latency spikes) to the end of the run; `never` if it does not.\n" +
 	"- coverage: the share of frames whose raw error is within the error bound the method reports; `-` for a method that reports none.\n" +
 	"- clock up / down kbps: the clock method's own messages; in the soccer game they share datagrams with inputs and snapshots and are not told apart.\n" +
-	"- up / down kbps: all the client's traffic, payload plus 28 bytes of IPv4 and UDP headers per datagram, averaged over the run, kilobits per second.\n\n" +
+	"- up / down kbps: every byte of the client's traffic on the wire: payload, the transport's header (netcode's prefix, sequence number and MAC) and 28 bytes of IPv4 and UDP headers per datagram, averaged over the run, kilobits per second.\n\n" +
 	"### Ball\n\n" +
 	"- fidelity p99 / max m: |R - X(T - d)|, metres: how faithfully the client shows the moment it claims to show, outside blackouts and the half second after a teleport.\n" +
 	"- present rms m: |R - X(T)|, metres: how far what the player sees is from where the ball is now.\n" +

@@ -38,10 +38,7 @@ type TraceRow struct {
 	RenderTime time.Duration // server time the client claims to show
 }
 
-const (
-	warmUp      = 2 * time.Second
-	headerBytes = netsim.HeaderBytes
-)
+const warmUp = 2 * time.Second
 
 // sim is one run in virtual time: the server's clock is true time.
 type sim struct {

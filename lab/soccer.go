@@ -180,14 +180,11 @@ func (sc *soccerClient) input(in soccer.Input) {
 	}
 }
 
-// traffic takes the bytes sent both ways from the client's and the server's
-// counters, with the headers of their datagrams.
+// traffic takes every byte sent both ways on the client's link, the
+// datagrams' headers included (harness.Traffic).
 func (sc *soccerClient) traffic() {
-	cs := sc.bot.Client().Stats()
-	sc.c.upBytes = int64(cs.BytesOut + cs.PacketsOut*headerBytes)
-	if ss, ok := sc.match.v.Server().ClientStats(sc.bot.Slot()); ok {
-		sc.c.downBytes = int64(ss.BytesOut + ss.PacketsOut*headerBytes)
-	}
+	t := sc.bot.Harness().Traffic()
+	sc.c.upBytes, sc.c.downBytes = t.WireUp, t.WireDown
 }
 
 func (sm *soccerMatch) report() *Report {

@@ -63,8 +63,8 @@ type OwnMetrics struct {
 	Predicted bool `json:"predicted"`
 }
 
-// NetMetrics is the client's traffic: payload plus 28 bytes of IPv4 and UDP
-// headers per datagram, averaged over the run, in kilobits per second; Clock*
+// NetMetrics is the client's traffic: every byte on the wire, the transport's
+// header and 28 bytes of IPv4 and UDP headers per datagram included, averaged over the run, in kilobits per second; Clock*
 // counts the clock method's own messages alone.
 type NetMetrics struct {
 	DownKbps      float64 `json:"down_kbps"`
