@@ -39,3 +39,15 @@ func ExampleHistory() {
 	fmt.Printf("%.2f m %v\n", p.Pos.X, ok)
 	// Output: 5.40 m true
 }
+
+// A shot arriving at 10 s from a client that was showing 9.85 s is judged
+// there; one claiming to show 9.5 s is judged no further back than the
+// 250 ms bound.
+func ExampleRewindTo() {
+	now, bound := 10*time.Second, 250*time.Millisecond
+	fmt.Println(event.RewindTo(now, 9850*time.Millisecond, bound))
+	fmt.Println(event.RewindTo(now, 9500*time.Millisecond, bound))
+	// Output:
+	// 9.85s false
+	// 9.75s true
+}
