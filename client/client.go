@@ -91,10 +91,9 @@ type Game interface {
 	Timeline(kind uint8) timeline.Config
 	// RenderClock returns the configuration of the render clock every
 	// entity is drawn at, by the render delay fields of a timeline.Config
-	// (SendInterval, MinDelay, MaxDelay, Quantile, Window, IntervalShare,
-	// QuantileInterval, LossShare). It is fed by the regular snapshots
-	// only, so that the extra ones a server sends at contacts do not read
-	// as a faster send rate.
+	// (SendInterval, MinDelay, MaxDelay, LateShare, Window). It is fed by
+	// the regular snapshots only, so that the extra ones a server sends at
+	// contacts do not read as a faster send rate.
 	RenderClock() timeline.Config
 }
 

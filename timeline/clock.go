@@ -25,8 +25,8 @@ type Clock struct {
 }
 
 // NewClock returns a render clock configured by the render delay fields of c
-// (SendInterval, MinDelay, MaxDelay, Quantile, Window, IntervalShare,
-// QuantileInterval, LossShare; the others are ignored), or a *ConfigError
+// (SendInterval, MinDelay, MaxDelay, LateShare, Window; the others are
+// ignored), or a *ConfigError
 // naming the field of c that is out of range.
 func NewClock(c Config) (*Clock, error) {
 	c.Clock = nil

@@ -14,7 +14,7 @@ import (
 // render time whatever states each got, the clock learns only from
 // Arrived, and a timeline created later joins the same render time.
 func TestSharedClock(t *testing.T) {
-	const iv = time.Second / 30
+	iv := time.Second / 30
 	k, err := NewClock(Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -50,9 +50,9 @@ func TestSharedClock(t *testing.T) {
 			}
 		}
 	}
-	// 20 ms late, every 1/30 s: the default target is the median lateness
-	// plus three quarters of the interval.
-	want := 20*time.Millisecond + 3*iv/4
+	// 20 ms late, every 1/30 s: the default target is the lateness plus
+	// the interval less DefaultLateShare of it.
+	want := 20*time.Millisecond + time.Duration((1-DefaultLateShare)*float64(iv))
 	if got := k.Target(); got < want-time.Millisecond || got > want+time.Millisecond {
 		t.Fatalf("target %v, want %v: the clock learnt from what was inserted", got, want)
 	}
@@ -130,33 +130,23 @@ func TestLateShare(t *testing.T) {
 	}
 }
 
-// TestQuantileInterval: with QuantileInterval 1 the delay covers the
-// lateness quantile and a whole send interval beyond it.
-func TestQuantileInterval(t *testing.T) {
-	const iv = time.Second / 30
-	for _, tc := range []struct {
-		cfg  Config
-		want time.Duration
-	}{
-		{Config{}, 20*time.Millisecond + 3*iv/4},
-		{Config{QuantileInterval: 1}, 40*time.Millisecond + iv},
-	} {
-		k, err := NewClock(tc.cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 1; i <= 90; i++ {
-			lateness := 20 * time.Millisecond
-			if i%10 == 0 {
-				lateness = 40 * time.Millisecond // the 90th percentile and above
-			}
-			k.Arrived(time.Duration(i)*iv, time.Duration(i)*iv+lateness)
-		}
-		if got := k.Target(); got < tc.want-time.Millisecond || got > tc.want+time.Millisecond {
-			t.Errorf("%+v: target %v, want %v", tc.cfg, got, tc.want)
-		}
+// TestDefaultLateShare: on a link with no jitter nor loss the delay is the
+// lateness plus the share of the interval that leaves DefaultLateShare of
+// the frames waiting for the next state, 1 - DefaultLateShare of it.
+func TestDefaultLateShare(t *testing.T) {
+	iv := time.Second / 30
+	k, err := NewClock(Config{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := NewClock(Config{QuantileInterval: -1}); err == nil {
-		t.Error("QuantileInterval -1 accepted")
+	for i := 1; i <= 90; i++ {
+		k.Arrived(time.Duration(i)*iv, time.Duration(i)*iv+20*time.Millisecond)
+	}
+	want := 20*time.Millisecond + time.Duration((1-DefaultLateShare)*float64(iv))
+	if got := k.Target(); got < want-10*time.Microsecond || got > want+10*time.Microsecond {
+		t.Errorf("target %v, want %v", got, want)
+	}
+	if _, err := NewClock(Config{LateShare: 1}); err == nil {
+		t.Error("LateShare 1 accepted")
 	}
 }

@@ -8,18 +8,13 @@ import (
 )
 
 // estimator measures the link from arrivals and derives the target render
-// delay from it: with Config.LateShare, the least delay at which the
-// expected share of frames drawn past the newest state is LateShare (see
-// lateAt); without, by the quantile and interval fields.
+// delay from it: the least delay at which the expected share of frames drawn
+// past the newest state is Config.LateShare (see lateAt).
 type estimator struct {
-	share     float64 // target share of late frames, or 0
-	quant     float64
-	ishare    float64 // of the send interval, beyond the median lateness
-	qshare    float64 // of the send interval, beyond the lateness quantile
-	lossShare float64
-	fixed     time.Duration // configured send interval, or 0
-	minD      time.Duration
-	maxD      time.Duration
+	share float64       // target share of late frames
+	fixed time.Duration // configured send interval, or 0
+	minD  time.Duration
+	maxD  time.Duration
 
 	late    []time.Duration // ring of recent lateness samples
 	lateN   int
@@ -34,7 +29,6 @@ type estimator struct {
 
 	dirty  bool
 	cached time.Duration
-	q      time.Duration // lateness quantile
 	median time.Duration // median lateness
 }
 
@@ -43,25 +37,21 @@ const lossMemory = 64
 
 func (e *estimator) init(c Config) {
 	*e = estimator{
-		share:     c.LateShare,
-		quant:     c.Quantile,
-		ishare:    c.IntervalShare,
-		qshare:    c.QuantileInterval,
-		lossShare: c.LossShare,
-		fixed:     c.SendInterval,
-		minD:      c.MinDelay,
-		maxD:      c.MaxDelay,
-		late:      make([]time.Duration, c.Window),
-		scratch:   make([]time.Duration, c.Window),
-		dirty:     true,
+		share:   c.LateShare,
+		fixed:   c.SendInterval,
+		minD:    c.MinDelay,
+		maxD:    c.MaxDelay,
+		late:    make([]time.Duration, c.Window),
+		scratch: make([]time.Duration, c.Window),
+		dirty:   true,
 	}
 }
 
 // reset returns e emptied, keeping its configuration and buffers.
 func (e *estimator) reset() estimator {
 	r := estimator{
-		share: e.share, quant: e.quant, ishare: e.ishare, qshare: e.qshare, lossShare: e.lossShare, fixed: e.fixed,
-		minD: e.minD, maxD: e.maxD, late: e.late, scratch: e.scratch, dirty: true,
+		share: e.share, fixed: e.fixed, minD: e.minD, maxD: e.maxD,
+		late: e.late, scratch: e.scratch, dirty: true,
 	}
 	clear(r.late)
 	return r
@@ -124,10 +114,11 @@ func (e *estimator) loss() float64 {
 	return e.lost / e.seen
 }
 
-// quantile returns the lateness quantile over the window (0 with no samples).
-func (e *estimator) quantile() time.Duration {
+// medianLateness returns the median lateness over the window (0 with no
+// samples).
+func (e *estimator) medianLateness() time.Duration {
 	e.update()
-	return e.q
+	return e.median
 }
 
 // target returns the render delay to aim for.
@@ -141,30 +132,21 @@ func (e *estimator) update() {
 		return
 	}
 	e.dirty = false
-	e.q, e.median = 0, 0
+	e.median, e.cached = 0, 0
 	if e.lateN > 0 {
 		s := e.scratch[:e.lateN]
 		copy(s, e.late[:e.lateN])
-		k := int(math.Ceil(e.quant*float64(e.lateN))) - 1
-		e.q = order.Select(s, min(max(k, 0), e.lateN-1))
 		e.median = order.Select(s, (e.lateN-1)/2)
-	}
-	if e.share > 0 {
-		e.cached = 0
-		if e.lateN > 0 && e.interval() > 0 {
+		if e.interval() > 0 {
 			e.cached = e.solve(e.late[:e.lateN])
-		} else if e.lateN > 0 {
+		} else {
 			// No interval yet (the first arrivals): a frame is late when
 			// its state is later than the delay.
 			k := int(math.Ceil((1-e.share)*float64(e.lateN))) - 1
-			e.cached = order.Select(e.scratch[:e.lateN], min(max(k, 0), e.lateN-1))
+			e.cached = order.Select(s, min(max(k, 0), e.lateN-1))
 		}
-		e.cached = min(max(e.cached, e.minD), e.maxD)
-		return
 	}
-	iv := float64(e.interval())
-	d := max(float64(e.q)+e.qshare*iv, float64(e.median)+e.ishare*iv) + e.lossShare*e.loss()*iv
-	e.cached = min(max(time.Duration(d), e.minD), e.maxD)
+	e.cached = min(max(e.cached, e.minD), e.maxD)
 }
 
 // solve returns the least delay, to a microsecond, whose expected share of
@@ -198,9 +180,16 @@ func (e *estimator) solve(ls []time.Duration) time.Duration {
 // time, sent u later (u uniform over [0, iv) from frame to frame), is there
 // if it arrived, l ≤ d-u: the frame is late with probability
 // late(d-l) = clamp(1 - (d-l)/iv, 0, 1). If that state was lost, the frame
-// needs the one after it, sent iv later still: late(d-iv-l).
+// needs the one after it, sent iv later still: late(d-iv-l). With iv
+// unknown (0) a frame is late when its state is later than d.
 func lateAt(ls []time.Duration, d, iv time.Duration, p float64) float64 {
 	late := func(slack time.Duration) float64 {
+		if iv <= 0 {
+			if slack < 0 {
+				return 1
+			}
+			return 0
+		}
 		return min(max(1-float64(slack)/float64(iv), 0), 1)
 	}
 	var sum float64

@@ -13,26 +13,22 @@
 //
 // # Render delay
 //
-// The delay adapts to the link. Each arrival gives a lateness, arrival time
-// minus state time. Over a sliding window of recent arrivals the target delay
-// is the larger of a high quantile of the lateness (Config.Quantile, 95 %) and
-// the median lateness plus a share of the measured send interval
-// (Config.IntervalShare, 3/4), plus a margin that grows with the measured loss
-// (Config.LossShare), clamped to [Config.MinDelay, Config.MaxDelay]. The
-// quantile covers jitter, so that a state at a contact, which is needed at its
-// own time, has almost always arrived by then; the interval term matters on
-// links with little jitter, where without it the render time would overtake
-// the newest state at the end of every send interval. No more is added: every
-// millisecond of delay is a millisecond the picture lags the present.
-//
-// Config.LateShare sets the delay by one knob instead: the share of frames
-// that may be drawn late, past the newest state received. The target delay
-// is then the least at which the expected share of late frames, over the
-// window's lateness, the send interval and the loss rate, is LateShare (a
-// frame draws a render time anywhere in the send interval, and is late if
-// the next state after it has not arrived, nor, if that one was lost, the
-// one after). On a link with no jitter that is the lateness plus
-// 1 - LateShare of the send interval.
+// The delay adapts to the link, by one knob: Config.LateShare, the share of
+// frames that may be drawn late, past the newest state received (5 % by
+// default). Each arrival gives a lateness, arrival time minus state time;
+// the gaps between states give the send interval, and the states missing
+// from them the loss rate. A frame draws the render time, which falls
+// anywhere in the send interval; it is late if the next state after the
+// render time has not arrived (nor, if that one was lost, the one after).
+// Over a sliding window of recent arrivals (Config.Window) the target delay
+// is the least at which the expected share of late frames is LateShare,
+// clamped to [Config.MinDelay, Config.MaxDelay]. On a link with no jitter
+// that is the lateness plus 1 - LateShare of the send interval; jitter and
+// loss add what they need. A body the extrapolator predicts well (a ball
+// between kicks) loses little in a late frame and can take a larger share; a
+// body moved by inputs no client foresees (a player) shows a correction
+// after each, and wants a small one. No more is added: every millisecond of
+// delay is a millisecond the picture lags the present.
 //
 // The render clock is never set: it advances by the time elapsed since the
 // previous Sample multiplied by a scale within [MinScale, MaxScale] =

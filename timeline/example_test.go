@@ -11,9 +11,9 @@ import (
 
 // A ball thrown upward is sent at 30 Hz and arrives 40 to 43 ms late; the
 // client, rendering at 60 Hz, inserts what arrived at the start of each frame,
-// so the lateness it sees is 40 to 60 ms. The timeline settles on a render
-// delay of the median lateness plus three quarters of the send interval and
-// follows the arc exactly between the states.
+// so the lateness it sees is 40 to 60 ms. The timeline settles on the render
+// delay that leaves one frame in twenty waiting for the next state
+// (DefaultLateShare) and follows the arc exactly between the states.
 func Example() {
 	tl, err := timeline.New(timeline.Config{
 		Extrapolate: timeline.Ballistic{Gravity: geom.V(0, -9.81, 0), Floor: 0.11, Restitution: 0.6}.Extrapolate,
@@ -42,5 +42,5 @@ func Example() {
 	}
 	want := ball(f.Time)
 	fmt.Printf("delay %v, error %.3f mm, extrapolated %v\n", f.Delay.Round(time.Millisecond), f.Pos.Dist(want.Pos)*1000, f.Extrapolated)
-	// Output: delay 75ms, error 0.000 mm, extrapolated false
+	// Output: delay 82ms, error 0.000 mm, extrapolated false
 }

@@ -42,6 +42,10 @@ const (
 	MaxScale = 1.1
 )
 
+// DefaultLateShare is Config.LateShare's default: the share of frames that
+// may be drawn past the newest state received.
+const DefaultLateShare = 0.05
+
 // Config configures a Timeline. The zero value gives the defaults noted.
 type Config struct {
 	// Capacity is the number of states held; 0 means 64. Range [4, 4096].
@@ -61,33 +65,11 @@ type Config struct {
 	// lateness of each arrival, the send interval and the loss rate (a lost
 	// state leaves the frames waiting for the next). A smaller share means
 	// a longer delay and a picture further in the past, with fewer frames
-	// drawn beyond what is known. 0 means the older policy set by Quantile,
-	// IntervalShare, QuantileInterval and LossShare, which LateShare is to
-	// replace; those are ignored when it is set. Range [0, 1).
+	// drawn beyond what is known. 0 means DefaultLateShare. Range [0, 1).
 	LateShare float64
-	// Quantile is the share of arrivals, over the window, whose lateness the
-	// delay covers; 0 means 0.95. Range [0.5, 1].
-	Quantile float64
-	// Window is the number of recent arrivals the lateness quantile is taken
+	// Window is the number of recent arrivals the lateness is measured
 	// over; 0 means 90 (3 s at 30 Hz). Range [8, 4096].
 	Window int
-	// IntervalShare is the share of the send interval the delay covers beyond
-	// the median lateness: the delay is at least the median lateness plus
-	// IntervalShare × the send interval, so that on a link with little jitter
-	// the next state is there before the render time reaches the last one.
-	// 0 means 0.75, negative means none. Range up to 4.
-	IntervalShare float64
-	// QuantileInterval is the share of the send interval the delay covers
-	// beyond the lateness quantile: the delay is at least the lateness
-	// quantile plus QuantileInterval × the send interval. 0 means none. Set
-	// it to 1 for entities whose motion past the newest state cannot be
-	// foreseen (players moved by their inputs): the state after the one the
-	// render time is leaving has then arrived in time, for Quantile of the
-	// arrivals, and they are interpolated, not extrapolated. Range [0, 4].
-	QuantileInterval float64
-	// LossShare scales the loss margin: the delay gets LossShare × loss rate ×
-	// send interval more; 0 means 1, negative means none. Range up to 100.
-	LossShare float64
 	// MaxExtrapolation is how far past the newest state the timeline
 	// extrapolates before it holds; 0 means 500 ms, negative means never.
 	// Two states further apart than this are not joined by a curve (see the
@@ -140,16 +122,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, &ConfigError{"MaxDelay", c.MaxDelay, "[MinDelay, 10s]"}
 	case !(c.LateShare >= 0 && c.LateShare < 1):
 		return c, &ConfigError{"LateShare", c.LateShare, "[0, 1)"}
-	case c.Quantile != 0 && !(c.Quantile >= 0.5 && c.Quantile <= 1):
-		return c, &ConfigError{"Quantile", c.Quantile, "[0.5, 1]"}
 	case c.Window != 0 && (c.Window < 8 || c.Window > 4096):
 		return c, &ConfigError{"Window", c.Window, "[8, 4096]"}
-	case math.IsNaN(c.IntervalShare) || c.IntervalShare > 4:
-		return c, &ConfigError{"IntervalShare", c.IntervalShare, "≤ 4"}
-	case !(c.QuantileInterval >= 0 && c.QuantileInterval <= 4):
-		return c, &ConfigError{"QuantileInterval", c.QuantileInterval, "[0, 4]"}
-	case math.IsNaN(c.LossShare) || c.LossShare > 100:
-		return c, &ConfigError{"LossShare", c.LossShare, "≤ 100"}
 	case c.MaxExtrapolation > maxT:
 		return c, &ConfigError{"MaxExtrapolation", c.MaxExtrapolation, "≤ 10s"}
 	case !(c.ContactAccel >= 0 && c.ContactAccel <= 1e6):
@@ -167,20 +141,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxDelay == 0 {
 		c.MaxDelay = max(time.Second, c.MinDelay)
 	}
-	if c.Quantile == 0 {
-		c.Quantile = 0.95
+	if c.LateShare == 0 {
+		c.LateShare = DefaultLateShare
 	}
 	if c.Window == 0 {
 		c.Window = 90
 	}
-	if c.IntervalShare == 0 {
-		c.IntervalShare = 0.75
-	}
-	c.IntervalShare = max(c.IntervalShare, 0)
-	if c.LossShare == 0 {
-		c.LossShare = 1
-	}
-	c.LossShare = max(c.LossShare, 0)
 	switch {
 	case c.MaxExtrapolation == 0:
 		c.MaxExtrapolation = 500 * time.Millisecond
@@ -219,7 +185,7 @@ type Stats struct {
 	Extrapolated uint64 // of which past the newest state
 	Frozen       uint64 // of which held still
 
-	Lateness     time.Duration // the lateness quantile over the window
+	Lateness     time.Duration // the median lateness over the window
 	SendInterval time.Duration // the send interval in use (configured or measured)
 	Loss         float64       // estimated share of regular states lost, [0, 1]
 	Target       time.Duration // the render delay aimed for
@@ -511,7 +477,7 @@ func (t *Timeline) prune(base int) {
 func (t *Timeline) Stats() Stats {
 	s := t.stats
 	est := &t.clock.est
-	s.Lateness = est.quantile()
+	s.Lateness = est.medianLateness()
 	s.SendInterval = est.interval()
 	s.Loss = est.loss()
 	s.Target = est.target()

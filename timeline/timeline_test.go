@@ -45,11 +45,9 @@ func TestConfigErrors(t *testing.T) {
 		field string
 	}{
 		{Config{Capacity: 2}, "Capacity"},
-		{Config{Quantile: 0.3}, "Quantile"},
 		{Config{LateShare: 1}, "LateShare"},
 		{Config{LateShare: -0.1}, "LateShare"},
 		{Config{LateShare: math.NaN()}, "LateShare"},
-		{Config{Quantile: math.NaN()}, "Quantile"},
 		{Config{MinDelay: 2 * time.Second, MaxDelay: time.Second}, "MaxDelay"},
 		{Config{Window: 5}, "Window"},
 		{Config{SendInterval: -ms}, "SendInterval"},
@@ -77,7 +75,7 @@ func TestEmpty(t *testing.T) {
 // Out-of-order states are put in order, duplicates ignored, and a state the
 // render time has already passed is dropped and counted.
 func TestOrderDuplicatesLate(t *testing.T) {
-	tl := newTL(t, Config{SendInterval: 50 * ms, Quantile: 1, IntervalShare: -1, LossShare: -1})
+	tl := newTL(t, Config{SendInterval: 50 * ms, MinDelay: 10 * ms, MaxDelay: 10 * ms})
 	for _, i := range []int{0, 2, 1, 3, 1, 2} {
 		at := time.Duration(i) * 50 * ms
 		tl.Insert(line(at), at+10*ms)
@@ -581,8 +579,8 @@ func TestDelaySmooth(t *testing.T) {
 	}
 }
 
-// The delay comes down to about the lateness plus the interval term and rises
-// quickly when the link gets slower.
+// The delay comes down to about the lateness plus the interval less
+// DefaultLateShare of it, and rises quickly when the link gets slower.
 func TestDelayTarget(t *testing.T) {
 	tl := newTL(t, Config{})
 	frame := 16667 * time.Microsecond
@@ -598,14 +596,14 @@ func TestDelayTarget(t *testing.T) {
 		}
 		f = tl.Sample(now)
 		if now > 4*time.Second && now < 5*time.Second {
-			// 30 ms lateness + 3/4 of 33 ms.
-			if want := 55 * ms; f.Delay < want-2*ms || f.Delay > want+2*ms {
+			// 30 ms lateness + 95 % of 33 ms.
+			if want := 30*ms + time.Duration((1-DefaultLateShare)*float64(33*ms)); f.Delay < want-2*ms || f.Delay > want+2*ms {
 				t.Fatalf("delay %v at %v, want about %v", f.Delay, now, want)
 			}
 		}
 	}
 	// 3 s after the lateness rose by 50 ms the delay has followed.
-	if want := 105 * ms; f.Delay < want-5*ms || f.Delay > want+2*ms {
+	if want := 80*ms + time.Duration((1-DefaultLateShare)*float64(33*ms)); f.Delay < want-5*ms || f.Delay > want+2*ms {
 		t.Fatalf("delay %v, want about %v", f.Delay, want)
 	}
 }

@@ -111,12 +111,11 @@ func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
 // extrapolated in a straight line past the newest snapshot.
 func (g *ClientGame) Timeline(uint8) timeline.Config { return timeline.Config{} }
 
-// RenderClock implements client.Game: the delay covers the 90th percentile
-// of the snapshots' lateness plus a send interval, so that players are
-// almost always interpolated.
-func (g *ClientGame) RenderClock() timeline.Config {
-	return timeline.Config{Quantile: 0.9, IntervalShare: 1, QuantileInterval: 1}
-}
+// RenderClock implements client.Game: the timeline's default delay, which
+// leaves one frame in twenty drawn past the newest snapshot
+// (timeline.DefaultLateShare), so that players are almost always
+// interpolated.
+func (g *ClientGame) RenderClock() timeline.Config { return timeline.Config{} }
 
 // Predict implements client.Predictor: the frame's input (an AppendInput
 // encoding, as given to the client's SetInput) moves the own player at

@@ -46,15 +46,19 @@ func DefaultTimeline() timeline.Config {
 }
 
 // DefaultRenderClock is the render delay's configuration by default. As the
-// ball's own physics predicts it exactly until the next kick, the delay need
-// not cover the late tail of the arrivals: a state later than the delay
-// costs nothing unless a kick happens in it. So the lateness quantile is 85 %
-// rather than the timeline's 95 %, over 10 s of arrivals (at 30 Hz) rather
-// than 3 s, which keeps a brief latency spike a small share of the window
-// instead of raising the delay for seconds after it is over.
+// ball's own physics predicts it exactly until the next kick, a frame drawn
+// past the newest state costs nothing unless a kick happens in it. So the
+// render clock lets LateShare of the frames be late, more than the
+// timeline's default, over 10 s of arrivals (at 30 Hz) rather than 3 s,
+// which keeps a brief latency spike a small share of the window instead of
+// raising the delay for seconds after it is over.
 func DefaultRenderClock() timeline.Config {
-	return timeline.Config{Quantile: 0.85, Window: 300}
+	return timeline.Config{LateShare: LateShare, Window: 300}
 }
+
+// LateShare is the ball's render clock's share of frames drawn past the
+// newest state by default (timeline.Config.LateShare).
+const LateShare = 0.3
 
 // ErrSnapshot is wrapped by the errors DecodeSnapshot returns.
 var ErrSnapshot = errors.New("tether/drill: malformed snapshot")

@@ -168,13 +168,13 @@ func (g *Game) checkEnv(slot int, view time.Duration, from geom.Vec3, claim, env
 	}
 }
 
-// presentTimeline replays a predicted player's applied moves: its delay covers
-// the moves' lateness and one and a quarter intervals between moves, so that
-// the tick (which runs on its own clock, not the client's frames) always
-// finds the moves around it and never extrapolates a turn; but at most
-// 300 ms: the moves of an outage, sent again when it ends, are not replayed
-// seconds late, the player jumps to its present moves instead.
-var presentTimeline = timeline.Config{IntervalShare: 1.25, MaxDelay: 300 * time.Millisecond}
+// presentTimeline replays a predicted player's applied moves: its delay lets
+// one tick in a thousand find no move after it, so that the tick (which runs
+// on its own clock, not the client's frames) almost always finds the moves
+// around it and does not extrapolate a turn; but at most 300 ms: the moves
+// of an outage, sent again when it ends, are not replayed seconds late, the
+// player jumps to its present moves instead.
+var presentTimeline = timeline.Config{LateShare: 0.001, MaxDelay: 300 * time.Millisecond}
 
 // startMoving turns the player in slot into a predicted one.
 func (g *Game) startMoving(slot int) error {
