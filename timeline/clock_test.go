@@ -150,3 +150,33 @@ func TestDefaultLateShare(t *testing.T) {
 		t.Error("LateShare 1 accepted")
 	}
 }
+
+// TestOutageIsNotLoss: states missing in a gap longer than MaxDelay are an
+// outage, which no delay covers, and leave the loss estimate and the delay
+// as they were; those of a shorter gap count as lost and raise the delay.
+func TestOutageIsNotLoss(t *testing.T) {
+	iv := time.Second / 30
+	for _, tc := range []struct {
+		gap  time.Duration
+		loss bool
+	}{{1500 * time.Millisecond, false}, {500 * time.Millisecond, true}} {
+		k, err := NewClock(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := time.Duration(0)
+		for range 90 {
+			st += iv
+			k.Arrived(st, st+20*time.Millisecond)
+		}
+		before := k.Target()
+		st += tc.gap
+		for range 10 {
+			k.Arrived(st, st+20*time.Millisecond)
+			st += iv
+		}
+		if after := k.Target(); (after > before+time.Millisecond) != tc.loss {
+			t.Errorf("a %v gap: target %v before, %v after; want it raised: %v", tc.gap, before, after, tc.loss)
+		}
+	}
+}

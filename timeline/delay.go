@@ -69,13 +69,16 @@ func (e *estimator) lateness(l time.Duration) {
 }
 
 // appended records the gap between a state appended as the newest and the
-// previous newest, for the send interval and loss estimates.
+// previous newest, for the send interval and loss estimates. A gap longer
+// than the longest delay allowed is an outage, not loss: no delay could
+// cover it, and counting its states as lost would raise the delay for the
+// next lossMemory states, long after it is over.
 func (e *estimator) appended(gap time.Duration) {
 	iv := e.interval()
 	e.gaps[e.gapAt] = gap
 	e.gapAt = (e.gapAt + 1) % len(e.gaps)
 	e.gapN = min(e.gapN+1, len(e.gaps))
-	if iv > 0 {
+	if iv > 0 && gap <= e.maxD {
 		k := math.Round(float64(gap) / float64(iv))
 		lost := max(k-1, 0)
 		const f = 1 - 1.0/lossMemory
