@@ -628,22 +628,26 @@ func (c *Client) Update(local time.Duration) {
 			c.stats.ClockBytesOut += uint64(len(c.msg))
 		}
 	}
-	data, send, appendHeader := c.input, c.hasInput, protocol.AppendInput
+	data, send, moves := c.input, c.hasInput, false
 	est, ready := c.now(local)
 	if c.pred != nil && ready {
 		b, ok, predicting := c.pred.AppendInput(c.pbuf[:0], est)
 		if predicting {
-			c.pbuf, data, send, appendHeader = b, b, ok, protocol.AppendMoves
+			c.pbuf, data, send, moves = b, b, ok, true
 		}
 	}
 	if c.welcomed && send {
 		c.inputSeq++
-		h := protocol.Input{Seq: c.inputSeq}
-		if ready {
-			h.Sent = est
-			h.View = est - c.frame.Delay
+		if moves {
+			c.msg = protocol.AppendMoves(c.msg[:0], c.inputSeq)
+		} else {
+			h := protocol.Input{Seq: c.inputSeq}
+			if ready {
+				h.Sent = est
+				h.View = est - c.frame.Delay
+			}
+			c.msg = protocol.AppendInput(c.msg[:0], h)
 		}
-		c.msg = appendHeader(c.msg[:0], h)
 		c.msg = append(c.msg, data...)
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.stats.Inputs++

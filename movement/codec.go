@@ -52,12 +52,14 @@ const (
 // the input before, when both encode to the same number of bytes (at most
 // maxDelta): a mask of the bytes that differ (an unsigned varint, bit k for
 // byte k) and those bytes. A move whose length, lag or input is the previous
-// move's sends none of it.
+// move's sends none of it (moveSame: the input is the previous one), so a move
+// that only continues the one before costs its flags byte alone.
 const (
 	moveDt    = 1 << 0
 	moveLag   = 1 << 1
 	moveWhole = 1 << 2
-	moveMask  = moveDt | moveLag | moveWhole
+	moveSame  = 1 << 3
+	moveMask  = moveDt | moveLag | moveWhole | moveSame
 	maxDelta  = 63
 )
 
@@ -113,7 +115,10 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 						changed++
 					}
 				}
-				if changed+uvarintLen(mask) >= len(cur) {
+				switch {
+				case changed == 0:
+					flags |= moveSame
+				case changed+uvarintLen(mask) >= len(cur):
 					flags |= moveWhole
 				}
 			}
@@ -131,9 +136,11 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 		case flags&moveLag != 0:
 			dst = binary.AppendVarint(dst, lag-prevLag)
 		}
-		if flags&moveWhole != 0 {
+		switch {
+		case flags&moveSame != 0:
+		case flags&moveWhole != 0:
 			dst = append(dst, cur...)
-		} else {
+		default:
 			dst = binary.AppendUvarint(dst, mask)
 			for k := range cur {
 				if mask&(1<<k) != 0 {
@@ -190,7 +197,7 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 	var dt, lag int64
 	for k := range n {
 		flags := r.Byte()
-		if flags&^moveMask != 0 || (k == 0 && flags != moveMask) {
+		if flags&^moveMask != 0 || (k == 0 && flags != moveMask&^moveSame) || flags&(moveWhole|moveSame) == moveWhole|moveSame {
 			r.Fail(ErrMalformed)
 		}
 		switch {
@@ -213,7 +220,10 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 		}
 		t += time.Duration(dt) * wire.TimeUnit
 		cur, prev := p.in[k%2][:0], p.in[(k+1)%2]
-		if flags&moveWhole != 0 {
+		switch {
+		case flags&moveSame != 0:
+			cur = append(cur, prev...)
+		case flags&moveWhole != 0:
 			var in I
 			rem := r.Remaining()
 			m, err := g.DecodeInput(&in, rem)
@@ -224,7 +234,7 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 				cur = append(cur, rem[:m]...)
 			}
 			r.Sub(m, err, ErrTruncated)
-		} else {
+		default:
 			mask := r.Uvarint(math.MaxUint64)
 			if r.Err() == nil && (len(prev) > maxDelta || mask>>len(prev) != 0) {
 				r.Fail(ErrMalformed)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/wire"
 )
 
 func testGame() Game[wstate, winput] { return &walker{} }
@@ -45,6 +46,50 @@ func TestPacketRoundTrip(t *testing.T) {
 	}
 }
 
+// TestPacketSameInput: a move that continues the one before it (the same
+// length, lag and input) costs one byte, and decodes to that move.
+func TestPacketSameInput(t *testing.T) {
+	g := testGame()
+	packet := func(n int) []byte {
+		p := Packet[winput]{}
+		end := 5 * time.Second
+		for i := range n {
+			end += 16 * ms
+			p.Moves = append(p.Moves, Move[winput]{Seq: 1 + uint32(i), Time: end, Dt: 16 * ms, View: end - 80*ms, Input: winput{Dir: geom.V(0, 0, -1), Kick: 3}})
+		}
+		b := AppendPacket(nil, g, &p)
+		var q Packet[winput]
+		if err := DecodePacket(&q, b, g); err != nil || len(q.Moves) != n {
+			t.Fatalf("%d moves: %v, %+v", n, err, q)
+		}
+		for i := range q.Moves {
+			if q.Moves[i] != p.Moves[i] {
+				t.Fatalf("move %d: %+v, want %+v", i, q.Moves[i], p.Moves[i])
+			}
+		}
+		return b
+	}
+	one, eight := packet(1), packet(8)
+	if got := len(eight) - len(one); got != 7 {
+		t.Fatalf("7 moves like the first cost %d bytes, want 7", got)
+	}
+	// The second move's flags byte follows the first move, and is the flag
+	// alone. With a whole input as well it is malformed, and so is the flag
+	// on the first move (its flags byte follows flags, sequence, fix, count
+	// and start time).
+	second, first := len(one), 4+len(wire.AppendTime(nil, 5*time.Second))
+	if eight[second] != moveSame || eight[first] != moveDt|moveLag|moveWhole {
+		t.Fatalf("flags %#x and %#x", eight[first], eight[second])
+	}
+	for _, i := range []int{first, second} {
+		bad := append([]byte(nil), eight...)
+		bad[i] |= moveSame | moveWhole
+		if err := DecodePacket(&Packet[winput]{}, bad, g); !errors.Is(err, ErrMalformed) {
+			t.Fatalf("flags %#x at byte %d: %v", bad[i], i, err)
+		}
+	}
+}
+
 // TestReplyRoundTrip: every kind of reply decodes to what was encoded.
 func TestReplyRoundTrip(t *testing.T) {
 	g := testGame()
@@ -72,6 +117,13 @@ func FuzzDecodePacket(f *testing.F) {
 	for i := range 20 {
 		now := time.Duration(i) * time.Second / 60
 		p.cli.Move(now, now-70*ms, winput{Dir: geom.V(float64(i%3-1), 0, 1), Kick: uint8(i)})
+		if b, ok := p.cli.AppendPacket(nil, now); ok {
+			f.Add(b)
+		}
+	}
+	for i := range 8 { // the same input: moves that cost a byte
+		now := time.Duration(20+i) * time.Second / 60
+		p.cli.Move(now, now-70*ms, winput{Dir: geom.V(1, 0, 0)})
 		if b, ok := p.cli.AppendPacket(nil, now); ok {
 			f.Add(b)
 		}

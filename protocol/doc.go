@@ -10,7 +10,7 @@
 //	Pong      server → client   unreliable  a clock.Pong
 //	Ping      client → server   unreliable  a clock.Ping
 //	Input     client → server   unreliable  sequence, client times, then the game's bytes
-//	Moves     client → server   unreliable  as Input; the game's bytes are a packet of moves
+//	Moves     client → server   unreliable  sequence, then the game's bytes: a packet of moves
 //	Reply     server → client   unreliable  the game's bytes: its answer to the client's inputs
 //
 // A client whose game predicts its own character sends Moves instead of

@@ -49,13 +49,14 @@ type Snapshot struct {
 	Regular bool
 }
 
-// Input is the header of an Input or a Moves message; the game's bytes follow
-// it.
+// Input is the header of an Input message, and its Seq that of a Moves
+// message; the game's bytes follow it.
 type Input struct {
 	Seq uint32 // increases by one per input sent
 	// Sent is the client's estimate of server time when it sent the input;
 	// View is the server time of what it was showing then (Sent minus its
-	// render delay), for rewinding hit checks. Both 0 before its clock is ready.
+	// render delay), for rewinding hit checks. Both 0 before its clock is
+	// ready, and in a Moves message, whose moves carry their own times.
 	Sent, View time.Duration
 }
 
@@ -112,17 +113,19 @@ func AppendPing(b []byte, p clock.Ping) []byte {
 }
 
 // AppendInput appends an Input header; the caller appends the game's bytes.
-func AppendInput(b []byte, in Input) []byte { return appendInput(b, TagInput, in) }
-
-// AppendMoves appends a Moves header; the caller appends the game's packet of
-// moves. Moves and Inputs share one sequence.
-func AppendMoves(b []byte, in Input) []byte { return appendInput(b, TagMoves, in) }
-
-func appendInput(b []byte, tag Tag, in Input) []byte {
-	b = append(b, byte(tag))
+func AppendInput(b []byte, in Input) []byte {
+	b = append(b, byte(TagInput))
 	b = binary.AppendUvarint(b, uint64(in.Seq))
 	b = wire.AppendTime(b, in.Sent)
 	return wire.AppendTime(b, in.View)
+}
+
+// AppendMoves appends a Moves header, the message's sequence number alone
+// (Moves and Inputs share one sequence); the caller appends the game's packet
+// of moves, which carries each move's times itself, relative to one time per
+// packet (package movement).
+func AppendMoves(b []byte, seq uint32) []byte {
+	return binary.AppendUvarint(append(b, byte(TagMoves)), uint64(seq))
 }
 
 // AppendReply appends a Reply header (its tag); the caller appends the game's
@@ -153,10 +156,13 @@ func Decode(b []byte) (Message, error) {
 			m.Snapshot.Regular = f == 1
 		}
 		m.Body = r.Rest()
-	case TagInput, TagMoves:
+	case TagInput:
 		m.Input.Seq = uint32(r.Uvarint(math.MaxUint32))
 		m.Input.Sent = r.Time()
 		m.Input.View = r.Time()
+		m.Body = r.Rest()
+	case TagMoves:
+		m.Input.Seq = uint32(r.Uvarint(math.MaxUint32))
 		m.Body = r.Rest()
 	case TagReply:
 		m.Body = r.Rest()

@@ -51,10 +51,13 @@ type Tick struct {
 
 // Input is one input message from a client.
 type Input struct {
-	Seq  uint32        // increases by one per input the client sent
-	Sent time.Duration // the client's estimate of server time when it sent it
-	View time.Duration // server time of what the client was showing then
-	Data []byte        // the game's bytes; only valid during Game.Input
+	Seq uint32 // increases by one per input the client sent
+	// Sent is the client's estimate of server time when it sent the input,
+	// View the server time of what it was showing then; both 0 for Moves
+	// (each move carries its own) and before the client's clock is ready.
+	Sent time.Duration
+	View time.Duration
+	Data []byte // the game's bytes; only valid during Game.Input
 	// Moves says Data is a packet of the moves a predicting client made
 	// (what its client.Predictor appended, sent as a protocol Moves
 	// message), not a plain input.

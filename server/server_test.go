@@ -235,10 +235,7 @@ func TestPingInputLeave(t *testing.T) {
 		h.Seq = seq
 		return append(protocol.AppendInput(nil, h), data)
 	}
-	moves := func(seq uint32, data byte) []byte {
-		h.Seq = seq
-		return append(protocol.AppendMoves(nil, h), data)
-	}
+	moves := func(seq uint32, data byte) []byte { return append(protocol.AppendMoves(nil, seq), data) }
 	if err := p.send(t, s, now, 3, protocol.AppendPing(nil, clock.Ping{ID: 5}), in(2, 'a'), moves(1, 'b'), moves(3, 'c')); err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +248,7 @@ func TestPingInputLeave(t *testing.T) {
 		t.Fatalf("pong %+v", pong)
 	}
 	if len(g.inputs) != 2 || g.inputs[0].Seq != 2 || g.inputs[1].Data[0] != 'c' || g.inputs[0].View != now-100*time.Millisecond ||
-		g.inputs[0].Moves || !g.inputs[1].Moves {
+		g.inputs[0].Moves || !g.inputs[1].Moves || g.inputs[1].Sent != 0 || g.inputs[1].View != 0 {
 		t.Fatalf("inputs %+v", g.inputs)
 	}
 	if st := s.Stats(); st.StaleInputs != 1 || st.Pongs != 1 || st.Inputs != 2 {
