@@ -49,7 +49,9 @@
 //	             "blackouts": [{"at_s": 20, "len_s": 2}]}}]}
 //
 // Omitted fields take defaults (seed 1, 60 s, 60/30/60 Hz, ball-drill, the
-// tether methods); a link is a preset name (lan, broadband, wan, mobile, lossy)
+// tether methods); "late_share" (0 to 1, default the game's) sets every
+// client's render delay knob (timeline.Config.LateShare), which tether lab
+// -sweep varies; a link is a preset name (lan, broadband, wan, mobile, lossy)
 // or an object in which a missing field means "none" (see netsim.LinkConfig).
 // Unknown fields and out-of-range values are errors that name the field.
 //

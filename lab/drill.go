@@ -101,7 +101,13 @@ func (d *drillRun) join(spec Client) error {
 		method = replicate.MethodTether
 		c.oracle = newOracleBall(c, m.scen.TickHz, &d.states)
 	}
-	cg, err := gdrill.NewClientGame(gdrill.ClientConfig{TickHz: m.scen.TickHz, Ball: method})
+	cfg := gdrill.ClientConfig{TickHz: m.scen.TickHz, Ball: method}
+	if m.scen.LateShare != 0 {
+		rc := gdrill.DefaultRenderClock()
+		rc.LateShare = m.scen.LateShare
+		cfg.RenderClock = &rc
+	}
+	cg, err := gdrill.NewClientGame(cfg)
 	if err != nil {
 		return fmt.Errorf("tether/lab: client %q: %w", spec.Name, err)
 	}

@@ -23,9 +23,9 @@ type Scenario struct {
 	SnapshotHz int     `json:"snapshot_hz"`
 	FrameHz    int     `json:"frame_hz"`
 	Game       string  `json:"game"`
-	// LateShare is the render delay's knob for every client of a soccer
-	// match (timeline.Config.LateShare: the share of frames that may be
-	// drawn past the newest snapshot); 0 means the game's default.
+	// LateShare is the render delay's knob for every client
+	// (timeline.Config.LateShare: the share of frames that may be drawn
+	// past the newest snapshot); 0 means the game's default.
 	LateShare float64  `json:"late_share,omitempty"`
 	Clients   []Client `json:"clients"`
 }
@@ -194,8 +194,6 @@ func (s Scenario) Validate() error {
 		return scenarioErr("%d clients, want at most 64", len(s.Clients))
 	case !(s.LateShare >= 0 && s.LateShare < 1):
 		return scenarioErr("late_share = %v, want 0 <= late_share < 1", s.LateShare)
-	case s.LateShare != 0 && s.Game != GameSoccer:
-		return scenarioErr("late_share is for game %s: the ball drill's clients have their own render clocks", GameSoccer)
 	}
 	seen := map[string]bool{}
 	for i, c := range s.Clients {

@@ -71,11 +71,40 @@ func TestParseSweep(t *testing.T) {
 	if _, err := Sweep(soccerScenario(t, "wan", 5, BallTether), nil, []uint64{1}, nil); err == nil {
 		t.Error("a sweep of no settings ran")
 	}
-	drill, err := Preset("wan")
+}
+
+// The ball drill's clients take the knob too: on wan a smaller share draws
+// further in the past with fewer late frames, about as many as it asks.
+func TestSweepDrill(t *testing.T) {
+	s, err := Preset("wan")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Sweep(drill, []float64{0.1}, []uint64{1}, nil); !errors.Is(err, ErrScenario) {
-		t.Errorf("a sweep of the ball drill: %v, want ErrScenario", err)
+	s.DurationS = 30
+	rows, err := Sweep(s, []float64{0.3, 0.03}, []uint64{1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loose, tight *SweepRow
+	for i := range rows {
+		if r := &rows[i]; r.Client == "tether" {
+			if r.LateShare == 0.3 {
+				loose = r
+			} else {
+				tight = r
+			}
+		}
+	}
+	if loose == nil || tight == nil {
+		t.Fatalf("rows %+v", rows)
+	}
+	t.Logf("share 0.3: %+v; share 0.03: %+v", *loose, *tight)
+	if !(tight.DelayMeanMs > loose.DelayMeanMs+10) || !(tight.LateFrames < loose.LateFrames) {
+		t.Errorf("share 0.03 drew at %.1f ms with %.3f late frames, share 0.3 at %.1f ms with %.3f", tight.DelayMeanMs, tight.LateFrames, loose.DelayMeanMs, loose.LateFrames)
+	}
+	for _, r := range []*SweepRow{loose, tight} {
+		if math.Abs(r.LateFrames-r.LateShare) > r.LateShare/2 {
+			t.Errorf("share %v: %.3f of the frames late", r.LateShare, r.LateFrames)
+		}
 	}
 }
