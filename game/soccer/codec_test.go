@@ -268,3 +268,52 @@ func TestSnapshotCarrier(t *testing.T) {
 		t.Fatalf("ball after the blend: place %v, blend %+v", e.Offset, e.Blend)
 	}
 }
+
+// TestSnapshotPlayerMarks: a player's record leaves out what is zero or
+// implied: a standing player of a first generation whose id follows the
+// previous one's costs its marks, x, z and yaw; a player after a gap in the
+// ids, or joined again (generation 2), sends its id or generation; and every
+// player decodes to the same pose, team and generation either way.
+func TestSnapshotPlayerMarks(t *testing.T) {
+	g, _ := NewGame(DefaultRules(), 60)
+	for c := range 4 {
+		g.Join(c)
+	}
+	g.Step(tick(1), &recorder{})
+	size := func() int { return len(g.AppendSnapshot(nil, true)) }
+	four := size()
+	g.Leave(1) // slot 1 empty: slot 2's id does not follow slot 0's
+	g.Step(tick(2), &recorder{})
+	gap := size()
+	g.Join(1) // back in slot 1, generation 2
+	g.Step(tick(3), &recorder{})
+	var s snapshotForTest
+	s.decode(t, g.AppendSnapshot(nil, true), 3*dt)
+	var tr Truth
+	g.Truth(&tr)
+	players := 0
+	for _, e := range s.Entities {
+		if e.Kind != KindPlayer {
+			continue
+		}
+		i := int(e.ID - FirstPlayerID)
+		p := &g.players[i]
+		if e.Tag != p.team || e.Gen != p.gen || e.State.Pos.Dist(tr.Players[i].Pos) > 1e-3 || e.State.Vel != (geom.Vec3{}) ||
+			e.State.AngVel != (geom.Vec3{}) || e.State.Input != (geom.Vec3{}) {
+			t.Errorf("player %d: %+v, want team %d, generation %d, standing at %v", e.ID, e, p.team, p.gen, tr.Players[i].Pos)
+		}
+		players++
+	}
+	if players != 4 || g.players[1].gen != 2 {
+		t.Fatalf("%d players decoded, slot 1's generation %d", players, g.players[1].gen)
+	}
+	// Three standing players cost at most 9 bytes each (marks 1, x and z 3
+	// each, yaw 2), and one more with the id of the player after the gap.
+	one := four - (gap - 1)
+	if one > 9 || one < 5 {
+		t.Errorf("a standing player costs %d bytes", one)
+	}
+	if all := size(); all != four+1 {
+		t.Errorf("with a player of generation 2, %d bytes, want %d", all, four+1)
+	}
+}

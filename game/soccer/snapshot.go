@@ -22,23 +22,45 @@ import (
 //	                 a free ball), with a possessor the ball's place in its
 //	                 frame (x, y, z in millimetres, signed varints), then the
 //	                 ball's state (wire.AppendState)
-//	players          (if bit 0) unsigned varint count, then per player:
-//	                 id (unsigned varint), team, generation, x and z in
-//	                 millimetres, vx and vz in centimetres per second (signed
-//	                 varints), yaw in 65536 steps of a turn (2 bytes), and
-//	                 the rate of turning in milliradians per second (signed
-//	                 varint)
+//	players          (if bit 0) unsigned varint count, then per player a
+//	                 byte of marks (below), its id (unsigned varint) unless
+//	                 it is the previous player's plus one (the first's:
+//	                 FirstPlayerID), its generation (a byte) unless it is 1,
+//	                 and its pose: x and z in millimetres (signed varints),
+//	                 unless both are zero vx and vz in centimetres per second
+//	                 (signed varints), yaw in 65536 steps of a turn (2 bytes),
+//	                 unless zero the rate of turning in milliradians per
+//	                 second (signed varint), and unless it is the velocity
+//	                 the velocity asked for, as its difference from the
+//	                 velocity (two signed varints, centimetres per second)
 //	carriers         (if bit 2) the previous tick's time, in microseconds
 //	                 before the snapshot's (unsigned varint), a count byte
-//	                 (1 or 2), then per player: id (unsigned varint) and its
-//	                 state at that tick as above, from x on
+//	                 (1 or 2), then per player: id (unsigned varint), a byte
+//	                 of marks (pose marks only) and its pose at that tick
 //
+// A player's marks: bit 0 team Away, bit 1 id sent, bit 2 generation sent,
+// bit 3 velocity sent, bit 4 turning sent, bit 5 velocity asked for sent.
+// The marks leave out only what is zero (or implied) once quantised, so a
+// player decodes to the same numbers either way.
+
 // The flags and score, the snapshot's Meta, come first.
 const (
 	snapPlayers  = 1 << 0
 	snapPaused   = 1 << 1
 	snapCarriers = 1 << 2
 	snapMask     = snapPlayers | snapPaused | snapCarriers
+)
+
+// A player's marks in a snapshot.
+const (
+	markAway  = 1 << 0
+	markID    = 1 << 1
+	markGen   = 1 << 2
+	markVel   = 1 << 3
+	markTurn  = 1 << 4
+	markWant  = 1 << 5
+	markPose  = markVel | markTurn | markWant
+	marksMask = markAway | markID | markGen | markPose
 )
 
 // Score is the state of the match a frame shows.
@@ -125,14 +147,33 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		}
 	}
 	dst = binary.AppendUvarint(dst, uint64(n))
+	next := FirstPlayerID // the id a player need not send
 	for i := range g.players {
 		p := &g.players[i]
 		if !p.active {
 			continue
 		}
-		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
-		dst = append(dst, p.team, p.gen)
-		dst = appendPose(dst, g.pose(i))
+		id := FirstPlayerID + uint32(i)
+		pose := g.pose(i)
+		marks := pose.marks()
+		if p.team == Away {
+			marks |= markAway
+		}
+		if id != next {
+			marks |= markID
+		}
+		if p.gen != 1 {
+			marks |= markGen
+		}
+		dst = append(dst, marks)
+		if marks&markID != 0 {
+			dst = binary.AppendUvarint(dst, uint64(id))
+		}
+		if marks&markGen != 0 {
+			dst = append(dst, p.gen)
+		}
+		dst = appendPose(dst, marks, pose)
+		next = id + 1
 	}
 	if nc == 0 {
 		return dst
@@ -141,7 +182,9 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	dst = append(dst, byte(nc))
 	for _, i := range carriers[:nc] {
 		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
-		dst = appendPose(dst, g.players[i].prev)
+		pose := g.players[i].prev
+		marks := pose.marks()
+		dst = appendPose(append(dst, marks), marks, pose)
 	}
 	return dst
 }
@@ -192,17 +235,43 @@ func (g *Game) pose(i int) sentPose {
 	return sentPose{gen: p.gen, st: p.st, vel: p.vel, turn: p.turn, want: p.want}
 }
 
-func appendPose(dst []byte, p sentPose) []byte {
+// marks returns the pose's marks: which of its parts are not zero once
+// quantised.
+func (p sentPose) marks() byte {
+	vx, vz := wire.Quantise(p.vel.X, 0.01), wire.Quantise(p.vel.Z, 0.01)
+	m := byte(0)
+	if vx != 0 || vz != 0 {
+		m |= markVel
+	}
+	if wire.Quantise(p.turn, 0.001) != 0 {
+		m |= markTurn
+	}
+	// The wanted velocity goes as its difference from the velocity, which is
+	// mostly zero (running at the speed asked for, or standing).
+	if wire.Quantise(p.want.X, 0.01) != vx || wire.Quantise(p.want.Z, 0.01) != vz {
+		m |= markWant
+	}
+	return m
+}
+
+// appendPose appends the parts of p that marks (its marks()) say are sent.
+func appendPose(dst []byte, marks byte, p sentPose) []byte {
+	vx, vz := wire.Quantise(p.vel.X, 0.01), wire.Quantise(p.vel.Z, 0.01)
 	dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.X, 0.001))
 	dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.Z, 0.001))
-	dst = binary.AppendVarint(dst, wire.Quantise(p.vel.X, 0.01))
-	dst = binary.AppendVarint(dst, wire.Quantise(p.vel.Z, 0.01))
+	if marks&markVel != 0 {
+		dst = binary.AppendVarint(dst, vx)
+		dst = binary.AppendVarint(dst, vz)
+	}
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
-	dst = binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
-	// The wanted velocity as its difference from the velocity, which is
-	// mostly zero (running at the speed asked for, or standing).
-	dst = binary.AppendVarint(dst, wire.Quantise(p.want.X, 0.01)-wire.Quantise(p.vel.X, 0.01))
-	return binary.AppendVarint(dst, wire.Quantise(p.want.Z, 0.01)-wire.Quantise(p.vel.Z, 0.01))
+	if marks&markTurn != 0 {
+		dst = binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
+	}
+	if marks&markWant != 0 {
+		dst = binary.AppendVarint(dst, wire.Quantise(p.want.X, 0.01)-vx)
+		dst = binary.AppendVarint(dst, wire.Quantise(p.want.Z, 0.01)-vz)
+	}
+	return dst
 }
 
 // KnotRepeat is how long after a jump of the ball's motion regular snapshots
@@ -290,20 +359,31 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	players := len(s.Entities)
 	if r.Err() == nil && flags&snapPlayers != 0 {
 		n := r.Uvarint(64)
+		id := uint64(FirstPlayerID)
 		for range n {
-			id := r.Uvarint(math.MaxUint32)
-			team, pgen := r.Byte(), r.Byte()
-			st := readPose(&r, s.Time)
+			marks := r.Byte()
+			if marks&markID != 0 {
+				id = r.Uvarint(math.MaxUint32)
+			}
+			team, pgen := Home, byte(1)
+			if marks&markAway != 0 {
+				team = Away
+			}
+			if marks&markGen != 0 {
+				pgen = r.Byte()
+			}
+			st := readPose(&r, marks, s.Time)
 			if r.Err() != nil {
 				break
 			}
-			if team > Away || id == uint64(BallID) {
+			if marks&^marksMask != 0 || id > math.MaxUint32 || id == uint64(BallID) || marks&markGen != 0 && pgen == 1 {
 				r.Fail(ErrMalformed)
 				break
 			}
 			s.Entities = append(s.Entities, client.EntityState{
 				ID: uint32(id), Kind: KindPlayer, Tag: team, Gen: pgen, Parent: client.NoParent, State: st,
 			})
+			id++
 		}
 	}
 	if r.Err() == nil && flags&snapCarriers != 0 {
@@ -314,8 +394,13 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 		}
 		for range n {
 			id := r.Uvarint(math.MaxUint32)
-			st := readPose(&r, s.Time-age)
+			marks := r.Byte()
+			st := readPose(&r, marks, s.Time-age)
 			if r.Err() != nil {
+				break
+			}
+			if marks&^markPose != 0 {
+				r.Fail(ErrMalformed)
 				break
 			}
 			// The carrier is one of the players above, whose team and
@@ -340,13 +425,22 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	return nil
 }
 
-// readPose reads a player's state at time t as appendPose wrote it.
-func readPose(r *wire.Reader, t time.Duration) kinematic.State {
+// readPose reads a player's state at time t as appendPose wrote it with
+// marks.
+func readPose(r *wire.Reader, marks byte, t time.Duration) kinematic.State {
 	x, z := r.Varint(maxQuant), r.Varint(maxQuant)
-	vx, vz := r.Varint(maxQuant), r.Varint(maxQuant)
+	var vx, vz, wx, wz, turnQ int64
+	if marks&markVel != 0 {
+		vx, vz = r.Varint(maxQuant), r.Varint(maxQuant)
+	}
 	yaw := float64(u16(r)) / 65536 * 2 * math.Pi
-	turn := float64(r.Varint(maxQuant)) / 1000
-	wx, wz := r.Varint(maxQuant), r.Varint(maxQuant)
+	if marks&markTurn != 0 {
+		turnQ = r.Varint(maxQuant)
+	}
+	turn := float64(turnQ) / 1000
+	if marks&markWant != 0 {
+		wx, wz = r.Varint(maxQuant), r.Varint(maxQuant)
+	}
 	return kinematic.State{Time: t, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
 		Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0),
 		Input: geom.V(float64(vx+wx)/100, 0, float64(vz+wz)/100)}
