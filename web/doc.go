@@ -22,7 +22,8 @@
 // # Messages
 //
 // All messages are JSON text. The hub sends {"type": "pitch", "pitch":
-// {Pitch}} and {"type": "frame", "t": ..., "truth": {World}, "clients":
+// {Pitch}} (with "play": true when HubConfig.Play is set: the page then
+// offers "Play in this browser") and {"type": "frame", "t": ..., "truth": {World}, "clients":
 // [{ClientView}]}, with the field names of the JSON tags of Pitch, Frame and
 // the types inside it. The page sends {"type": "keys", "up": bool, "down":
 // bool, "left": bool, "right": bool, "sprint": bool, "kick": bool} each time

@@ -280,12 +280,14 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// pitchMessage is the page's pitch message for p.
-func pitchMessage(p Pitch) []byte {
+// pitchMessage is the page's pitch message for p; play says the page can
+// play in the browser (HubConfig.Play).
+func pitchMessage(p Pitch, play bool) []byte {
 	b, err := json.Marshal(struct {
 		Type  string `json:"type"`
 		Pitch Pitch  `json:"pitch"`
-	}{"pitch", p})
+		Play  bool   `json:"play,omitempty"`
+	}{"pitch", p, play})
 	if err != nil { // only finite numbers reach here
 		panic(err)
 	}

@@ -130,7 +130,7 @@ func NewHubConfig(cfg HubConfig) *Hub {
 	return &Hub{
 		ctx: ctx, cancel: cancel,
 		pages:       make(map[*page]struct{}),
-		pitch:       pitchMessage(DefaultPitch()),
+		pitch:       pitchMessage(DefaultPitch(), cfg.Play != nil),
 		inputs:      make(chan KeyInput, inputBuffer),
 		frameBuffer: frameBuffer,
 		closeGrace:  closeGraceTime,
@@ -180,7 +180,7 @@ func (h *Hub) Handler() http.Handler {
 	}
 	mux.Handle("GET /", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
-		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'")
+		hd.Set("Content-Security-Policy", "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
@@ -201,7 +201,7 @@ func (h *Hub) SetPitch(p Pitch) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	m := pitchMessage(p)
+	m := pitchMessage(p, h.cfg.Play != nil)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.pitch = m

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
+	"strings"
 
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/transport/ws"
@@ -12,8 +17,9 @@ import (
 // playHandler lets a browser join live's match as a player from the page
 // served on addr: POST /play/token mints its connect token (2048 bytes;
 // the place a real matchmaker plugs in) and GET /play/ws is its WebSocket,
-// over which its client speaks netcode as a UDP client does. The Hub puts
-// both behind its Host check.
+// over which its client speaks netcode as a UDP client does; GET
+// /play/client.wasm and /play/wasm_exec.js are the client (built on first
+// use, see wasmClient). The Hub puts them all behind its Host check.
 func playHandler(live *match.Live, addr net.Addr) (http.Handler, error) {
 	ap := addr.(*net.TCPAddr).AddrPort()
 	if ap.Addr().IsUnspecified() {
@@ -30,6 +36,36 @@ func playHandler(live *match.Live, addr net.Addr) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /play/ws", ln)
+	var client wasmClient
+	mux.HandleFunc("GET /play/client.wasm", func(w http.ResponseWriter, r *http.Request) {
+		gz, _, err := client.get()
+		if err != nil {
+			http.Error(w, "tether demo: building the browser client: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/wasm")
+		w.Header().Set("Cache-Control", "no-cache")
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			zr, err := gzip.NewReader(bytes.NewReader(gz))
+			if err == nil {
+				io.Copy(w, zr)
+			}
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
+		w.Write(gz)
+	})
+	mux.HandleFunc("GET /play/wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
+		_, js, err := client.get()
+		if err != nil {
+			http.Error(w, "tether demo: building the browser client: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Write(js)
+	})
 	mux.HandleFunc("POST /play/token", func(w http.ResponseWriter, r *http.Request) {
 		tok, err := live.BrowserToken()
 		var b []byte

@@ -52,6 +52,7 @@
       try { m = JSON.parse(ev.data); } catch (e) { return; }
       if (m.type === 'pitch') {
         pitch = m.pitch;
+        if (m.play) document.getElementById('play').hidden = false;
         layout();
       } else if (m.type === 'frame') {
         onFrame(m);
@@ -74,6 +75,13 @@
   }
 
   function onFrame(f) {
+    if (playing) {
+      // The canvas is the browser client's; the table keeps the bots'
+      // figures, and tetherStats.truth the server's truth for tests.
+      stats.truth = f.truth;
+      updateTable(f);
+      return;
+    }
     prev = cur;
     cur = {f, at: performance.now()};
     settled = false;
@@ -122,6 +130,7 @@
     const next = {up: false, down: false, left: false, right: false, sprint: false, kick: false};
     for (const c of held) next[KEYS[c]] = true;
     if (Object.keys(next).every((k) => next[k] === keyState[k])) return;
+    if (next.kick && !keyState.kick) kicks++;
     keyState = next;
     sendKeys();
     for (const el of document.querySelectorAll('.keys kbd')) {
@@ -130,6 +139,7 @@
   }
 
   function sendKeys() {
+    if (playing) return; // the keys are the browser client's
     if (socket && socket.readyState === WebSocket.OPEN) {
       socket.send(JSON.stringify(Object.assign({type: 'keys'}, keyState)));
     }
@@ -350,7 +360,7 @@
 
   function frame(now) {
     requestAnimationFrame(frame);
-    if (!cur || settled) return;
+    if (playing || !cur || settled) return;
     if (!tiles.length) layout();
     const {f, s} = sample(now);
     draw(f);
@@ -639,6 +649,61 @@
     ctx.strokeStyle = col;
     ctx.lineWidth = 1.5;
     ctx.stroke();
+  }
+
+  // ---- play in this browser -----------------------------------------------
+  // The button loads the match's client, built for WebAssembly, which
+  // connects to the server as a player of its own and, every animation
+  // frame, reads the keys (tetherPlay.keys) and hands its view of the match
+  // back to draw (tetherPlay.draw) in place of the server's truth.
+
+  let playing = false;
+  let kicks = 0; // presses of the kick key so far
+  window.tetherPlay = {
+    keys: () => Object.assign({kicks}, keyState),
+    draw: (json) => {
+      const f = JSON.parse(json);
+      if (!tiles.length) layout();
+      draw(f);
+      const b = f.truth.ball.pos;
+      stats.ball = [b[0], b[1], b[2]];
+      if (performance.now() - lastTable > 250) {
+        lastTable = performance.now();
+        updateHeader(f);
+      }
+    },
+  };
+
+  const playButton = document.getElementById('play');
+  playButton.addEventListener('click', () => {
+    playButton.disabled = true;
+    playButton.textContent = 'Loading the client…';
+    startPlay().then(() => {
+      playButton.textContent = 'Playing over WebSocket';
+    }, (err) => {
+      playing = false;
+      playButton.disabled = false;
+      playButton.textContent = 'Play in this browser';
+      document.getElementById('you').textContent = 'Could not start the client: ' + err;
+    });
+  });
+
+  async function startPlay() {
+    await new Promise((resolve, reject) => {
+      const s = document.createElement('script');
+      s.src = 'play/wasm_exec.js';
+      s.onload = resolve;
+      s.onerror = () => reject(new Error('play/wasm_exec.js did not load'));
+      document.head.append(s);
+    });
+    const go = new Go();
+    const r = await WebAssembly.instantiateStreaming(fetch('play/client.wasm'), go.importObject);
+    playing = true;
+    held.clear();
+    keyState = {up: false, down: false, left: false, right: false, sprint: false, kick: false};
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(Object.assign({type: 'keys'}, keyState)));
+    setMode('ghosts');
+    go.run(r.instance);
   }
 
   setMode(mode === 'tiles' ? 'tiles' : 'ghosts');

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestDemoPlayInBrowser opens the demo's page in headless Chromium and
+// presses "Play in this browser": the match's client, built for
+// WebAssembly on first use, connects over the WebSocket as a player of its
+// own beside two UDP bots, draws more than 300 frames of its view, and the
+// D key held moves its player +X in the server's truth. It logs the
+// figures the page keeps: the Go time per frame (p99), the clock's error
+// bound, the render delay, and the time from the page's start to the first
+// frame drawn (the first build of the client included, if it ran).
+func TestDemoPlayInBrowser(t *testing.T) {
+	bin := demoBrowser(t)
+	cmd, out, stderr := startProcess(t, "demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "lan")
+	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	// The first build of the client takes up to a minute or two on a busy
+	// machine; later runs find it in the user cache.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	poll := func(expr string, d time.Duration) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
+			t.Fatalf("waiting for %s: %v; demo stderr: %s", expr, err, stderr.String())
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(m[1])); err != nil {
+		t.Fatal(err)
+	}
+	poll(`!document.getElementById('play').hidden`, 20*time.Second)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('play').click()`)); err != nil {
+		t.Fatal(err)
+	}
+	poll(`window.tetherStats.play && window.tetherStats.play.framesDrawn > 0 && window.tetherStats.truth`, 4*time.Minute)
+
+	// x of the browser's player in the server's truth (the hub's frames).
+	const selfX = `(() => { const s = window.tetherStats; const p = s.truth.players.find((p) => p.id === s.play.self); return p ? p.pos[0] : null; })()`
+	x := func() float64 {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[*float64](selfX))
+		if err != nil || v == nil {
+			t.Fatalf("the browser's player in the truth: %v (%v)", v, err)
+		}
+		return *v
+	}
+	from := x()
+	key := func(typ string) string {
+		return `window.dispatchEvent(new KeyboardEvent('` + typ + `', {code: 'KeyD', key: 'd'}))`
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](key("keydown"))); err != nil {
+		t.Fatal(err)
+	}
+	poll(`window.tetherStats.play.framesDrawn > 300`, time.Minute)
+	poll(selfX+` > `+strconv.FormatFloat(from+3, 'f', 3, 64), 20*time.Second)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](key("keyup"))); err != nil {
+		t.Fatal(err)
+	}
+	type play struct {
+		Transport    string  `json:"transport"`
+		State        string  `json:"state"`
+		Frames       int     `json:"framesDrawn"`
+		FrameMsP99   float64 `json:"frameMsP99"`
+		FrameMsMax   float64 `json:"frameMsMax"`
+		TotalMsP99   float64 `json:"totalMsP99"`
+		ClockBoundMs float64 `json:"clockBoundMs"`
+		DelayMs      float64 `json:"delayMs"`
+		FirstFrameMs float64 `json:"firstFrameMs"`
+	}
+	p, err := chromedp.Run(ctx, chromedp.Evaluate[play](`window.tetherStats.play`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("browser client: %+v; its player moved from x = %.2f m to past %.2f m", p, from, from+3)
+	if p.Transport != "websocket" || p.State != "connected" {
+		t.Errorf("transport %q, state %q: want websocket, connected", p.Transport, p.State)
+	}
+	if !(p.ClockBoundMs > 0) || !(p.DelayMs > 0) {
+		t.Errorf("clock bound %v ms, render delay %v ms: want both measured", p.ClockBoundMs, p.DelayMs)
+	}
+	cancelTab()
+	stopProcess(t, cmd, stderr, 10*time.Second)
+}

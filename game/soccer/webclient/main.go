@@ -1,0 +1,300 @@
+//go:build js && wasm
+
+// Command webclient is the soccer match's client in a browser: package
+// client with soccer's client side (prediction of the player's own
+// character, the ball by the tether method), built with GOOS=js
+// GOARCH=wasm and started by the demo page's "Play in this browser" button.
+//
+// It asks the page's server for a connect token (POST play/token, where a
+// real matchmaker plugs in), opens the WebSocket play/ws, and speaks netcode
+// over it as a UDP client does (package tether/transport/ws). Every
+// requestAnimationFrame it renders a client frame at performance.now(),
+// turns the keys the page holds into an input (soccer.Human), sends it, and
+// hands the page its view to draw on the canvas (window.tetherPlay.draw, a
+// frame in the web view's JSON, the client's own view in the place of the
+// truth). It keeps window.tetherStats.play up to date: the transport, the
+// netcode state, frames drawn, the client's time per frame (frameMsP99: its
+// p99 over the last 600 frames in ms, from reading the clock to the view
+// encoded for the page; totalMsP99 with the page's drawing too), the
+// clock's error bound, the render delay, the time from the page's start to
+// the first drawn frame, and its player.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall/js"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/transport/udp"
+	"github.com/tether-net/tether/transport/ws"
+)
+
+// frameWindow is how many frames the frame time's p99 is taken over.
+const frameWindow = 600
+
+type player struct {
+	mu    sync.Mutex
+	core  *client.Client
+	game  *soccer.ClientGame
+	conn  *udp.Client
+	perf  js.Value
+	start float64 // performance.now() when the client started, ms
+
+	human soccer.Human
+	view  soccer.View
+	in    []byte
+	json  []byte
+	stats js.Value
+	draw  js.Value
+	keys  js.Value
+
+	frames    int
+	calls     int       // animation frames so far
+	frameMs   []float64 // the client's time (Go) in the last frameWindow frames, ms
+	totalMs   []float64 // the same with the page's drawing
+	sorted    []float64
+	firstDraw float64 // performance.now() of the first frame drawn with the match, ms; 0 before
+	state     netcode.ClientState
+}
+
+func (p *player) local() time.Duration {
+	return time.Duration((p.perf.Call("now").Float() - p.start) * float64(time.Millisecond))
+}
+
+func main() {
+	g := js.Global()
+	stats := g.Get("tetherStats")
+	if stats.IsUndefined() {
+		stats = g.Get("Object").New()
+		g.Set("tetherStats", stats)
+	}
+	play := g.Get("Object").New()
+	play.Set("transport", "websocket")
+	play.Set("state", "starting")
+	stats.Set("play", play)
+	if err := run(play); err != nil {
+		play.Set("state", "failed")
+		play.Set("error", err.Error())
+		g.Get("console").Call("error", "tether play: "+err.Error())
+	}
+	select {} // the frames go on from requestAnimationFrame
+}
+
+func run(stats js.Value) error {
+	g := js.Global()
+	loc := g.Get("location")
+	base := loc.Get("origin").String() + "/play/"
+	wsBase := "ws" + base[len("http"):]
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	token, err := fetchToken(ctx, base+"token")
+	if err != nil {
+		return err
+	}
+	game := soccer.NewClientGame(soccer.DefaultRules())
+	game.Prediction = true
+	core, err := client.New(client.Config{}, game)
+	if err != nil {
+		return err
+	}
+	p := &player{core: core, game: game, perf: g.Get("performance"), stats: stats,
+		draw: g.Get("tetherPlay").Get("draw"), keys: g.Get("tetherPlay").Get("keys"),
+		frameMs: make([]float64, 0, frameWindow), totalMs: make([]float64, 0, frameWindow)}
+	p.start = p.perf.Call("now").Float()
+	conn, err := ws.Dial(ctx, wsBase+"ws")
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.conn, err = udp.Dial(conn, token, udp.ClientConfig{
+		Netcode: netcode.ClientConfig{ProtocolID: match.ProtocolID},
+		OnState: func(s netcode.ClientState) {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.state = s
+			if s == netcode.StateConnected {
+				p.core.Connected(p.local())
+			}
+		},
+		OnPayload: func(b []byte) {
+			p.mu.Lock()
+			_ = p.core.Receive(p.local(), b)
+			p.mu.Unlock()
+		},
+	})
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	var frame js.Func
+	frame = js.FuncOf(func(js.Value, []js.Value) any {
+		p.frame()
+		g.Call("requestAnimationFrame", frame)
+		return nil
+	})
+	g.Call("requestAnimationFrame", frame)
+	return nil
+}
+
+// fetchToken asks the page's server for a connect token.
+func fetchToken(ctx context.Context, url string) (*netcode.ConnectToken, error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, netcode.ConnectTokenSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, errors.New("token: " + resp.Status + ": " + string(bytes.TrimSpace(b)))
+	}
+	var t netcode.ConnectToken
+	return &t, t.UnmarshalBinary(b)
+}
+
+// frame renders, sends and draws one frame.
+func (p *player) frame() {
+	t0 := p.perf.Call("now").Float()
+	p.calls++
+	p.mu.Lock()
+	local := p.local()
+	f := p.core.Frame(local)
+	p.view.FromFrame(f)
+	in := p.human.Input(p.readKeys(), &p.view)
+	p.game.PrepareInput(&in, f)
+	p.in = soccer.AppendInput(p.in[:0], in)
+	p.core.SetInput(p.in)
+	p.core.Update(local)
+	for {
+		b, ok := p.core.Transmit()
+		if !ok {
+			break
+		}
+		_ = p.conn.Send(b) // a lost payload is loss
+	}
+	bound, delay := f.Bound, f.Delay
+	state := p.state
+	p.json = appendView(p.json[:0], &p.view)
+	p.mu.Unlock()
+	goMs := p.perf.Call("now").Float() - t0
+	if p.view.Ready {
+		p.draw.Invoke(string(p.json))
+		if p.firstDraw == 0 {
+			p.firstDraw = p.perf.Call("now").Float()
+			p.stats.Set("firstFrameMs", p.firstDraw)
+		}
+		p.frames++
+	}
+	p.record(&p.frameMs, goMs)
+	p.record(&p.totalMs, p.perf.Call("now").Float()-t0)
+	s := p.stats
+	s.Set("state", state.String())
+	s.Set("framesDrawn", p.frames)
+	s.Set("clockBoundMs", float64(bound)/1e6)
+	s.Set("delayMs", float64(delay)/1e6)
+	s.Set("self", int(p.view.Self))
+	if p.frames%30 == 0 {
+		s.Set("frameMsP99", p.p99(p.frameMs))
+		s.Set("frameMsMax", slices.Max(p.frameMs))
+		s.Set("totalMsP99", p.p99(p.totalMs))
+	}
+}
+
+// readKeys reads the keys the page holds (window.tetherPlay.keys()).
+func (p *player) readKeys() soccer.Keys {
+	k := p.keys.Invoke()
+	held := func(name string) bool { return k.Get(name).Truthy() }
+	axis := func(pos, neg string) float64 {
+		switch a, b := held(pos), held(neg); {
+		case a && !b:
+			return 1
+		case b && !a:
+			return -1
+		}
+		return 0
+	}
+	return soccer.Keys{Dir: geom.V(axis("right", "left"), 0, axis("down", "up")), Sprint: held("sprint"),
+		Kicks: uint32(k.Get("kicks").Int())}
+}
+
+// record keeps ms, a frame's time, in ring, the last frameWindow frames'.
+func (p *player) record(ring *[]float64, ms float64) {
+	if len(*ring) < frameWindow {
+		*ring = append(*ring, ms)
+	} else {
+		(*ring)[p.calls%frameWindow] = ms
+	}
+}
+
+// p99 returns the 99th percentile of the frame times in ring, ms.
+func (p *player) p99(ring []float64) float64 {
+	p.sorted = append(p.sorted[:0], ring...)
+	slices.Sort(p.sorted)
+	return p.sorted[int(math.Ceil(0.99*float64(len(p.sorted))))-1]
+}
+
+// appendView appends v as a frame of the web view's JSON, the view in the
+// place of the truth.
+func appendView(b []byte, v *soccer.View) []byte {
+	b = append(b, `{"t":`...)
+	b = strconv.AppendFloat(b, v.Time.Seconds(), 'f', 3, 64)
+	b = append(b, `,"truth":{"ball":{"pos":`...)
+	b = appendVec(b, v.Ball)
+	b = append(b, `,"owner":`...)
+	owner := -1
+	if v.Possessor != soccer.NoPlayer {
+		owner = int(v.Possessor)
+	}
+	b = strconv.AppendInt(b, int64(owner), 10)
+	b = append(b, `},"players":[`...)
+	for i, pl := range v.Players {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = strconv.AppendInt(b, int64(pl.ID), 10)
+		b = append(b, `,"team":`...)
+		b = strconv.AppendInt(b, int64(pl.Team), 10)
+		b = append(b, `,"pos":`...)
+		b = appendVec(b, pl.Pos)
+		b = append(b, `,"human":`...)
+		b = strconv.AppendBool(b, pl.ID == v.Self)
+		b = append(b, '}')
+	}
+	b = append(b, `],"score":[`...)
+	b = strconv.AppendInt(b, int64(v.Score.Home), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(v.Score.Away), 10)
+	return append(b, `]},"clients":[]}`...)
+}
+
+func appendVec(b []byte, p geom.Vec3) []byte {
+	b = append(b, '[')
+	for i, x := range [3]float64{p.X, p.Y, p.Z} {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, x, 'f', 3, 64)
+	}
+	return append(b, ']')
+}
