@@ -158,7 +158,10 @@ func clockColumns(clockBytes bool) []column {
 		{"err p99 ms", func(res *Result) (string, bool) { return num("%.3f", res.Clock.ErrMs.P99, true) }},
 		{"err max ms", func(res *Result) (string, bool) { return num("%.3f", res.Clock.ErrMs.Max, true) }},
 		{"backsteps", func(res *Result) (string, bool) { return count(res.Clock.Backsteps, true) }},
-		{"max rate ppm", func(res *Result) (string, bool) { return num("%.0f", res.Clock.MaxRatePPM, true) }},
+		{"max rate ppm", func(res *Result) (string, bool) {
+			r := res.Clock.MaxRatePPM
+			return num("%.0f", deref(r), r != nil)
+		}},
 		{"converge s", func(res *Result) (string, bool) {
 			if res.Clock.ConvergeS < 0 {
 				return "never", true

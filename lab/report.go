@@ -148,7 +148,7 @@ const definitions = "## Definitions\n\n" +
 	"- client, clock, ball: the client's name and its clock and ball methods.\n" +
 	"- err p50 / p99 / max ms: |estimate - true server time - (up - down base latency)/2|, milliseconds: the error round trips can remove (half the latency asymmetry no round trip can observe is taken out).\n" +
 	"- backsteps: frames whose estimate of server time is earlier than the previous frame's.\n" +
-	"- max rate ppm: the largest |d estimate / d true time - 1| over consecutive 1 s windows after convergence, parts per million.\n" +
+	"- max rate ppm: the largest |d estimate / d true time - 1| over consecutive 1 s windows after convergence (the whole run if it never converged), parts per million; `-` when no whole second was measured.\n" +
 	"- converge s: from the first clock reply until the error stays within 2 ms (5 ms on a link with latency spikes) to the end of the run; `never` if it does not.\n" +
 	"- coverage: the share of frames whose raw error is within the error bound the method reports; `-` for a method that reports none.\n" +
 	"- clock up / down kbps: the clock method's own messages; in the soccer game they share datagrams with inputs and snapshots and are not told apart.\n" +

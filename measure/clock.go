@@ -15,8 +15,9 @@ type ClockMetrics struct {
 	// Backsteps counts frames whose estimate is earlier than the previous one.
 	Backsteps int `json:"backsteps"`
 	// MaxRatePPM is the largest |d estimate / d true - 1| over consecutive 1 s
-	// windows after convergence, in parts per million.
-	MaxRatePPM float64 `json:"max_rate_ppm"`
+	// windows after convergence (over the whole run if it never converged),
+	// in parts per million; null when no whole window was measured.
+	MaxRatePPM *float64 `json:"max_rate_ppm"`
 	// ConvergeS is the time from the first clock reply until the error stays
 	// within ConvergeWithinMs for the rest of the run; -1 if it never does.
 	ConvergeS        float64 `json:"converge_s"`
@@ -66,6 +67,7 @@ type ClockMeter struct {
 type rateWindows struct {
 	t, est time.Duration // where the current window starts
 	open   bool
+	n      int // windows measured
 	worst  float64
 }
 
@@ -80,6 +82,7 @@ func (w *rateWindows) add(t, est time.Duration) {
 	rate := float64(est-w.est)/float64(t-w.t) - 1
 	w.worst = max(w.worst, math.Abs(rate)*1e6)
 	w.t, w.est = t, est
+	w.n++
 }
 
 // Add measures the next frame.
@@ -132,10 +135,13 @@ func (k *ClockMeter) Metrics(firstReply time.Duration, replied bool) ClockMetric
 	if k.hasConv && replied {
 		km.ConvergeS = Round(max(0, k.conv-firstReply).Seconds())
 	}
+	w := k.all
 	if k.hasConv {
-		km.MaxRatePPM = Round(k.since.worst)
-	} else {
-		km.MaxRatePPM = Round(k.all.worst)
+		w = k.since
+	}
+	if w.n > 0 {
+		r := Round(w.worst)
+		km.MaxRatePPM = &r
 	}
 	return km
 }

@@ -186,21 +186,32 @@ func TestClockMeter(t *testing.T) {
 		}
 		return 0
 	}, always)
-	if steps.ConvergeS != 3.5 || steps.Backsteps != 1 || steps.MaxRatePPM != 0 || steps.ErrMs.Max != 20 || *steps.BoundCoverage != 0.75 {
+	if steps.ConvergeS != 3.5 || steps.Backsteps != 1 || steps.MaxRatePPM == nil || *steps.MaxRatePPM != 0 || steps.ErrMs.Max != 20 || *steps.BoundCoverage != 0.75 {
 		t.Errorf("stepping clock: %+v", steps)
 	}
 	// A clock that runs 100 ppm fast: 1 ms off after 10 s, so converged
 	// from the start, its rate 100 ppm.
 	fast := run(func(t time.Duration) time.Duration { return t / 10000 }, always)
-	if fast.ConvergeS != 0 || math.Abs(fast.MaxRatePPM-100) > 1 || fast.Backsteps != 0 {
+	if fast.ConvergeS != 0 || fast.MaxRatePPM == nil || math.Abs(*fast.MaxRatePPM-100) > 1 || fast.Backsteps != 0 {
 		t.Errorf("100 ppm fast clock: %+v", fast)
 	}
 	// A clock that steps backwards by 30 ms every second: a backstep each
 	// time after the warm-up, never converged, its rate measured from the
 	// warm-up.
 	back := run(func(t time.Duration) time.Duration { return -30 * time.Millisecond * (t / time.Second) }, always)
-	if back.Backsteps != 7 || back.ConvergeS != -1 || back.MaxRatePPM < 2000 {
+	if back.Backsteps != 7 || back.ConvergeS != -1 || back.MaxRatePPM == nil || *back.MaxRatePPM < 2000 {
 		t.Errorf("clock stepping back: %+v", back)
+	}
+	// A clock exact only from 9.5 s: converged with less than a whole
+	// second of frames after it, so no rate was measured.
+	late := run(func(t time.Duration) time.Duration {
+		if t < 9500*time.Millisecond {
+			return 20 * time.Millisecond
+		}
+		return 0
+	}, always)
+	if late.MaxRatePPM != nil {
+		t.Errorf("converged 0.5 s before the end: max rate %v ppm, want none", *late.MaxRatePPM)
 	}
 	// Frames without an estimate after the warm-up are counted and break
 	// convergence.
