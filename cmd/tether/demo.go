@@ -163,7 +163,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	var hs *http.Server
 	if !*headless {
 		wc := webConfig(*httpAddr)
-		if wc.Play, err = playHandler(live, ln.Addr()); err != nil {
+		if wc.Play, err = playHandler(live, ln.Addr(), link, *seed); err != nil {
 			ln.Close()
 			live.Close()
 			return err

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/transport/ws"
 )
 
@@ -20,13 +21,18 @@ import (
 // over which its client speaks netcode as a UDP client does; GET
 // /play/client.wasm and /play/wasm_exec.js are the client (built on first
 // use, see wasmClient). The Hub puts them all behind its Host check.
-func playHandler(live *match.Live, addr net.Addr) (http.Handler, error) {
+//
+// A browser plays through the demo's link, as the bots do: its datagrams
+// go through link.Up and the server's to it through link.Down, on the
+// server's side of its WebSocket (its clock is its own: link.Clock is not
+// emulated).
+func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed uint64) (http.Handler, error) {
 	ap := addr.(*net.TCPAddr).AddrPort()
 	if ap.Addr().IsUnspecified() {
 		// The address only names the match in tokens: any IP will do.
 		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
 	}
-	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: 2 * match.BrowserSlots})
+	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: 2 * match.BrowserSlots, Link: &link, Seed: seed ^ 0x62726f77})
 	if err != nil {
 		return nil, err
 	}

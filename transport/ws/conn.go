@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/tether-net/tether/netsim"
 )
 
 // ErrClosed is returned by operations on a closed Listener or Conn.
@@ -85,9 +87,12 @@ func (in *inbox) setDeadline(t time.Time) {
 type peer struct {
 	ws   *websocket.Conn
 	addr *net.UDPAddr
-	out  chan []byte
-	gone chan struct{} // closed when the peer is dropped
-	once sync.Once
+	// up and down, with ListenerConfig.Link, are the emulated link's
+	// directions: the peer's datagrams and those to it.
+	up, down *netsim.PacketConn
+	out      chan []byte
+	gone     chan struct{} // closed when the peer is dropped
+	once     sync.Once
 }
 
 // outboxSize is how many datagrams wait for one WebSocket's writer.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/tether-net/tether/netsim"
 )
 
 // ListenerConfig configures a Listener. Zero fields take the defaults shown.
@@ -36,6 +38,15 @@ type ListenerConfig struct {
 	// Queue is how many received datagrams wait for the reader, all
 	// WebSockets together (default 1024, range 16..65536).
 	Queue int
+	// Link, if set, emulates a network between the Listener and every
+	// peer (package tether/netsim), as a UDP client's own socket and a
+	// netsim.Router do for it: datagrams a peer sends go through Link.Up
+	// before ReadFrom returns them, and those written to it through
+	// Link.Down; each peer's random streams are seeded from Seed and its
+	// number. A browser's clock is its own: Link.Clock and Link.Blackouts
+	// are not emulated.
+	Link *netsim.LinkConfig
+	Seed uint64
 }
 
 // ConfigError reports a ListenerConfig field out of range.
@@ -76,6 +87,11 @@ func (c *ListenerConfig) resolve() error {
 	}
 	if c.IdleTimeout < time.Second || c.IdleTimeout > 10*time.Minute {
 		return &ConfigError{Field: "IdleTimeout", Value: c.IdleTimeout, Allowed: "range 1s..10m"}
+	}
+	if c.Link != nil {
+		if err := c.Link.Validate(); err != nil {
+			return &ConfigError{Field: "Link", Value: err, Allowed: "a valid netsim.LinkConfig"}
+		}
 	}
 	return nil
 }
@@ -144,7 +160,8 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	l.open++
 	l.next++
-	ap := netip.AddrPortFrom(peerAddr(l.next), 1)
+	n := l.next
+	ap := netip.AddrPortFrom(peerAddr(n), 1)
 	l.wg.Add(1)
 	l.mu.Unlock()
 	defer l.wg.Done()
@@ -161,6 +178,13 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.accepted.Add(1)
 	c.SetReadLimit(maxReadLimit)
 	p := newPeer(c, net.UDPAddrFromAddrPort(ap))
+	if link := l.cfg.Link; link != nil {
+		seed := l.cfg.Seed + n*0x9e3779b97f4a7c15
+		p.up = netsim.NewPacketConn(sink{l.local, l.deliver}, link.Up, seed)
+		p.down = netsim.NewPacketConn(sink{l.local, func(b []byte, _ net.Addr) { l.sendTo(p, b) }}, link.Down, seed^0x646f776e)
+		defer p.up.Close()
+		defer p.down.Close()
+	}
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -218,13 +242,47 @@ func (l *Listener) read(p *peer) {
 			l.oversize.Add(1)
 		case typ != websocket.MessageBinary:
 			l.text.Add(1)
-		case !l.in.offer(datagram{b: b, from: p.addr}):
-			l.queueFull.Add(1)
+		case p.up != nil:
+			p.up.WriteTo(b, p.addr) // to deliver, after the link's delay
 		default:
-			l.messages.Add(1)
+			l.deliver(b, p.addr)
 		}
 	}
 }
+
+// deliver queues a datagram from addr for the reader.
+func (l *Listener) deliver(b []byte, addr net.Addr) {
+	if !l.in.offer(datagram{b: b, from: addr.(*net.UDPAddr)}) {
+		l.queueFull.Add(1)
+		return
+	}
+	l.messages.Add(1)
+}
+
+// sendTo queues b for p's writer.
+func (l *Listener) sendTo(p *peer, b []byte) {
+	if !p.send(b) {
+		l.unsent.Add(1)
+	}
+}
+
+// sink is a net.PacketConn whose writes call write: the end of an emulated
+// link's path.
+type sink struct {
+	local net.Addr
+	write func(b []byte, addr net.Addr)
+}
+
+func (s sink) WriteTo(b []byte, addr net.Addr) (int, error) {
+	s.write(append([]byte(nil), b...), addr) // the link reuses b
+	return len(b), nil
+}
+func (sink) ReadFrom([]byte) (int, net.Addr, error) { return 0, nil, net.ErrClosed }
+func (sink) Close() error                           { return nil }
+func (s sink) LocalAddr() net.Addr                  { return s.local }
+func (sink) SetDeadline(time.Time) error            { return nil }
+func (sink) SetReadDeadline(time.Time) error        { return nil }
+func (sink) SetWriteDeadline(time.Time) error       { return nil }
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
@@ -252,8 +310,13 @@ func (l *Listener) WriteTo(b []byte, addr net.Addr) (int, error) {
 	}
 	p := l.peers[ua.AddrPort()]
 	l.mu.Unlock()
-	if p == nil || !p.send(b) {
+	switch {
+	case p == nil:
 		l.unsent.Add(1)
+	case p.down != nil:
+		p.down.WriteTo(b, addr) // to send, after the link's delay
+	default:
+		l.sendTo(p, b)
 	}
 	return len(b), nil
 }

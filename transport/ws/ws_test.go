@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/transport/udp"
 	"github.com/tether-net/tether/transport/ws"
 )
@@ -167,4 +168,34 @@ func Example() {
 	cl.Send([]byte("hello"))
 	fmt.Println(<-replies)
 	// Output: echo: hello
+}
+
+// With a Link, a peer's datagrams go through its Up direction and those to
+// it through Down: every datagram duplicated each way.
+func TestListenerLink(t *testing.T) {
+	link := netsim.LinkConfig{Up: netsim.Direction{LatencyMs: 1, Dup: 1}, Down: netsim.Direction{LatencyMs: 1, Dup: 1}}
+	ln, addr := serve(t, ws.ListenerConfig{Link: &link, Seed: 1})
+	c, _, err := dialRaw(t, addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	ctx := context.Background()
+	c.Write(ctx, websocket.MessageBinary, []byte("up"))
+	ln.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 100)
+	var from net.Addr
+	for range 2 {
+		n, a, err := ln.ReadFrom(buf)
+		if err != nil || string(buf[:n]) != "up" {
+			t.Fatalf("read %q, %v; want the datagram twice", buf[:n], err)
+		}
+		from = a
+	}
+	ln.WriteTo([]byte("down"), from)
+	for range 2 {
+		if _, b, err := c.Read(ctx); err != nil || string(b) != "down" {
+			t.Fatalf("reply %q, %v; want it twice", b, err)
+		}
+	}
 }
