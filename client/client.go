@@ -186,9 +186,13 @@ type Stats struct {
 	// ClockBytesOut and ClockBytesIn are the bytes of the clock's messages
 	// (pings out, pongs in), which share datagrams with the others.
 	ClockBytesOut, ClockBytesIn uint64
-	Malformed                   uint64 // packets or messages dropped as malformed
-	Entities                    int    // entities known now
-	Resets                      uint64 // timelines emptied for a clock epoch change
+	InputBytesOut               uint64 // bytes of the Input and Moves messages sent
+	// The bytes of the messages received, by kind: snapshots, replies and
+	// events (tag and body).
+	SnapshotBytesIn, ReplyBytesIn, EventBytesIn uint64
+	Malformed                                   uint64 // packets or messages dropped as malformed
+	Entities                                    int    // entities known now
+	Resets                                      uint64 // timelines emptied for a clock epoch change
 }
 
 // attach is one entry of an entity's parent history.
@@ -440,9 +444,11 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 		case protocol.TagWelcome:
 			c.welcome, c.welcomed = m.Welcome, true
 		case protocol.TagSnapshot:
+			c.stats.SnapshotBytesIn += uint64(len(b))
 			c.snapshot(local, m.Snapshot, m.Body)
 		case protocol.TagEvent:
 			c.stats.Events++
+			c.stats.EventBytesIn += uint64(len(b))
 			c.onEvent(local, m.Event)
 		case protocol.TagReply:
 			est, ok := c.now(local)
@@ -451,6 +457,7 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 				continue
 			}
 			c.stats.Replies++
+			c.stats.ReplyBytesIn += uint64(len(b))
 		default:
 			c.stats.Malformed++
 		}
@@ -651,6 +658,7 @@ func (c *Client) Update(local time.Duration) {
 		c.msg = append(c.msg, data...)
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.stats.Inputs++
+			c.stats.InputBytesOut += uint64(len(c.msg))
 		}
 	}
 	for {

@@ -91,7 +91,8 @@
 //   - others: the other players as the client package draws them.
 //   - net: every datagram the client sent and the server sent it, with its
 //     headers: netcode's (prefix, sequence number, MAC) and 28 bytes of
-//     IPv4 and UDP (harness.Traffic); the connection handshake is left out. The clock's pings and pongs share datagrams with inputs and
+//     IPv4 and UDP (harness.Traffic); the connection handshake is left out.
+//     In the soccer game it is split by kind (measure.NetKinds). The clock's pings and pongs share datagrams with inputs and
 //     snapshots, so its own traffic is not told apart (reported as 0).
 //
 // The server's truth comes from its state after every tick; between ticks

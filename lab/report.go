@@ -41,6 +41,7 @@ type (
 	BallMetrics   = measure.BallMetrics
 	ClockMetrics  = measure.ClockMetrics
 	NetMetrics    = measure.NetMetrics
+	NetKinds      = measure.NetKinds
 	OwnMetrics    = measure.OwnMetrics
 	OthersMetrics = measure.OthersMetrics
 	ProjMetrics   = measure.ProjMetrics
@@ -117,12 +118,21 @@ func (c *client) result(ball any) Result {
 func (c *client) netMetrics() NetMetrics {
 	secs := c.sim.end.Seconds()
 	kbps := func(bytes int64) float64 { return measure.Round(float64(bytes) * 8 / secs / 1000) }
-	return NetMetrics{
+	n := NetMetrics{
 		DownKbps:      kbps(c.downBytes),
 		UpKbps:        kbps(c.upBytes),
 		ClockDownKbps: kbps(c.clockDownBytes),
 		ClockUpKbps:   kbps(c.clockUpBytes),
 	}
+	rate := func(k *NetKinds) *NetKinds {
+		if k == nil {
+			return nil
+		}
+		r := func(bytes float64) float64 { return kbps(int64(bytes)) }
+		return &NetKinds{Snapshots: r(k.Snapshots), Inputs: r(k.Inputs), Replies: r(k.Replies), Clock: r(k.Clock), Events: r(k.Events), Headers: r(k.Headers)}
+	}
+	n.Down, n.Up = rate(c.downKinds), rate(c.upKinds)
+	return n
 }
 
 // definitions is report.md's last section: what every column of the tables
@@ -152,7 +162,7 @@ const definitions = "## Definitions\n\n" +
 	"- converge s: from the first clock reply until the error stays within 2 ms (5 ms on a link with latency spikes) to the end of the run; `never` if it does not.\n" +
 	"- coverage: the share of frames whose raw error is within the error bound the method reports; `-` for a method that reports none.\n" +
 	"- clock up / down kbps: the clock method's own messages; in the soccer game they share datagrams with inputs and snapshots and are not told apart.\n" +
-	"- up / down kbps: every byte of the client's traffic on the wire: payload, the transport's header (netcode's prefix, sequence number and MAC) and 28 bytes of IPv4 and UDP headers per datagram, averaged over the run, kilobits per second.\n\n" +
+	"- up / down kbps: every byte of the client's traffic on the wire: payload, the transport's header (netcode's prefix, sequence number and MAC) and 28 bytes of IPv4 and UDP headers per datagram, averaged over the run, kilobits per second. In the JSON, down_by_kind and up_by_kind (soccer) split them by kind: snapshots, inputs (and predicted moves), replies (the game's acks and adjustments), clock (pings, pongs), events, and headers (the rest: IPv4, UDP, netcode, the reliable channel's header, framing and resends).\n\n" +
 	"### Ball\n\n" +
 	"- fidelity p99 / max m: |R - X(T - d)|, metres: how faithfully the client shows the moment it claims to show, outside blackouts and the half second after a teleport.\n" +
 	"- present rms m: |R - X(T)|, metres: how far what the player sees is from where the ball is now.\n" +

@@ -79,7 +79,10 @@ type client struct {
 	clockMeter measure.ClockMeter
 	ballMeter  measure.BallMeter
 
-	upBytes, downBytes           int64   // every byte on the wire, all traffic
+	upBytes, downBytes int64 // every byte on the wire, all traffic
+	// downKinds and upKinds, if set, split downBytes and upBytes by kind
+	// (bytes, in NetKinds' fields).
+	downKinds, upKinds           *NetKinds
 	clockUpBytes, clockDownBytes int64   // the clock's messages alone
 	resimTicks                   *uint64 // ticks re-simulated, for a ball method that has them
 }

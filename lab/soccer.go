@@ -181,10 +181,20 @@ func (sc *soccerClient) input(in soccer.Input) {
 }
 
 // traffic takes every byte sent both ways on the client's link, the
-// datagrams' headers included (harness.Traffic).
+// datagrams' headers included (harness.Traffic), and splits it by kind from
+// the client's and the server's counters of the messages they sent.
 func (sc *soccerClient) traffic() {
 	t := sc.bot.Harness().Traffic()
 	sc.c.upBytes, sc.c.downBytes = t.WireUp, t.WireDown
+	cs := sc.bot.Client().Stats()
+	up := NetKinds{Inputs: float64(cs.InputBytesOut), Clock: float64(cs.ClockBytesOut)}
+	up.Headers = float64(t.WireUp) - up.Inputs - up.Clock
+	sc.c.upKinds = &up
+	if ss, ok := sc.match.v.Server().ClientStats(sc.bot.Slot()); ok {
+		down := NetKinds{Snapshots: float64(ss.SnapshotBytes), Replies: float64(ss.ReplyBytes), Clock: float64(ss.PongBytes), Events: float64(ss.EventBytes)}
+		down.Headers = float64(t.WireDown) - down.Snapshots - down.Replies - down.Clock - down.Events
+		sc.c.downKinds = &down
+	}
 }
 
 func (sm *soccerMatch) report() *Report {

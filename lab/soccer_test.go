@@ -82,6 +82,13 @@ func TestSoccerRuns(t *testing.T) {
 				if n.DownKbps < 10 || n.DownKbps > 64 || n.UpKbps < 5 || n.UpKbps > 160 {
 					t.Errorf("%s: %.1f kbps down, %.1f up", r.Client, n.DownKbps, n.UpKbps)
 				}
+				// The breakdown adds up, and most of the down is snapshots.
+				sum := func(k *NetKinds) float64 { return k.Snapshots + k.Inputs + k.Replies + k.Clock + k.Events + k.Headers }
+				if d, u := n.Down, n.Up; d == nil || u == nil || math.Abs(sum(d)-n.DownKbps) > 0.01 || math.Abs(sum(u)-n.UpKbps) > 0.01 ||
+					d.Snapshots < n.DownKbps/2 || d.Inputs != 0 || u.Inputs <= 0 || u.Snapshots != 0 || d.Headers <= 0 || u.Headers <= 0 ||
+					d.Clock <= 0 || u.Clock <= 0 {
+					t.Errorf("%s: by kind down %+v, up %+v", r.Client, d, u)
+				}
 				if b.Kicks == nil {
 					t.Errorf("%s: no kick figures", r.Client)
 				}

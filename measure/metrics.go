@@ -71,4 +71,21 @@ type NetMetrics struct {
 	UpKbps        float64 `json:"up_kbps"`
 	ClockDownKbps float64 `json:"clock_down_kbps"`
 	ClockUpKbps   float64 `json:"clock_up_kbps"`
+	// Down and Up, where measured, split DownKbps and UpKbps by kind.
+	Down *NetKinds `json:"down_by_kind,omitempty"`
+	Up   *NetKinds `json:"up_by_kind,omitempty"`
+}
+
+// NetKinds splits one direction's traffic, kilobits per second, by what the
+// bytes carried: the messages of each kind (tag and body) and Headers, the
+// rest: every datagram's IPv4, UDP and netcode headers, the reliable
+// channel's header and framing, and its resends. The fields add up to the
+// direction's total.
+type NetKinds struct {
+	Snapshots float64 `json:"snapshots"`
+	Inputs    float64 `json:"inputs"`  // inputs and predicted moves
+	Replies   float64 `json:"replies"` // the game's answers to inputs: acks, adjustments
+	Clock     float64 `json:"clock"`   // pings and pongs
+	Events    float64 `json:"events"`
+	Headers   float64 `json:"headers"`
 }

@@ -156,6 +156,11 @@ type ClientStats struct {
 
 	PacketsIn, BytesIn   uint64
 	PacketsOut, BytesOut uint64
+	// The bytes of the messages queued for the client, by kind (tag and
+	// body; the welcome aside): snapshots, the game's replies, clock pongs
+	// and events. BytesOut less these is the reliable channel's headers,
+	// framing and resends.
+	SnapshotBytes, ReplyBytes, PongBytes, EventBytes uint64
 }
 
 type conn struct {
@@ -414,6 +419,7 @@ func (s *Server) pong(c *conn, client int, arrival, now time.Duration, ping cloc
 	s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(ping, arrival, now))
 	if c.ep.SendUnreliable(s.msg) == nil {
 		s.stats.Pongs++
+		c.stats.PongBytes += uint64(len(s.msg))
 		s.flush(now, client)
 	}
 }
@@ -473,6 +479,7 @@ func (s *Server) step() {
 					continue
 				}
 				s.stats.Snapshots++
+				c.stats.SnapshotBytes += uint64(len(s.snap))
 				if !regular {
 					s.stats.ExtraSnapshots++
 				}
@@ -503,6 +510,7 @@ func (s *Server) reply(c *conn, client int, now time.Duration) {
 	}
 	if c.ep.SendUnreliable(s.msg) == nil {
 		s.stats.Replies++
+		c.stats.ReplyBytes += uint64(len(s.msg))
 		c.flush = true
 	}
 }
@@ -516,16 +524,21 @@ func (e *emitter) Emit(ev event.Event) {
 	s.stats.Events++
 	s.msg = protocol.AppendEvent(s.msg[:0], ev)
 	for _, client := range s.order {
-		s.sendReliable(s.clients[client], s.msg)
+		if c := s.clients[client]; s.sendReliable(c, s.msg) {
+			c.stats.EventBytes += uint64(len(s.msg))
+		}
 	}
 }
 
-func (s *Server) sendReliable(c *conn, msg []byte) {
+// sendReliable queues msg for c on the reliable channel and reports whether
+// it was taken.
+func (s *Server) sendReliable(c *conn, msg []byte) bool {
 	if c.ep.SendReliable(msg) != nil {
 		s.stats.QueueFull++
-		return
+		return false
 	}
 	c.flush = true
+	return true
 }
 
 // flush queues every packet the client's endpoint has due.

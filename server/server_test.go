@@ -396,4 +396,8 @@ func TestReplies(t *testing.T) {
 	if len(bodies) != 2 || bodies[0] != "ix" || bodies[1] != "t" || s.Stats().Replies != 2 {
 		t.Fatalf("replies %q, %+v", bodies, s.Stats())
 	}
+	// The replies' bytes are counted as such: a tag and a body each.
+	if cs, _ := s.ClientStats(0); cs.ReplyBytes != 1+2+1+1 || cs.SnapshotBytes != 0 || cs.PongBytes != 0 || cs.EventBytes != 0 {
+		t.Fatalf("client stats %+v", cs)
+	}
 }

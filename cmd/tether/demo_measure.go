@@ -201,6 +201,8 @@ type netSample struct {
 	packetsIn, bytesIn   uint64        // datagrams received, their bytes
 	packetsOut, bytesOut uint64        // datagrams sent, their bytes
 	pings, pongs         uint64        // clock messages sent and answered
+	// message bytes by kind (client.Stats): received, and sent
+	in, out measure.NetKinds
 }
 
 // sampleNet reads a live bot's counters.
@@ -215,6 +217,9 @@ func sampleNet(b *match.Bot, now time.Duration) netSample {
 	d.Do(func(c *client.Client) {
 		cs := c.Clock().Stats()
 		s.pings, s.pongs = cs.Pings, cs.Samples+cs.Stale+cs.Invalid
+		st := c.Stats()
+		s.in = measure.NetKinds{Snapshots: float64(st.SnapshotBytesIn), Replies: float64(st.ReplyBytesIn), Events: float64(st.EventBytesIn), Clock: float64(st.ClockBytesIn)}
+		s.out = measure.NetKinds{Inputs: float64(st.InputBytesOut), Clock: float64(st.ClockBytesOut)}
 	})
 	return s
 }
@@ -228,18 +233,30 @@ const (
 )
 
 // kbps returns the traffic between two samples: datagram bytes plus the IPv4
-// and UDP headers, and the clock's message bytes.
+// and UDP headers, and the clock's message bytes; and both split by kind,
+// the rest of each (headers, framing, resends) in Headers.
 func kbps(a, b netSample) measure.NetMetrics {
 	secs := (b.at - a.at).Seconds()
 	if secs <= 0 {
 		return measure.NetMetrics{}
 	}
 	rate := func(bytes uint64) float64 { return measure.Round(float64(bytes) * 8 / secs / 1000) }
+	down := b.bytesIn - a.bytesIn + (b.packetsIn-a.packetsIn)*netsim.HeaderBytes
+	up := b.bytesOut - a.bytesOut + (b.packetsOut-a.packetsOut)*netsim.HeaderBytes
+	kinds := func(total uint64, a, b measure.NetKinds) *measure.NetKinds {
+		r := func(x, y float64) float64 { return rate(uint64(max(0, y-x))) }
+		k := measure.NetKinds{Snapshots: r(a.Snapshots, b.Snapshots), Inputs: r(a.Inputs, b.Inputs), Replies: r(a.Replies, b.Replies),
+			Clock: r(a.Clock, b.Clock), Events: r(a.Events, b.Events)}
+		k.Headers = max(0, measure.Round(rate(total)-k.Snapshots-k.Inputs-k.Replies-k.Clock-k.Events))
+		return &k
+	}
 	return measure.NetMetrics{
-		DownKbps:      rate(b.bytesIn - a.bytesIn + (b.packetsIn-a.packetsIn)*netsim.HeaderBytes),
-		UpKbps:        rate(b.bytesOut - a.bytesOut + (b.packetsOut-a.packetsOut)*netsim.HeaderBytes),
+		DownKbps:      rate(down),
+		UpKbps:        rate(up),
 		ClockUpKbps:   rate((b.pings - a.pings) * pingBytes),
 		ClockDownKbps: rate((b.pongs - a.pongs) * pongBytes),
+		Down:          kinds(down, a.in, b.in),
+		Up:            kinds(up, a.out, b.out),
 	}
 }
 
