@@ -16,10 +16,6 @@ import (
 // gravity is the physics world's default, m/s².
 const gravity = 9.81
 
-// contactKnotSpeed is the impact speed, m/s, above which a contact of the
-// ball inside a step is taken as a bounce.
-const contactKnotSpeed = 0.5
-
 // newBallWorld returns the ball drill's world stepping at tickHz (package
 // game/drill): the private world of every client method that simulates the
 // ball, and of the oracle.

@@ -99,7 +99,9 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	}
 	sm.v = v
 	v.Truth(&sm.scratch)
-	sm.truth = newSoccerTruth(sm.rules, s.TickHz, len(s.Clients), &sm.scratch)
+	if sm.truth, err = newSoccerTruth(sm.rules, s.TickHz, len(s.Clients), &sm.scratch); err != nil {
+		return nil, fmt.Errorf("tether/lab: %w", err)
+	}
 	sm.truth.keep = m.keep()
 	for i, b := range v.Bots() {
 		sc := sm.clients[i]

@@ -15,7 +15,7 @@ import (
 
 // The bot's pops, counted in hindsight against the ball states it received,
 // estimate the pops the server's truth gives for the same frames (a
-// measure.BallMeter against lab.SoccerBall), in virtual matches of 4 bots:
+// measure.BallMeter against match.BallTruth), in virtual matches of 4 bots:
 // measured 9 for 9 (broadband), 55 for 51 (wan), 6 for 1 (mobile), 19 for 16
 // (lossy). The test holds them within 30 % and 5 pops of the truth's.
 func TestBotHindsightAgainstTruth(t *testing.T) {
@@ -36,12 +36,14 @@ func TestBotHindsightAgainstTruth(t *testing.T) {
 			meters[i] = newBotMeter(soccer.DefaultRules())
 			truths[i] = measure.BallMeter{WarmUp: botWarmUp, Blackouts: spans}
 		}
-		var ball *lab.SoccerBall
+		var ball *match.BallTruth
 		var v *match.Virtual
 		v, err = match.NewVirtual(match.Config{Seed: 1, Bots: bots, Link: link,
 			OnTick: func(t *soccer.Truth) {
 				if ball == nil {
-					ball = lab.NewSoccerBall(lab.DefaultTickHz, t)
+					if ball, err = match.NewBallTruth(soccer.Rules{}, lab.DefaultTickHz, t); err != nil {
+						panic(err)
+					}
 					return
 				}
 				ball.Tick(t)

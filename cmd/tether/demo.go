@@ -42,7 +42,7 @@ const (
 // headless with a report in the lab's schema.
 //
 // Live measurement is the lab's: the same meters (package measure), fed
-// with the same records, against the same truth (lab.SoccerBall for the
+// with the same records, against the same truth (match.BallTruth for the
 // ball, a measure.Cast of the players, the server's kicks, from the
 // server's match after every tick), with these differences:
 //   - T(L), the true server time of a frame, is the frame's local time mapped

@@ -18,7 +18,7 @@ import (
 
 // The demo measures its clients live as the lab does (match.Meter, package
 // measure's meters fed from the match's hooks), against the lab's truth of
-// the soccer ball (lab.SoccerBall): frames before demoWarmUp of server time
+// the soccer ball (match.BallTruth): frames before demoWarmUp of server time
 // are left out.
 const (
 	demoWarmUp = 2 * time.Second
@@ -96,14 +96,14 @@ func newRecorder(names []string, links []netsim.LinkConfig, predicts, report boo
 		r.clients = append(r.clients, &clientRec{name: n, link: l, asym: (up - down) / 2,
 			shown: liveStats{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}})
 	}
-	mc.Ball = func(start *soccer.Truth) (*measure.Truth, func(*soccer.Truth)) {
-		b := lab.NewSoccerBall(lab.DefaultTickHz, start)
-		return &b.Truth, b.Tick
-	}
+	mc.TickHz = lab.DefaultTickHz
 	if !report {
 		mc.KeepBall = keepTruth
 	}
-	r.meter = match.NewMeter(mc)
+	var err error
+	if r.meter, err = match.NewMeter(mc); err != nil {
+		panic(err) // the default rules and tick rate
+	}
 	return r
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
-	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
 )
@@ -82,14 +81,7 @@ func (g *ClientGame) View(_ uint32, kind uint8) replicate.View {
 		}
 		return nil
 	}
-	w, err := physics.NewWorld(physics.Config{StepHz: cmp.Or(g.TickHz, 60)})
-	if err != nil {
-		return nil
-	}
-	if _, err := g.Rules.Pitch.AddTo(w); err != nil {
-		return nil
-	}
-	ball, err := w.AddSphere(g.Rules.Ball)
+	w, ball, err := g.Rules.BallWorld(cmp.Or(g.TickHz, 60))
 	if err != nil {
 		return nil
 	}

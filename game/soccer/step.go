@@ -209,6 +209,24 @@ func (r Rules) kicked(b physics.BodyState, in Input, kicker PlayerState) physics
 	return b
 }
 
+// BallWorld returns a physics world stepping at tickHz that holds the pitch
+// and the ball alone (at rest where Rules.Ball puts it): where a client or a
+// tool follows the ball's flight without the players.
+func (r Rules) BallWorld(tickHz int) (*physics.World, physics.BodyID, error) {
+	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := r.Pitch.AddTo(w); err != nil {
+		return nil, 0, err
+	}
+	ball, err := w.AddSphere(r.Ball)
+	if err != nil {
+		return nil, 0, err
+	}
+	return w, ball, nil
+}
+
 // newWorld builds the match's physics world: the pitch, the ball on the centre
 // spot and a parked capsule for each player.
 func newWorld(rules Rules, tickHz int) (*physics.World, physics.BodyID, []physics.BodyID, error) {

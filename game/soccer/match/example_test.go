@@ -7,8 +7,6 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
-	"github.com/tether-net/tether/lab"
-	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/replicate"
@@ -70,21 +68,17 @@ func ExampleConfig_balls() {
 }
 
 // A Meter fed from a virtual match's hooks measures every bot as the lab
-// does: here two bots on a broadband link, the ball against the lab's truth
-// of it, for 20 s.
+// does: here two bots on a broadband link, the ball against its truth
+// (BallTruth), for 20 s.
 func ExampleMeter() {
 	link, _ := netsim.Preset("broadband")
 	bot := match.MeteredBot{Up: 25 * time.Millisecond, Down: 25 * time.Millisecond, Predicts: true} // the link's base latencies
-	meter := match.NewMeter(match.MeterConfig{
-		WarmUp: 2 * time.Second,
-		Bots:   []match.MeteredBot{bot, bot},
-		Ball: func(start *soccer.Truth) (*measure.Truth, func(*soccer.Truth)) {
-			b := lab.NewSoccerBall(60, start)
-			return &b.Truth, b.Tick
-		},
-	})
+	meter, err := match.NewMeter(match.MeterConfig{WarmUp: 2 * time.Second, Bots: []match.MeteredBot{bot, bot}})
+	if err != nil {
+		panic(err)
+	}
 	var v *match.Virtual
-	v, err := match.NewVirtual(match.Config{Seed: 1, Bots: 2, Link: link,
+	v, err = match.NewVirtual(match.Config{Seed: 1, Bots: 2, Link: link,
 		OnTick:       func(t *soccer.Truth) { meter.Tick(t, v.Game().Stats().Kicks) },
 		OnFrame:      func(b *match.Bot, f *client.Frame, _ *soccer.View) { meter.Frame(b, f) },
 		OnMove:       meter.Moved,

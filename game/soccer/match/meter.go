@@ -1,6 +1,8 @@
 package match
 
 import (
+	"cmp"
+	"fmt"
 	"sync"
 	"time"
 
@@ -25,7 +27,7 @@ type Meter struct {
 	mu        sync.Mutex
 	done      bool
 	ball      *measure.Truth // nil until the first tick
-	tickBall  func(*soccer.Truth)
+	truth     *BallTruth     // nil until the first tick
 	cast      measure.Cast   // the players
 	forgot    time.Duration  // the cast holds no ticks before it
 	poses     []measure.Pose // scratch for cast
@@ -43,11 +45,12 @@ type MeterConfig struct {
 	// asymmetry and convergence bound) and whether each predicts its own
 	// player.
 	Bots []MeteredBot
-	// Ball starts the ball's true trajectory at the server's first tick
-	// start (the lab's SoccerBall): what the ball is measured against, and
-	// the function that extends it by each later tick (called from Tick,
-	// under the meter's lock).
-	Ball func(start *soccer.Truth) (tr *measure.Truth, tick func(*soccer.Truth))
+	// Rules are the match's rules (the zero value: the defaults) and TickHz
+	// its server's tick rate (0 means 60): the ball's true trajectory, what
+	// the ball is measured against, is recovered from the server's ticks
+	// with them (BallTruth).
+	Rules  soccer.Rules
+	TickHz int
 	// KeepBall is how much of the ball's trajectory is held behind the
 	// newest tick; 0 holds it all (the own kicks are measured against it at
 	// the end: a meter that keeps less measures them only as far back).
@@ -92,8 +95,13 @@ type Figures struct {
 	Own    measure.OwnMetrics
 }
 
-// NewMeter returns a meter of the bots cfg describes.
-func NewMeter(cfg MeterConfig) *Meter {
+// NewMeter returns a meter of the bots cfg describes, or an error if its
+// rules or tick rate make no world.
+func NewMeter(cfg MeterConfig) (*Meter, error) {
+	cfg.TickHz = cmp.Or(cfg.TickHz, 60)
+	if _, _, err := cfg.Rules.WithDefaults().BallWorld(cfg.TickHz); err != nil {
+		return nil, fmt.Errorf("tether/match: meter: %w", err)
+	}
 	m := &Meter{cfg: cfg, possessor: soccer.NoPlayer}
 	for _, b := range cfg.Bots {
 		asym := (b.Up - b.Down) / 2
@@ -109,7 +117,7 @@ func NewMeter(cfg MeterConfig) *Meter {
 			kicks:  measure.KickMeter{WarmUp: cfg.WarmUp},
 		})
 	}
-	return m
+	return m, nil
 }
 
 // Tick takes the server's match after a tick, and its count of kicks so far
@@ -120,10 +128,14 @@ func (m *Meter) Tick(t *soccer.Truth, kicks uint64) {
 	if m.done {
 		return
 	}
-	if m.ball == nil {
-		m.ball, m.tickBall = m.cfg.Ball(t)
+	if m.truth == nil {
+		bt, err := NewBallTruth(m.cfg.Rules, m.cfg.TickHz, t)
+		if err != nil {
+			panic(err) // NewMeter made one with the same rules and rate
+		}
+		m.truth, m.ball = bt, &bt.Truth
 	} else {
-		m.tickBall(t)
+		m.truth.Tick(t)
 	}
 	if keep := m.cfg.KeepBall; keep > 0 && t.Time-m.ball.Oldest().T > 2*keep {
 		m.ball.Forget(t.Time - keep)

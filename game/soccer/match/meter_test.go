@@ -47,11 +47,11 @@ func TestMeterIsTheLab(t *testing.T) {
 		mc.Bots = append(mc.Bots, match.MeteredBot{Up: ms(link.Up.LatencyMs), Down: ms(link.Down.LatencyMs),
 			Spikes: link.Up.Spikes != nil || link.Down.Spikes != nil, Blackouts: spans, Predicts: cfg.Predicts(i)})
 	}
-	mc.Ball = func(start *soccer.Truth) (*measure.Truth, func(*soccer.Truth)) {
-		b := lab.NewSoccerBall(scen.TickHz, start)
-		return &b.Truth, b.Tick
+	mc.TickHz = scen.TickHz
+	meter, err := match.NewMeter(mc)
+	if err != nil {
+		t.Fatal(err)
 	}
-	meter := match.NewMeter(mc)
 	var v *match.Virtual
 	cfg.OnTick = func(t *soccer.Truth) { meter.Tick(t, v.Game().Stats().Kicks) }
 	cfg.OnFrame = func(b *match.Bot, f *client.Frame, _ *soccer.View) { meter.Frame(b, f) }
