@@ -1,11 +1,15 @@
 // Package lab measures how well clients see a server's world over emulated
 // networks, in virtual time.
 //
-// A run simulates an authoritative server and its clients through seeded
-// emulated links (package netsim): the server steps the world at tick_hz and
-// sends snapshots at snapshot_hz; every client estimates the server's clock,
-// shows the ball, and renders frame_hz frames by its own (possibly drifting)
-// clock. At every frame the lab compares what the client shows with the
+// A run is the shipped code: one server core (package server) and a client
+// core (package client) per client of the scenario, with the game's server
+// and client sides (game/drill for the ball drill, game/soccer, game/arena),
+// over seeded emulated links in virtual time (packages harness and netsim).
+// The server steps the world at tick_hz and sends snapshots at snapshot_hz;
+// every client estimates the server's clock, shows the ball, and renders
+// frame_hz frames by its own (possibly drifting) clock. The lab selects
+// methods and measures (package measure); it holds no game rule and no
+// client of its own. At every frame the lab compares what the client shows with the
 // server's true state at that moment. Nothing reads a wall clock, so a 60 s
 // scenario runs in a fraction of a second and the same scenario always gives
 // the same report, byte for byte.
@@ -15,16 +19,19 @@
 // Each client has a clock method and a ball method, compared side by side on
 // identically seeded links:
 //
-//   - clock "tether": the clock package's estimator. "oneshot": one request at
-//     connect, offset = Ts + RTT/2 - Tc, never updated (retried each second
-//     until a reply arrives). "ue4": the server sends its time every 5 s and
-//     the client sets offset = received - local, with no lag correction.
-//   - ball "tether": the timeline package's snapshot interpolation, which
-//     extrapolates past the newest state with the ball's own physics (a
-//     private copy of the server's pitch and ball). "seed": a ring of 20
-//     states, linear interpolation of position and of Euler angles at network
-//     time - 100 ms, extrapolation by the newest velocity for at most 500 ms,
-//     then hold. "velocity", "predictive" and "resim": Unreal Engine 5's
+//   - clock "tether": the clock package's estimator, as the client runs it.
+//     The baselines draw at their own estimate (client.Config.ServerTime):
+//     "oneshot" takes offset = Ts + RTT/2 - Tc from the first ping exchange
+//     answered (clock.Estimator.First) and never updates it; "ue4" takes the
+//     server's time from a snapshot every 5 s, offset = received - local,
+//     with no lag correction.
+//   - ball "tether": the timeline package's snapshot interpolation with the
+//     render delay its knob sets (late_share), which extrapolates past the
+//     newest state with the ball's own physics (a copy of the server's pitch
+//     and ball). "seed" (replicate.Seed): a ring of 20 states, linear
+//     interpolation of position and of Euler angles at network time - 100
+//     ms, extrapolation by the newest velocity for at most 500 ms, then
+//     hold. "velocity", "predictive" and "resim": Unreal Engine 5's
 //     physics replication modes, from package replicate, each simulating the
 //     ball in its own copy of the world and showing the present. "oracle" is
 //     a reference, not a method: the server's exact state from one mean
