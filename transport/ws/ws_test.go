@@ -199,3 +199,113 @@ func TestListenerLink(t *testing.T) {
 		}
 	}
 }
+
+// 64 clients connect over WebSockets to one netcode server and each gets its
+// payload echoed; a token for another protocol and a token sealed with
+// another key are refused and counted by netcode.
+func TestListener64Clients(t *testing.T) {
+	const n = 64
+	key, _ := netcode.GenerateKey(rand.Reader)
+	const protocolID = 0x7e7e
+	ln, addr := serve(t, ws.ListenerConfig{MaxConns: n + 3})
+	var srv *udp.Server
+	ready := make(chan struct{})
+	srv, err := udp.NewServer(ln, udp.ServerConfig{
+		Netcode: netcode.ServerConfig{ProtocolID: protocolID, PrivateKey: key, MaxClients: n},
+		OnPayload: func(client int, p []byte, _ time.Time) {
+			<-ready
+			srv.Send(client, p)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(ready)
+	defer srv.Close()
+	mint := func(id uint64, pid uint64, k *netcode.Key, now time.Time) *netcode.ConnectToken {
+		tok, err := netcode.NewConnectToken(rand.Reader, k, netcode.TokenParams{ProtocolID: pid, ClientID: id, Now: now,
+			ServerAddresses: []netip.AddrPort{ln.LocalAddr().(*net.UDPAddr).AddrPort()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	echoes := make(chan string, n)
+	dial := func(tok *netcode.ConnectToken, msg string) *udp.Client {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		conn, err := ws.Dial(ctx, "ws://"+addr+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cl *udp.Client
+		connected := make(chan struct{})
+		cl, err = udp.Dial(conn, tok, udp.ClientConfig{
+			OnState: func(s netcode.ClientState) {
+				if s == netcode.StateConnected {
+					close(connected)
+				}
+			},
+			OnPayload: func(p []byte) { echoes <- string(p) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			select {
+			case <-connected:
+				cl.Send([]byte(msg))
+			case <-cl.Done():
+			}
+		}()
+		return cl
+	}
+	now := time.Now()
+	var clients []*udp.Client
+	for i := range n {
+		clients = append(clients, dial(mint(uint64(i+1), protocolID, &key, now), fmt.Sprint("client ", i)))
+	}
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	got := map[string]bool{}
+	timeout := time.After(60 * time.Second)
+	for len(got) < n {
+		select {
+		case e := <-echoes:
+			got[e] = true
+		case <-timeout:
+			t.Fatalf("%d of %d echoes; server stats %+v", len(got), n, srv.Stats())
+		}
+	}
+	other, _ := netcode.GenerateKey(rand.Reader)
+	// Tokens the client cannot tell are bad (the server's checks refuse
+	// them): sealed with another key, for another protocol.
+	bad := []*netcode.ConnectToken{
+		mint(1001, protocolID, &other, now),
+		mint(1002, protocolID+1, &key, now),
+	}
+	for _, tok := range bad {
+		c := dial(tok, "bad")
+		defer c.Close()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if d := srv.Stats().Dropped; d.Auth > 0 && d.ProtocolID > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	st := srv.Stats()
+	if st.Dropped.Auth == 0 || st.Dropped.ProtocolID == 0 {
+		t.Errorf("bad tokens: dropped %+v; want another key's and another protocol's refused", st.Dropped)
+	}
+	if c := srv.NumConnected(); c != n {
+		t.Errorf("%d connected, want %d", c, n)
+	}
+	if ls := ln.Stats(); ls.Conns != n+len(bad) {
+		t.Errorf("%d WebSockets open, want %d", ls.Conns, n+len(bad))
+	}
+}
