@@ -58,6 +58,16 @@
 // frames received, whether the socket is open, and the true ball's position
 // in the newest frame.
 //
+// With HubConfig.Play set the page offers "Play in this browser": it loads
+// play/wasm_exec.js and play/client.wasm (a Go client built for
+// WebAssembly, such as tether demo's), stops drawing and steering through
+// the hub, and lends the client its canvas and keys: window.tetherPlay =
+// {keys(), draw(json)}, where keys() returns the key state with kicks (the
+// kick key's presses so far) and draw takes a frame in the hub's format,
+// the client's view in the place of the truth. While playing the table
+// keeps the hub's figures and tetherStats.truth the hub's newest truth;
+// the client keeps its own figures in tetherStats.play.
+//
 // # Lifetime
 //
 // Close disconnects every page and waits for the goroutines that serve them,
