@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -97,6 +99,11 @@ func TestDemoPlayInBrowser(t *testing.T) {
 	}
 	if !(p.ClockBoundMs > 0) || !(p.DelayMs > 0) {
 		t.Errorf("clock bound %v ms, render delay %v ms: want both measured", p.ClockBoundMs, p.DelayMs)
+	}
+	if dir := os.Getenv("TETHER_SCREENSHOT_DIR"); dir != "" {
+		if shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
+			os.WriteFile(filepath.Join(dir, "play.png"), shot, 0o644)
+		}
 	}
 	cancelTab()
 	stopProcess(t, cmd, stderr, 10*time.Second)
