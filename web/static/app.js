@@ -703,6 +703,7 @@
     keyState = {up: false, down: false, left: false, right: false, sprint: false, kick: false};
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(Object.assign({type: 'keys'}, keyState)));
     setMode('ghosts');
+    document.getElementById('discs').textContent = 'what this browser\'s client shows (Blue, Red)';
     go.run(r.instance);
   }
 
