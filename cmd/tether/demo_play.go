@@ -32,7 +32,8 @@ func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed u
 		// The address only names the match in tokens: any IP will do.
 		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
 	}
-	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: 2 * match.BrowserSlots, Link: &link, Seed: seed ^ 0x62726f77})
+	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: 2 * match.BrowserSlots, Link: &link, Seed: seed ^ 0x62726f77,
+		OnClose: func(a net.Addr) { live.BrowserLeft(a) }}) // a closed tab's player leaves at once
 	if err != nil {
 		return nil, err
 	}

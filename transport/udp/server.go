@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -196,6 +197,28 @@ func (s *Server) Disconnect(client int) error {
 	}
 	s.sendLocked()
 	return nil
+}
+
+// DisconnectAddr disconnects the client connected from addr, as Disconnect
+// does, and reports whether there was one: for a transport that learns a
+// peer is gone, which netcode cannot hear (a browser tab closing its
+// WebSocket sends no disconnect packet).
+func (s *Server) DisconnectAddr(addr netip.AddrPort) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, ErrClosed
+	}
+	for client := range s.core.MaxClients() {
+		if s.core.Connected(client) && s.core.ClientAddr(client) == addr {
+			if err := s.core.Disconnect(s.cfg.Now(), client); err != nil {
+				return false, err
+			}
+			s.sendLocked()
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // DisconnectAll disconnects every client as Disconnect does.

@@ -47,6 +47,11 @@ type ListenerConfig struct {
 	// are not emulated.
 	Link *netsim.LinkConfig
 	Seed uint64
+	// OnClose, if set, is called with a peer's address once its WebSocket
+	// has closed, on that WebSocket's goroutine: a server can free the
+	// peer's slot at once (udp.Server.DisconnectAddr), where netcode would
+	// wait for its timeout, as a closed tab sends no disconnect packet.
+	OnClose func(addr net.Addr)
 }
 
 // ConfigError reports a ListenerConfig field out of range.
@@ -201,6 +206,9 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.read(p)
 	p.drop()
 	<-writer
+	if l.cfg.OnClose != nil {
+		l.cfg.OnClose(p.addr)
+	}
 }
 
 // peerAddr is the n-th address in 100::/64.

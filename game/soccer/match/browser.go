@@ -52,6 +52,27 @@ func (l *Live) ServeBrowsers(conn net.PacketConn) error {
 	return nil
 }
 
+// BrowserLeft frees at once the slot of the browser whose connection from
+// addr has closed (a closed tab sends no disconnect, so netcode would wait
+// for its timeout): give it to the browser transport's close hook
+// (ws.ListenerConfig.OnClose). It reports whether a browser was connected
+// from addr.
+func (l *Live) BrowserLeft(addr net.Addr) (bool, error) {
+	l.mu.Lock()
+	browsers := l.browserAddr
+	l.mu.Unlock()
+	ua, ok := addr.(*net.UDPAddr)
+	if !ok || !browsers.IsValid() {
+		return false, nil
+	}
+	for _, t := range l.srv.Transports() {
+		if a, ok := t.Addr().(*net.UDPAddr); ok && a.AddrPort() == browsers {
+			return t.DisconnectAddr(ua.AddrPort())
+		}
+	}
+	return false, nil
+}
+
 // BrowserToken mints a connect token for one browser client of the match
 // (see ServeBrowsers), with a client id of its own and netcode's default
 // expiry (30 s) and timeout (10 s). It is what a matchmaker would hand out.

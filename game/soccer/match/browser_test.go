@@ -33,36 +33,13 @@ func TestBrowserBesideUDP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := ws.NewListener(ws.ListenerConfig{Addr: tcp.Addr().(*net.TCPAddr).AddrPort()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: ln}
-	go hs.Serve(tcp)
-	defer hs.Close()
-	if err := l.ServeBrowsers(ln); err != nil {
-		t.Fatal(err)
-	}
+	url := serveBrowsers(t, l, ws.ListenerConfig{})
 	tok, err := l.BrowserToken()
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "ws://" + tcp.Addr().String() + "/"
 	dial := func(tok *netcode.ConnectToken) *Bot {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		conn, err := ws.Dial(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := Dial(conn, tok, Config{Seed: 9}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: ProtocolID}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, _ := dialBrowser(t, url, tok)
 		return b
 	}
 	b := dial(tok)
@@ -126,6 +103,83 @@ func TestBrowserBesideUDP(t *testing.T) {
 	}
 	if d := side.Stats().Dropped; d.AlreadyConnected == 0 || d.ServerAddress == 0 {
 		t.Errorf("refusals: already connected %d, wrong server address %d; want both", d.AlreadyConnected, d.ServerAddress)
+	}
+}
+
+// serveBrowsers serves l's browsers on a Listener with cfg on a loopback
+// HTTP server, closed with the test, and returns its WebSocket URL.
+func serveBrowsers(t *testing.T, l *Live, cfg ws.ListenerConfig) string {
+	t.Helper()
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Addr = tcp.Addr().(*net.TCPAddr).AddrPort()
+	ln, err := ws.NewListener(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: ln}
+	go hs.Serve(tcp)
+	t.Cleanup(func() { hs.Close() })
+	if err := l.ServeBrowsers(ln); err != nil {
+		t.Fatal(err)
+	}
+	return "ws://" + tcp.Addr().String() + "/"
+}
+
+// dialBrowser connects a bot with tok over a WebSocket to url and returns it
+// with its WebSocket.
+func dialBrowser(t *testing.T, url string, tok *netcode.ConnectToken) (*Bot, net.PacketConn) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := ws.Dial(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Dial(conn, tok, Config{Seed: 9}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: ProtocolID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, conn
+}
+
+// A browser whose WebSocket closes without netcode's goodbye (a closed tab)
+// leaves the match at once when the Listener's close hook tells the match
+// (Live.BrowserLeft), not after its token's timeout (10 s).
+func TestBrowserTabClosed(t *testing.T) {
+	l, err := StartLive(Config{Seed: 5, Bots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	url := serveBrowsers(t, l, ws.ListenerConfig{OnClose: func(a net.Addr) { l.BrowserLeft(a) }})
+	tok, err := l.BrowserToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, conn := dialBrowser(t, url, tok)
+	defer b.Driver().Close()
+	clients := func() (n int) {
+		l.Server().Do(func(s *server.Server) { n = s.Stats().Clients })
+		return n
+	}
+	waitUntil := func(what string, within time.Duration, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(within); !ok(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %v", what, within)
+			}
+		}
+	}
+	waitUntil("the browser connected", 5*time.Second, func() bool { return clients() == 2 })
+	closed := time.Now()
+	conn.Close() // the WebSocket ends; no netcode disconnect is sent
+	waitUntil("the browser's slot freed before its token's timeout", 5*time.Second, func() bool { return clients() == 1 })
+	t.Logf("the browser left %v after its WebSocket closed", time.Since(closed).Round(time.Millisecond))
+	if ok, err := l.BrowserLeft(&net.UDPAddr{IP: net.ParseIP("100::1"), Port: 9}); ok || err != nil {
+		t.Errorf("BrowserLeft of an address no browser has: %v, %v", ok, err)
 	}
 }
 
