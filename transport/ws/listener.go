@@ -110,7 +110,7 @@ type Stats struct {
 	Conns     int    // WebSockets open now
 	Accepted  uint64 // WebSockets accepted
 	Refused   uint64 // WebSockets refused: MaxConns were open, or the Listener was closed
-	Messages  uint64 // datagrams queued for the reader
+	Messages  uint64 // datagrams taken for the reader, counted before they are queued (QueueFull of them were not)
 	Oversize  uint64 // messages dropped as longer than MaxMessageSize
 	Text      uint64 // text messages dropped
 	OverRate  uint64 // messages dropped beyond MaxMessageHz
@@ -260,11 +260,10 @@ func (l *Listener) read(p *peer) {
 
 // deliver queues a datagram from addr for the reader.
 func (l *Listener) deliver(b []byte, addr net.Addr) {
+	l.messages.Add(1) // before the reader can see it, so a reader's Stats count it
 	if !l.in.offer(datagram{b: b, from: addr.(*net.UDPAddr)}) {
 		l.queueFull.Add(1)
-		return
 	}
-	l.messages.Add(1)
 }
 
 // sendTo queues b for p's writer.
