@@ -224,15 +224,8 @@ func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
 			sc.kicks.Applied(k.at, k.dv)
 		}
 	}
-	var predicted []measure.PredictedKick
-	if _, ok := sc.bot.Game().ResimStats(); ok {
-		sc.kicks.Predicts = true
-		for _, k := range sc.bot.Game().PredictedKicks() {
-			predicted = append(predicted, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From,
-				Confirmed: k.Confirmed, Correction: k.Correction, Change: k.Change})
-		}
-	}
-	sc.kicks.Metrics(bm, predicted, &tr.ball.Truth)
+	_, sc.kicks.Predicts = sc.bot.Game().ResimStats()
+	sc.kicks.Metrics(bm, match.PredictedKicks(sc.bot.Game()), &tr.ball.Truth)
 }
 
 // othersFrame queues the other players drawn in frame f, the client's frame

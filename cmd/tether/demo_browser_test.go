@@ -33,6 +33,28 @@ func demoBrowser(t *testing.T) string {
 	return ""
 }
 
+// browserTab starts headless Chromium bin (1280×900, a fresh profile) and
+// returns a tab's context, which ends after timeout or with the test, and
+// the function that closes the tab.
+func browserTab(t *testing.T, bin string, timeout time.Duration) (context.Context, context.CancelFunc) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelTab)
+	return ctx, cancelTab
+}
+
 // TestDemoInBrowser runs `tether demo` as a real process and opens its page in
 // headless Chromium: the page draws more than 60 frames of the live match
 // with every client shown, the ball moves, and a screenshot is a real,
@@ -43,20 +65,7 @@ func TestDemoInBrowser(t *testing.T) {
 	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 	url := m[1]
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 900),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
+	ctx, cancelTab := browserTab(t, bin, 60*time.Second)
 
 	type stats struct {
 		Frames  int        `json:"framesDrawn"`

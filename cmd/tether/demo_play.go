@@ -44,10 +44,17 @@ func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed u
 	mux := http.NewServeMux()
 	mux.Handle("GET /play/ws", ln)
 	var client wasmClient
-	mux.HandleFunc("GET /play/client.wasm", func(w http.ResponseWriter, r *http.Request) {
-		gz, _, err := client.get()
+	// built returns the client's files, or answers the request with why not.
+	built := func(w http.ResponseWriter) (gz, js []byte, ok bool) {
+		gz, js, err := client.get()
 		if err != nil {
 			http.Error(w, "tether demo: building the browser client: "+err.Error(), http.StatusInternalServerError)
+		}
+		return gz, js, err == nil
+	}
+	mux.HandleFunc("GET /play/client.wasm", func(w http.ResponseWriter, r *http.Request) {
+		gz, _, ok := built(w)
+		if !ok {
 			return
 		}
 		w.Header().Set("Content-Type", "application/wasm")
@@ -64,9 +71,8 @@ func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed u
 		w.Write(gz)
 	})
 	mux.HandleFunc("GET /play/wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
-		_, js, err := client.get()
-		if err != nil {
-			http.Error(w, "tether demo: building the browser client: "+err.Error(), http.StatusInternalServerError)
+		_, js, ok := built(w)
+		if !ok {
 			return
 		}
 		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,22 +24,9 @@ func TestDemoPlayInBrowser(t *testing.T) {
 	cmd, out, stderr := startProcess(t, "demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "lan")
 	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1280, 900),
-	)
 	// The first build of the client takes up to a minute or two on a busy
 	// machine; later runs find it in the user cache.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(allocCtx)
-	defer cancelTab()
+	ctx, cancelTab := browserTab(t, bin, 5*time.Minute)
 	poll := func(expr string, d time.Duration) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {

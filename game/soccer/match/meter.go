@@ -305,9 +305,7 @@ func (m *Meter) Stop(bots []*Bot) {
 		b.do(func(*client.Client) {
 			st, ok := b.Game().ResimStats()
 			bm.resimTicks, bm.resim, bm.kicks.Predicts = st.ResimTicks, ok, ok
-			for _, k := range b.Game().PredictedKicks() {
-				bm.predicted = append(bm.predicted, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From, Confirmed: k.Confirmed, Correction: k.Correction, Change: k.Change})
-			}
+			bm.predicted = PredictedKicks(b.Game())
 		})
 	}
 }
@@ -331,4 +329,15 @@ func (m *Meter) Figures(i int, end time.Duration) Figures {
 	b.others.Measure(&m.cast, end+time.Hour)
 	fig.Others, fig.Own = b.others.Metrics(), b.own.Metrics(end)
 	return fig
+}
+
+// PredictedKicks returns the own kicks g predicted (soccer.ClientGame's
+// PredictedKicks) as measure.KickMeter takes them.
+func PredictedKicks(g *soccer.ClientGame) []measure.PredictedKick {
+	var ks []measure.PredictedKick
+	for _, k := range g.PredictedKicks() {
+		ks = append(ks, measure.PredictedKick{At: k.At, Until: k.Until, From: k.From,
+			Confirmed: k.Confirmed, Correction: k.Correction, Change: k.Change})
+	}
+	return ks
 }
