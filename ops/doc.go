@@ -22,5 +22,13 @@
 // Starting or Draining: load balancers and matchmakers stop sending players
 // at once), /metrics when a metrics handler is given (package ops/prom), and
 // /debug/pprof/ when asked. Serve it on a loopback or cluster-internal
-// address only.
+// address only.//
+// # A game server's process
+//
+// The rest is what a game server's main needs around a server.UDP, as
+// tether serve uses it: TickHealth fails the health checks once the tick
+// loop stalls; Drain stops admitting players and lets the match run out its
+// grace period; UsedTokens keeps the connect tokens used in a file, so a
+// restarted server still refuses them; RefusalLog says why connection
+// requests were refused, without letting a flood of them flood the log.
 package ops

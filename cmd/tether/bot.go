@@ -25,6 +25,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/internal/privfile"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
@@ -220,6 +221,9 @@ func (pb *playBot) finish(slot int, played time.Duration) (*botReport, error) {
 	return pb.meter.report(slot, played, ts, cs), err
 }
 
+// maxTokenFile bounds a token file: a token is 2048 bytes, 2732 in base64.
+const maxTokenFile = 8 << 10
+
 // readToken reads a connect token from path (2048 raw bytes, or base64), or
 // base64 from stdin when path is empty.
 func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
@@ -231,9 +235,9 @@ func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
 		if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return nil, usagef("no token: give -token FILE, or pipe the base64 token from tether token into standard input")
 		}
-		b, err = readLimited(stdin, from, maxTokenFile)
+		b, err = privfile.ReadAll(stdin, from, maxTokenFile)
 	} else {
-		b, err = readFileLimited(path, maxTokenFile)
+		b, err = privfile.Read(path, maxTokenFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("token: %w", err)

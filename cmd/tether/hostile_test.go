@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/binary"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -122,38 +120,6 @@ func TestTokenDurations(t *testing.T) {
 	}
 }
 
-func TestRefusalLogRateLimited(t *testing.T) {
-	var out bytes.Buffer
-	now := time.Unix(1000, 0)
-	l := newRefusalLog(slog.New(slog.NewTextHandler(&out, nil)), func() time.Time { return now })
-	a := netip.MustParseAddrPort("127.0.0.1:1")
-	b := netip.MustParseAddrPort("127.0.0.1:2")
-	for range 100 {
-		l.refused(a, netcode.ErrAuth)
-		l.refused(b, netcode.ErrProtocolID)
-	}
-	now = now.Add(999 * time.Millisecond)
-	l.refused(a, netcode.ErrAuth)
-	if n := strings.Count(out.String(), "\n"); n != 2 {
-		t.Fatalf("%d lines in the first second, want 2:\n%s", n, out.String())
-	}
-	now = now.Add(time.Millisecond)
-	for i := range 100 { // 100 addresses in one second: 16 lines and a sum
-		l.refused(netip.AddrPortFrom(a.Addr(), uint16(100+i)), netcode.ErrTokenExpired)
-	}
-	now = now.Add(time.Second)
-	l.refused(a, netcode.ErrServerFull)
-	text := out.String()
-	for _, want := range []string{`from=127.0.0.1:1 reason="failed decryption`, `from=127.0.0.1:2 reason="wrong protocol id`, "not_shown=84", "server full"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("no %q in:\n%s", want, text)
-		}
-	}
-	if n := strings.Count(text, "\n"); n != 2+refusalAddrsPerSecond+2 {
-		t.Errorf("%d lines:\n%s", n, text)
-	}
-}
-
 // A client refuses what it can check itself at once; the server says why
 // it refused the rest (one line per address per second), and remembers
 // used tokens across a restart.
@@ -229,29 +195,4 @@ func TestDemoWebExposure(t *testing.T) {
 	if h := webConfig(":8080").Hosts; len(h) != 0 {
 		t.Errorf("hosts %v", h)
 	}
-}
-
-// FuzzUsedTokens decodes arbitrary used-token files: what is kept is whole
-// records, each of a token not yet expired, and decodes to what is returned.
-func FuzzUsedTokens(f *testing.F) {
-	now := time.Unix(1_700_000_000, 0)
-	var rec []byte
-	for i, exp := range []int64{now.Unix() - 1, now.Unix(), now.Unix() + 1, now.Unix() + 300} {
-		rec = append(rec, bytes.Repeat([]byte{byte(i)}, netcode.MACSize)...)
-		rec = binary.LittleEndian.AppendUint64(rec, uint64(exp))
-	}
-	f.Add(rec)
-	f.Add(rec[:len(rec)-3])
-	f.Fuzz(func(t *testing.T, b []byte) {
-		live, keep := parseUsedTokens(b, now)
-		if len(keep) != len(live)*usedTokenRecord || len(keep) > len(b) {
-			t.Fatalf("%d tokens kept in %d bytes of %d", len(live), len(keep), len(b))
-		}
-		again, _ := parseUsedTokens(keep, now)
-		for i, u := range live {
-			if u.Expire <= uint64(now.Unix()) || again[i] != u {
-				t.Fatalf("token %d: %+v, re-read %+v", i, u, again[i])
-			}
-		}
-	})
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tether-net/tether/internal/privfile"
 	"github.com/tether-net/tether/netcode"
 )
 
@@ -34,7 +35,7 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// A new file with mode 0600, also with -force over a file others could read.
-	err = writePrivate(*out, text, *force)
+	err = privfile.Write(*out, text, *force)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("%s exists; use -force to replace it", *out)
 	}
@@ -45,6 +46,9 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// maxKeyFile bounds a key file: a key is 65 bytes.
+const maxKeyFile = 1 << 10
+
 // readKeyFile reads a key written by keygen. Unless allowReadable, a key
 // file other users may read is refused: whoever reads it can mint tokens.
 func readKeyFile(path string, allowReadable bool) (netcode.Key, error) {
@@ -54,11 +58,11 @@ func readKeyFile(path string, allowReadable bool) (netcode.Key, error) {
 	}
 	defer f.Close()
 	if !allowReadable {
-		if err := checkPrivateMode(f); err != nil {
-			return netcode.Key{}, fmt.Errorf("%s: %w", path, err)
+		if err := privfile.CheckMode(f); err != nil {
+			return netcode.Key{}, fmt.Errorf("%s: %w: run chmod 600 %s, or pass -allow-readable-key", path, err, path)
 		}
 	}
-	b, err := readLimited(f, path, maxKeyFile)
+	b, err := privfile.ReadAll(f, path, maxKeyFile)
 	if err != nil {
 		return netcode.Key{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tether-net/tether/internal/privfile"
 	"github.com/tether-net/tether/lab"
 	"golang.org/x/term"
 )
@@ -134,12 +135,15 @@ func parseSeeds(spec string) ([]uint64, error) {
 	return seeds, nil
 }
 
+// maxScenarioFile bounds a scenario file: scenarios are a few kilobytes.
+const maxScenarioFile = 1 << 20
+
 func loadScenario(name, file string) (lab.Scenario, error) {
 	switch {
 	case name != "" && file != "":
 		return lab.Scenario{}, usagef("give -scenario or -scenario-file, not both")
 	case file != "":
-		b, err := readFileLimited(file, maxScenarioFile)
+		b, err := privfile.Read(file, maxScenarioFile)
 		if err != nil {
 			return lab.Scenario{}, err
 		}

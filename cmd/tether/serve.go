@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -96,12 +97,12 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		return fmt.Errorf("-key: %w", err)
 	}
 	ncfg := netcode.ServerConfig{ProtocolID: pid, PrivateKey: key, MaxClients: *maxClients,
-		OnRefused: newRefusalLog(log, time.Now).refused}
+		OnRefused: ops.NewRefusalLog(log, time.Now).Refused}
 	if *usedPath == "" {
 		*usedPath = *keyPath + ".used"
 	}
 	if *usedPath != "none" {
-		used, file, err := openUsedTokens(*usedPath, time.Now())
+		used, file, err := ops.OpenUsedTokens(*usedPath, time.Now())
 		if err != nil {
 			return fmt.Errorf("-used-tokens: %w", err)
 		}
@@ -110,7 +111,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 				err = fmt.Errorf("-used-tokens: %w", cerr)
 			}
 		}()
-		ncfg.UsedTokens, ncfg.OnTokenUsed = used, file.record
+		ncfg.UsedTokens, ncfg.OnTokenUsed = used, file.Record
 	}
 
 	var ag *agones.Adapter
@@ -119,8 +120,11 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		if *agonesPort != "" {
-			if pub, err = agonesAddress(ag, *agonesPort); err != nil {
-				return err
+			ctx, cancel := context.WithTimeout(context.Background(), agonesAddressWait)
+			pub, err = ag.PublicAddress(ctx, *agonesPort)
+			cancel()
+			if err != nil {
+				return fmt.Errorf("-agones-port %s: %w", *agonesPort, err)
 			}
 			if listen.Port() == 0 {
 				listen = netip.AddrPortFrom(listen.Addr(), pub.Port())
@@ -174,7 +178,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
-	health := tickHealth(srv)
+	health := ops.TickHealth(srv, stallLimit)
 	var adminSrv *http.Server
 	adminAt := "off"
 	if *admin != "" {
@@ -187,19 +191,16 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer stopAdmin(adminSrv)
 	if ag != nil {
-		shutdown, err := startAgones(ag, lc, health, log)
-		if err != nil {
-			srv.Close()
-			return err
-		}
-		defer shutdown() // after the server closed: Agones then removes the pod
+		defer ag.Start(lc, health, log)() // stops after the server closed: Agones then removes the pod
 	}
 	if err := lc.Ready(); err != nil {
 		return err
 	}
 	log.Info("listening", "udp", local.String(), "public", pub.String(), "protocol_id", fmt.Sprintf("%#x", pid), "max_clients", *maxClients, "admin", adminAt)
 	<-signals
-	drain(srv, lc, *grace, signals, log)
+	second, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	ops.Drain(second, srv, lc, *grace, log)
 	var st server.Stats
 	var score [2]int
 	srv.Do(func(s *server.Server) {
@@ -215,6 +216,13 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		"dropped", drops.Total(), "over_budget", drops.OverBudget)
 	return err
 }
+
+// stallLimit: /healthz fails when no tick ran for this long.
+const stallLimit = 5 * time.Second
+
+// agonesAddressWait bounds how long tether serve waits for its GameServer
+// record to name its address.
+const agonesAddressWait = time.Minute
 
 // lockedWriter serialises writes from several goroutines.
 type lockedWriter struct {

@@ -128,7 +128,7 @@ func TestServeAdminDrain(t *testing.T) {
 	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitLine(t, out, regexp.MustCompile(`msg="second signal: stopping at once"`), 10*time.Second)
+	waitLine(t, out, regexp.MustCompile(`msg="stopping at once"`), 10*time.Second)
 	if err := srv.Wait(); err != nil {
 		t.Fatalf("serve after a second signal: %v; stderr: %s", err, srvErr.String())
 	}

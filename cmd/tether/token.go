@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tether-net/tether/internal/privfile"
 	"github.com/tether-net/tether/netcode"
 )
 
@@ -110,7 +111,7 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(b))
 		return err
 	}
-	if err := writePrivate(*out, b, true); err != nil {
+	if err := privfile.Write(*out, b, true); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %d-byte connect token for client %d to %s (expires %s)\n", len(b), p.ClientID, *out, time.Unix(int64(tok.ExpireTimestamp), 0).UTC().Format(time.RFC3339))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"os"
@@ -105,6 +106,30 @@ func (a *Adapter) report(ctx context.Context, s ops.State) error {
 // Shutdown tells Agones the server is done (POST /shutdown): call it once
 // a drained process is about to exit.
 func (a *Adapter) Shutdown(ctx context.Context) error { return a.call(ctx, "/shutdown") }
+
+// Start runs Run in a goroutine, logging a failure to log, until the
+// returned stop is called; stop then tells Agones the server is done
+// (Shutdown, within 5 s) and waits for Run to return. Call stop once the
+// drained server has closed: Agones then removes the pod.
+func (a *Adapter) Start(l *ops.Lifecycle, health func() error, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := a.Run(ctx, l, health); err != nil && !errors.Is(err, context.Canceled) {
+			log.Error("agones", "err", err.Error())
+		}
+	}()
+	return func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		if err := a.Shutdown(sctx); err != nil {
+			log.Error("agones shutdown", "err", err.Error())
+		}
+		cancel()
+		<-done
+	}
+}
 
 // ErrNoAddress is returned by PublicAddress when the GameServer record's
 // address is not an IP address, or it has no port of the name asked for.

@@ -39,6 +39,26 @@ type Collector struct {
 // every scrape (read may keep Clients' backing array between calls).
 func NewCollector(read func(*Snapshot)) *Collector { return &Collector{read: read} }
 
+// ServerCollector returns a Collector of srv, its connected clients and
+// its first transport, with l's state: what a game server process serves
+// at /metrics.
+func ServerCollector(srv *server.UDP, l *ops.Lifecycle) *Collector {
+	return NewCollector(func(s *Snapshot) {
+		srv.Do(func(c *server.Server) {
+			s.Server = c.Stats()
+			for _, i := range c.Clients(nil) {
+				if cs, ok := c.ClientStats(i); ok {
+					s.Clients = append(s.Clients, cs)
+				}
+			}
+		})
+		s.Ticks = srv.TickTimes()
+		s.Netcode = srv.Transport().Stats()
+		s.WriteErrors = srv.Transport().WriteErrors()
+		s.State = l.State()
+	})
+}
+
 // counter is one plain counter or gauge of the Snapshot.
 type counter struct {
 	desc  *prometheus.Desc

@@ -1,0 +1,85 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/tether-net/tether/netcode"
+)
+
+// RefusalLog logs why a server refused connection requests, so that whoever
+// minted a token learns what was wrong with it, without letting a flood of
+// bad requests flood the log: at most one record per address per second,
+// and records for at most RefusalAddrsPerSecond addresses a second (the
+// rest are counted in one record the next second).
+type RefusalLog struct {
+	mu         sync.Mutex
+	log        *slog.Logger
+	now        func() time.Time
+	second     int64
+	seen       map[netip.AddrPort]bool
+	suppressed int
+}
+
+// RefusalAddrsPerSecond is how many addresses' refusals a RefusalLog
+// records in one second.
+const RefusalAddrsPerSecond = 16
+
+// NewRefusalLog returns a RefusalLog writing warnings to log; now reads the
+// wall clock (time.Now).
+func NewRefusalLog(log *slog.Logger, now func() time.Time) *RefusalLog {
+	return &RefusalLog{log: log, now: now, seen: make(map[netip.AddrPort]bool)}
+}
+
+// Refused records a refusal; it is a netcode.ServerConfig.OnRefused.
+func (l *RefusalLog) Refused(from netip.AddrPort, reason error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.now().Unix(); s != l.second {
+		l.second = s
+		clear(l.seen)
+		if l.suppressed > 0 {
+			l.log.Warn("more connection requests refused", "not_shown", l.suppressed)
+			l.suppressed = 0
+		}
+	}
+	if l.seen[from] {
+		return
+	}
+	if len(l.seen) >= RefusalAddrsPerSecond {
+		l.suppressed++
+		return
+	}
+	l.seen[from] = true
+	l.log.Warn("refused a connection request", "from", from.String(), "reason", refusalText(reason))
+}
+
+// refusalText says what a refusal reason means for the person who minted
+// the token.
+func refusalText(err error) string {
+	switch {
+	case errors.Is(err, netcode.ErrProtocolID):
+		return "wrong protocol id (the token was minted with another protocol id than this server's)"
+	case errors.Is(err, netcode.ErrAuth):
+		return "failed decryption: the token was minted with another key than this server's"
+	case errors.Is(err, netcode.ErrTokenExpired):
+		return "token expired (mint a new one, or check the clocks of this machine and the one that minted it)"
+	case errors.Is(err, netcode.ErrTokenReused):
+		return "token already used (from another address, or its client already left; mint one per connection)"
+	case errors.Is(err, netcode.ErrServerFull):
+		return "server full (every client slot is taken)"
+	case errors.Is(err, netcode.ErrTokenLife):
+		return fmt.Sprintf("token expires more than %v ahead", netcode.DefaultMaxTokenLife)
+	case errors.Is(err, netcode.ErrTokenTimeout):
+		return fmt.Sprintf("token timeout is none or above %v", netcode.DefaultMaxTimeout)
+	case errors.Is(err, netcode.ErrServerAddress):
+		return "the token does not name this server's public address"
+	case errors.Is(err, netcode.ErrVersion):
+		return "not a netcode 1.02 request"
+	}
+	return err.Error()
+}
