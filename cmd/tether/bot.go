@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/netip"
 	"os"
@@ -24,7 +23,6 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
-	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/internal/privfile"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netcode"
@@ -43,17 +41,13 @@ const botConnectWait = 15 * time.Second
 // and frozen frames, and the traffic in datagrams with 28 bytes of IPv4 and
 // UDP header each.
 //
-// Without the server's truth the lab's ball.pops cannot be measured exactly.
-// The bot estimates it in hindsight: after the run it joins every ball state
-// it received as the lab joins the server's ticks (package measure, as if
-// each state had come in time) and measures its frames against that with the
-// lab's ball meter (measure.BallMeter), each at its estimate of server time.
-// Jumps from states that never arrived are not seen, and a contact between
-// two states is placed where their flights pass closest, so it is an
-// estimate: in virtual matches (seed 1, 4 bots, 60 s) it counts 9, 55, 6 and
-// 19 pops where the server's truth gives 9, 51, 1 and 16 (broadband, wan,
-// mobile, lossy; TestBotHindsightAgainstTruth). fidelity_m is the distance
-// from the drawn ball to that curve at its render time.
+// Without the server's truth the lab's ball.pops cannot be measured exactly:
+// the bot estimates them in hindsight, against the ball states it received
+// (match.HindsightMeter). In virtual matches (seed 1, 4 bots, 60 s) it
+// counts 4, 32, 15 and 4 pops where the server's truth gives 3, 34, 12 and 1
+// (broadband, wan, mobile, lossy; match.TestHindsightAgainstTruth).
+// fidelity_m is the distance from the drawn ball to that curve at its render
+// time.
 func runBot(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bot", stderr,
 		"usage: tether bot [-token FILE] [-duration D] [-json] [-seed N] [-protocol-id ID]",
@@ -176,7 +170,7 @@ func connectCauses(st netcode.ClientState) string {
 // playBot is a bot playing through a client driver, measured by its meter.
 type playBot struct {
 	driver    *client.UDP
-	meter     *botMeter
+	meter     *match.HindsightMeter
 	connected chan struct{} // closed once connected
 }
 
@@ -187,12 +181,12 @@ func dialBot(tok *netcode.ConnectToken, pid, seed uint64) (*playBot, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newBotMeter(soccer.DefaultRules())
+	m := match.NewHindsightMeter(soccer.Rules{}, botWarmUp)
 	connected := make(chan struct{})
 	var once sync.Once
 	b, err := match.Dial(conn, tok, match.Config{Seed: seed, NoPrediction: true,
-		OnSnapshot: func(_ *match.Bot, local time.Duration, s *client.Snapshot) { m.snapshot(local, s) },
-		OnFrame:    func(_ *match.Bot, f *client.Frame, _ *soccer.View) { m.frame(f) },
+		OnSnapshot: func(_ *match.Bot, _ time.Duration, s *client.Snapshot) { m.Snapshot(s) },
+		OnFrame:    func(_ *match.Bot, f *client.Frame, _ *soccer.View) { m.Frame(f) },
 	}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}, OnState: func(s netcode.ClientState) {
 		if s == netcode.StateConnected {
 			once.Do(func() { close(connected) })
@@ -218,7 +212,7 @@ func (pb *playBot) finish(slot int, played time.Duration) (*botReport, error) {
 	if errors.Is(err, udp.ErrClosed) {
 		err = nil
 	}
-	return pb.meter.report(slot, played, ts, cs), err
+	return report(slot, played, pb.meter.Figures(), ts, cs), err
 }
 
 // maxTokenFile bounds a token file: a token is 2048 bytes, 2732 in base64.
@@ -288,49 +282,6 @@ func servers(tok *netcode.ConnectToken) string {
 // while its clock and render delay settle.
 const botWarmUp = time.Second
 
-// botMeter records a bot's frames and the ball states it received, to
-// measure them once the run is over. Its methods are called from the client
-// driver's goroutines (snapshot under the driver's lock, frame outside it).
-type botMeter struct {
-	g geom.Vec3 // the ball's gravity
-
-	mu     sync.Mutex
-	states []measure.Received // every ball state received, in order of arrival
-	frames []botFrame
-}
-
-type botFrame struct {
-	local time.Duration
-	ready bool
-	est   time.Duration // the clock's estimate of server time
-	bound time.Duration
-	ball  measure.Drawn // T unset: the frame's true time is unknown to a bot
-}
-
-func newBotMeter(rules soccer.Rules) *botMeter {
-	return &botMeter{g: soccer.BallExtrapolator(rules).Gravity}
-}
-
-func (m *botMeter) snapshot(_ time.Duration, s *client.Snapshot) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, e := range s.Entities {
-		if e.ID == soccer.BallID {
-			m.states = append(m.states, measure.Received{T: e.State.Time, Pos: e.State.Pos, Vel: e.State.Vel, Gen: e.Gen, Cut: e.State.Cut, Knot: e.State.Knot})
-		}
-	}
-}
-
-func (m *botMeter) frame(f *client.Frame) {
-	bf := botFrame{local: f.Local, ready: f.Ready, est: f.Server, bound: f.Bound}
-	if e := f.Find(soccer.BallID); f.Ready && e != nil {
-		bf.ball = measure.Drawn{OK: true, Pos: e.Pos, RenderTime: e.RenderTime, Extrapolated: e.Extrapolated, Frozen: e.Frozen, Cut: e.Cut}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.frames = append(m.frames, bf)
-}
-
 // botReport is what tether bot prints.
 type botReport struct {
 	Slot     int          `json:"slot"`
@@ -369,41 +320,12 @@ type clockSummary struct {
 	Replies  uint64       `json:"replies"`
 }
 
-// report computes the bot's figures once the driver has stopped, over the
-// frames after botWarmUp of local time from the first.
-func (m *botMeter) report(slot int, played time.Duration, ts netcode.ClientStats, cs clockSummary) *botReport {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r := &botReport{Slot: slot, PlayedS: roundTo(played.Seconds(), 3), Frames: len(m.frames), Clock: cs}
-	after := func(f *botFrame) bool { return f.local-m.frames[0].local >= botWarmUp }
-	// The ball's meter leaves out the frames before the first ready one
-	// after the warm-up, by their estimate of server time.
-	tr, unknown := measure.Hindsight(m.g, m.states)
-	ball := measure.BallMeter{WarmUp: math.MaxInt64, Blackouts: unknown}
-	for i := range m.frames {
-		if f := &m.frames[i]; f.ready && after(f) {
-			ball.WarmUp = f.est
-			break
-		}
-	}
-	var bounds []float64
-	for i := range m.frames {
-		f := &m.frames[i]
-		switch {
-		case after(f) && !f.ready:
-			r.NotReady++
-		case after(f):
-			bounds = append(bounds, durMs(f.bound))
-		}
-		if f.ready && tr.Len() > 0 {
-			f.ball.T = f.est
-			ball.Add(tr, f.ball)
-		}
-	}
-	r.Clock.BoundMs = measure.Summarise(bounds)
-	r.Ball.BallMetrics = ball.Metrics(tr)
-	b := &r.Ball.BallMetrics
-	r.Ball.PopFrames = b.Frames - b.TeleportFrames - b.BlackoutFrames
+// report returns the bot's figures: what its meter measured over played,
+// its transport's counters and its clock.
+func report(slot int, played time.Duration, fig match.HindsightFigures, ts netcode.ClientStats, cs clockSummary) *botReport {
+	r := &botReport{Slot: slot, PlayedS: roundTo(played.Seconds(), 3), Frames: fig.Frames, NotReady: fig.NotReady, Clock: cs}
+	r.Clock.BoundMs = fig.BoundMs
+	r.Ball.BallMetrics, r.Ball.PopFrames = fig.Ball, fig.PopFrames
 	secs := played.Seconds()
 	rate := func(bytes, n uint64) float64 { return roundTo(float64(bytes+n*netsim.HeaderBytes)*8/secs/1000, 3) }
 	r.Net.DownKbps, r.Net.UpKbps = rate(ts.BytesIn, ts.PacketsIn), rate(ts.BytesOut, ts.PacketsOut)
