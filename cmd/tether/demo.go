@@ -56,7 +56,7 @@ const (
 //   - Blackouts are not emulated live, so blackout_frames is 0.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr,
-		"usage: tether demo [-bots N] [-link PRESET] [-ball METHOD] [-http ADDR] [-seed N] [-duration D]",
+		"usage: tether demo [-bots N] [-link PRESET] [-ball METHOD] [-http ADDR] [-webtransport=false] [-seed N] [-duration D]",
 		"       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-ball METHOD] [-seed N]",
 		"Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an",
 		"emulated link, shown live on a web page where your keys can drive one player.",
@@ -73,6 +73,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	linkName := fs.String("link", "wan", "link preset every bot plays through: lan, broadband, wan, mobile or lossy")
 	ballName := fs.String("ball", string(replicate.MethodTether), "how every bot's client shows the ball: "+methodList())
 	httpAddr := fs.String("http", "127.0.0.1:8080", "address the web page is served on")
+	webTransport := fs.Bool("webtransport", true, "let the page's player use WebTransport, on the -http port over UDP (false: the WebSocket alone)")
 	headless := fs.Bool("headless", false, "serve no page: measure the clients and print a report when stopped")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	asJSON := fs.Bool("json", false, "with -headless: print the report as the lab's JSON")
@@ -163,11 +164,14 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	var hs *http.Server
 	if !*headless {
 		wc := webConfig(*httpAddr)
-		if wc.Play, err = playHandler(live, ln.Addr(), link, *seed); err != nil {
+		play, err := playHandler(live, ln.Addr(), link, *seed, !*webTransport)
+		if err != nil {
 			ln.Close()
 			live.Close()
 			return err
 		}
+		defer play.Close()
+		wc.Play = play
 		hub = web.NewHubConfig(wc)
 		if warn := exposedWarning(ln.Addr()); warn != "" {
 			fmt.Fprintln(stderr, warn)
