@@ -81,9 +81,9 @@ func (c *client) measureAgainst(tr *measure.Truth) {
 // frames (for a trace or plots).
 func (c *client) record(f frame) {
 	c.clockMeter.Add(measure.Frame{T: f.t, Est: f.est, Ready: f.ready, Bound: f.bound})
-	b := &f.ball
-	c.ballMeter.Add(c.truth, measure.Drawn{T: f.t, OK: b.ok, Pos: b.pos, RenderTime: b.renderTime,
-		Extrapolated: b.extrapolated, Frozen: b.frozen, Cut: b.cut})
+	ball := f.ball
+	ball.T = f.t
+	c.ballMeter.Add(c.truth, ball)
 	if c.sim.keep() {
 		c.frames = append(c.frames, f)
 	}
