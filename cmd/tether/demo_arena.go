@@ -23,7 +23,7 @@ import (
 // (package game/arena/live), until ctx ends. With a page (ln), the match
 // is shown live and the page's keys and mouse play bot 0's player;
 // headless, it ends with the lab's arena report, measured by
-// lab.ArenaRecord as the lab measures (true time is the server's clock,
+// lab.NewArenaMeter as the lab measures (true time is the server's clock,
 // read when each frame is drawn).
 type arenaDemo struct {
 	bots     int
@@ -51,15 +51,12 @@ func (o arenaDemo) run(ctx context.Context, stdout, stderr io.Writer) error {
 		scen.Clients = append(scen.Clients, c)
 	}
 	cfg := live.Config{Bots: o.bots, Link: o.link, LinkName: o.linkName, Seed: o.seed, Naive: func(i int) bool { return i%2 == 1 }}
-	rec := lab.NewArenaRecord(scen.Clients)
+	rec := lab.NewArenaMeter(scen.Clients)
 	if o.ln == nil { // a page left running keeps no growing record
 		cfg.OnShot, cfg.OnProjectile = rec.Shot, rec.Flight
 		cfg.OnClaim = func(i int, s arena.ClientShot, t time.Duration) { rec.Client(i).Claim(s, t) }
 		cfg.OnFrame = func(i int, t time.Duration, f *client.Frame, g *arena.ClientGame, replied bool) {
-			if replied {
-				rec.Client(i).Replied(t)
-			}
-			rec.Client(i).Frame(t, f, g)
+			rec.Client(i).Frame(t, f, g, replied)
 		}
 	}
 	m, err := live.Start(cfg)
@@ -97,7 +94,7 @@ func (o arenaDemo) run(ctx context.Context, stdout, stderr io.Writer) error {
 		rec.Flight(f)
 	}
 	scen.DurationS = ran.Seconds()
-	rep := rec.Report(scen, func(i int) harness.Traffic { return m.Traffic(i) })
+	rep := lab.ArenaReport(scen, rec, func(i int) harness.Traffic { return m.Traffic(i) })
 	if o.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -111,16 +111,11 @@ func NewMeter(cfg MeterConfig) (*Meter, error) {
 	}
 	m := &Meter{cfg: cfg, possessor: soccer.NoPlayer}
 	for _, b := range cfg.Bots {
-		asym := (b.Up - b.Down) / 2
-		within := 2 * time.Millisecond
-		if b.Spikes {
-			within = 5 * time.Millisecond
-		}
 		m.bots = append(m.bots, &botMeter{
-			clock:  measure.ClockMeter{WarmUp: cfg.WarmUp, Asym: asym, Within: within},
+			clock:  measure.NewClockMeter(cfg.WarmUp, b.Up, b.Down, b.Spikes),
 			ball:   measure.BallMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
 			others: measure.OthersMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
-			own:    measure.OwnMeter{WarmUp: cfg.WarmUp, Asym: asym, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
+			own:    measure.OwnMeter{WarmUp: cfg.WarmUp, Asym: (b.Up - b.Down) / 2, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
 			kicks:  measure.KickMeter{WarmUp: cfg.WarmUp, FrameHz: float64(cfg.FrameHz)},
 		})
 	}
