@@ -83,7 +83,10 @@
 // kick key's presses so far) and draw takes a frame in the hub's format,
 // the client's view in the place of the truth. While playing the table
 // keeps the hub's figures and tetherStats.truth the hub's newest truth;
-// the client keeps its own figures in tetherStats.play.
+// the client keeps its own figures in tetherStats.play. Play serves the
+// endpoints such a client needs (a connect token, the WebTransport and
+// WebSocket carriers, the built client); WasmBuild builds a game's client
+// on first use, with the Go toolchain, into the user cache directory.
 //
 // # Lifetime
 //
