@@ -66,10 +66,12 @@ func (b Blend) At(place geom.Vec3, t time.Duration) geom.Vec3 {
 	return b.From.Lerp(place, u*u*(3-2*u))
 }
 
-// Snapshot is a decoded snapshot. The client sets Time (the server time of the
-// tick) before calling Game.DecodeSnapshot, which appends to Entities and sets
-// Meta.
+// Snapshot is a decoded snapshot. The client sets Tick, Time (the server time
+// of the tick) and Regular before calling Game.DecodeSnapshot, which appends
+// to Entities and sets Meta, and, for a game whose server encodes snapshots
+// per client (server.PerClient), Base and Baseline.
 type Snapshot struct {
+	Tick     uint64
 	Time     time.Duration
 	Regular  bool
 	Entities []EntityState
@@ -77,13 +79,21 @@ type Snapshot struct {
 	// frames show the Meta of the newest snapshot not after their render
 	// time. It may alias the decoded bytes.
 	Meta []byte
+	// Base is the tick of the snapshot this one was decoded against (a
+	// delta), 0 if it was whole.
+	Base uint64
+	// Baseline says the game keeps this snapshot as a baseline for later
+	// ones: the client acknowledges the newest such tick to the server (a
+	// protocol Ack with its next packet). A game whose snapshots are all
+	// whole leaves it false, and no Ack is sent.
+	Baseline bool
 }
 
 // Game is what a game provides to the client.
 type Game interface {
 	// DecodeSnapshot decodes the game's bytes of a snapshot into s, appending
 	// to s.Entities (which the client has emptied). An error drops the
-	// snapshot.
+	// snapshot. The client decodes every snapshot once, in order of arrival.
 	DecodeSnapshot(s *Snapshot, b []byte) error
 	// Timeline returns the timeline configuration for entities of a kind.
 	// Its render delay fields are ignored: every entity is drawn at the
@@ -177,6 +187,8 @@ type Stats struct {
 	PacketsIn, BytesIn   uint64 // payloads passed to Receive
 	PacketsOut, BytesOut uint64 // payloads returned by Transmit
 	Snapshots            uint64 // snapshots placed on the timelines
+	Deltas               uint64 // of the snapshots decoded, those decoded against a baseline (Snapshot.Base)
+	Acks                 uint64 // baselines acknowledged (protocol Ack messages sent)
 	Unplaced             uint64 // snapshots dropped because the clock was not ready
 	Events               uint64 // events received
 	Inputs               uint64 // inputs sent
@@ -187,6 +199,7 @@ type Stats struct {
 	// (pings out, pongs in), which share datagrams with the others.
 	ClockBytesOut, ClockBytesIn uint64
 	InputBytesOut               uint64 // bytes of the Input and Moves messages sent
+	AckBytesOut                 uint64 // bytes of the Ack messages sent
 	// The bytes of the messages received, by kind: snapshots, replies and
 	// events (tag and body).
 	SnapshotBytesIn, ReplyBytesIn, EventBytesIn uint64
@@ -311,10 +324,13 @@ type Client struct {
 	events    *event.Log
 	newEvents []event.Event
 
-	// The newest snapshot received before the clock was ready.
-	early      []byte
+	// The newest snapshot received before the clock was ready, decoded.
+	early      Snapshot
+	earlyMeta  [MaxMeta]byte
 	earlyLocal time.Duration
 	hasEarly   bool
+
+	acked, ackSent uint64 // the newest baseline kept, and acknowledged
 
 	input    []byte
 	hasInput bool
@@ -366,7 +382,6 @@ func New(cfg Config, game Game) (*Client, error) {
 		cfg: cfg, game: game, clk: clk, rc: rc, ep: ep,
 		entities: map[uint32]*entity{},
 		events:   event.NewLog(cfg.EventLog),
-		early:    make([]byte, 0, reliable.MaxUnreliableSize),
 		msg:      make([]byte, 0, reliable.MaxUnreliableSize),
 		out:      make([]byte, 0, 4*reliable.MaxPacketSize),
 	}
@@ -465,42 +480,55 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 }
 
 func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte) {
-	if c.cfg.OnSnapshot != nil {
-		s := &c.snap
-		s.Time, s.Regular, s.Entities, s.Meta = h.Time, h.Regular, s.Entities[:0], nil
-		if c.game.DecodeSnapshot(s, body) == nil {
-			c.cfg.OnSnapshot(local, s)
-		}
-	}
-	est, ok := c.now(local)
-	if !ok {
-		c.stats.Unplaced++
-		if !c.hasEarly || h.Time > c.newest {
-			c.early = protocol.AppendSnapshot(c.early[:0], h)
-			c.early = append(c.early, body...)
-			c.earlyLocal, c.hasEarly = local, true
-			c.newest = h.Time
-		}
-		return
-	}
-	c.place(est, h, body)
-}
-
-// place decodes a snapshot and inserts its states, which arrived at estimated
-// server time arrival.
-func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) {
 	s := &c.snap
-	s.Time, s.Regular, s.Entities, s.Meta = h.Time, h.Regular, s.Entities[:0], nil
+	s.Tick, s.Time, s.Regular, s.Entities, s.Meta, s.Base, s.Baseline = h.Tick, h.Time, h.Regular, s.Entities[:0], nil, 0, false
 	if err := c.game.DecodeSnapshot(s, body); err != nil {
 		c.stats.Malformed++
 		return
 	}
-	c.stats.Snapshots++
-	if h.Time > c.newest {
-		c.newest = h.Time
+	if s.Base != 0 {
+		c.stats.Deltas++
 	}
-	if h.Regular {
-		c.rc.Arrived(h.Time, arrival)
+	if s.Baseline {
+		c.acked = max(c.acked, h.Tick)
+	}
+	if c.cfg.OnSnapshot != nil {
+		c.cfg.OnSnapshot(local, s)
+	}
+	est, ok := c.now(local)
+	if !ok {
+		c.stats.Unplaced++
+		if !c.hasEarly || h.Time > c.early.Time {
+			c.keepEarly(local, s)
+		}
+		return
+	}
+	c.place(est, s)
+}
+
+// keepEarly keeps a copy of s, received at local time local before the
+// clock was ready, to place once it is.
+func (c *Client) keepEarly(local time.Duration, s *Snapshot) {
+	e := &c.early
+	ents := e.Entities
+	*e = *s
+	e.Entities = append(ents[:0], s.Entities...)
+	e.Meta = nil
+	if len(s.Meta) <= MaxMeta {
+		e.Meta = append(c.earlyMeta[:0], s.Meta...)
+	}
+	c.earlyLocal, c.hasEarly = local, true
+}
+
+// place inserts the states of a decoded snapshot, which arrived at estimated
+// server time arrival.
+func (c *Client) place(arrival time.Duration, s *Snapshot) {
+	c.stats.Snapshots++
+	if s.Time > c.newest {
+		c.newest = s.Time
+	}
+	if s.Regular {
+		c.rc.Arrived(s.Time, arrival)
 	}
 	// In order of time, so that a generation's first state is the cut even
 	// when the game sent it after a later one.
@@ -521,12 +549,12 @@ func (c *Client) place(arrival time.Duration, h protocol.Snapshot, body []byte) 
 		e.tag = es.Tag
 		e.insert(st, arrival)
 		e.addAttach(attach{t: st.Time, parent: es.Parent, offset: es.Offset, blend: es.Blend})
-		if h.Time > e.lastSeen {
-			e.lastSeen = h.Time
+		if s.Time > e.lastSeen {
+			e.lastSeen = s.Time
 		}
 	}
 	if len(s.Meta) > 0 && len(s.Meta) <= MaxMeta {
-		c.addMeta(h.Time, s.Meta)
+		c.addMeta(s.Time, s.Meta)
 	}
 	if c.watcher != nil {
 		c.watcher.Placed(s, arrival)
@@ -635,6 +663,14 @@ func (c *Client) Update(local time.Duration) {
 			c.stats.ClockBytesOut += uint64(len(c.msg))
 		}
 	}
+	if c.acked > c.ackSent {
+		c.msg = protocol.AppendAck(c.msg[:0], c.acked)
+		if c.ep.SendUnreliable(c.msg) == nil {
+			c.ackSent = c.acked
+			c.stats.Acks++
+			c.stats.AckBytesOut += uint64(len(c.msg))
+		}
+	}
 	data, send, moves := c.input, c.hasInput, false
 	est, ready := c.now(local)
 	if c.pred != nil && ready {
@@ -684,17 +720,4 @@ func (c *Client) Transmit() (payload []byte, ok bool) {
 	p := c.packets[c.next]
 	c.next++
 	return c.out[p[0]:p[1]:p[1]], true
-}
-
-type rawSnapshot struct {
-	h    protocol.Snapshot
-	body []byte
-}
-
-func decodeSnapshot(b []byte) (rawSnapshot, error) {
-	m, err := protocol.Decode(b)
-	if err != nil || m.Tag != protocol.TagSnapshot {
-		return rawSnapshot{}, errors.New("tether/client: not a snapshot")
-	}
-	return rawSnapshot{h: m.Snapshot, body: m.Body}, nil
 }

@@ -97,10 +97,8 @@ func (c *Client) Frame(local time.Duration) *Frame {
 	f.Epoch = c.epoch
 	if c.hasEarly {
 		c.hasEarly = false
-		if m, err := decodeSnapshot(c.early); err == nil {
-			a, _ := c.now(c.earlyLocal)
-			c.place(a, m.h, m.body)
-		}
+		a, _ := c.now(c.earlyLocal)
+		c.place(a, &c.early)
 	}
 	c.forget()
 	timed := -1 // the first entity drawn from a timeline

@@ -23,6 +23,7 @@ const (
 	TagInput    Tag = 6
 	TagReply    Tag = 7
 	TagMoves    Tag = 8
+	TagAck      Tag = 9
 )
 
 // Decoding errors, the wire package's; test with errors.Is.
@@ -71,7 +72,10 @@ type Message struct {
 	Pong     clock.Pong
 	Ping     clock.Ping
 	Input    Input
-	Body     []byte
+	// Ack is the tick of a TagAck: the newest snapshot the client keeps as
+	// a baseline for snapshots encoded against it (see server.PerClient).
+	Ack  uint64
+	Body []byte
 }
 
 // MaxHeaderSize bounds the bytes a header takes before the game's bytes.
@@ -128,6 +132,12 @@ func AppendMoves(b []byte, seq uint32) []byte {
 	return binary.AppendUvarint(append(b, byte(TagMoves)), uint64(seq))
 }
 
+// AppendAck appends an Ack message: the tick of the newest snapshot the
+// client decoded and keeps as a baseline.
+func AppendAck(b []byte, tick uint64) []byte {
+	return binary.AppendUvarint(append(b, byte(TagAck)), tick)
+}
+
 // AppendReply appends a Reply header (its tag); the caller appends the game's
 // bytes.
 func AppendReply(b []byte) []byte { return append(b, byte(TagReply)) }
@@ -166,6 +176,8 @@ func Decode(b []byte) (Message, error) {
 		m.Body = r.Rest()
 	case TagReply:
 		m.Body = r.Rest()
+	case TagAck:
+		m.Ack = r.Uvarint(math.MaxUint64)
 	case TagEvent:
 		e, n, err := event.Decode(r.Remaining())
 		m.Event = e

@@ -23,11 +23,12 @@ func samples() [][]byte {
 		AppendInput(nil, Input{Seq: 1}),
 		append(AppendReply(nil), game...),
 		append(AppendMoves(nil, 77), game...),
+		AppendAck(nil, 123456),
 	}
 }
 
 func TestRoundTrip(t *testing.T) {
-	want := []Tag{TagWelcome, TagSnapshot, TagSnapshot, TagEvent, TagPong, TagPing, TagInput, TagInput, TagReply, TagMoves}
+	want := []Tag{TagWelcome, TagSnapshot, TagSnapshot, TagEvent, TagPong, TagPing, TagInput, TagInput, TagReply, TagMoves, TagAck}
 	for i, b := range samples() {
 		m, err := Decode(b)
 		if err != nil || m.Tag != want[i] {
@@ -57,6 +58,10 @@ func TestRoundTrip(t *testing.T) {
 		case 9:
 			if m.Input != (Input{Seq: 77}) || len(m.Body) != 3 {
 				t.Fatalf("%+v", m.Input)
+			}
+		case 10:
+			if m.Ack != 123456 || len(b) != 4 {
+				t.Fatalf("ack %d in %d bytes", m.Ack, len(b))
 			}
 		case 8:
 			if !bytes.Equal(m.Body, []byte{1, 2, 3}) {

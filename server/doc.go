@@ -28,7 +28,12 @@
 // the same way. A Game that predicts its players' characters on their clients
 // (package movement) also implements Replier: its answers to each client's
 // inputs (acknowledgements, adjustments) go to that client alone, unreliably,
-// with its next packets.
+// with its next packets. A Game that encodes each client's snapshot on its
+// own also implements PerClient: it gets the tick of the newest snapshot the
+// client acknowledged keeping as a baseline (the client sends it in a
+// protocol Ack when its game marks a snapshot client.Snapshot.Baseline) and
+// the byte budget (Config.SnapshotBudget), and encodes a delta against that
+// baseline, or whole when it has none; games without it are unchanged.
 //
 // # Time and ticks
 //

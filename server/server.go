@@ -35,6 +35,31 @@ type Game interface {
 	AppendSnapshot(dst []byte, regular bool) []byte
 }
 
+// PerClient is implemented by a Game that encodes every client's snapshot on
+// its own: against a baseline that client acknowledged (a delta), and within
+// a byte budget (the most important entities first, never a snapshot dropped
+// whole). The server then calls AppendSnapshotFor once per client and tick
+// in place of AppendSnapshot, which such a game still implements for callers
+// that want the same snapshot for everyone. A game opts in by implementing
+// it; one that does not gets the shared snapshot as before.
+//
+// The client side of such a game marks the snapshots it keeps as baselines
+// (client.Snapshot.Baseline); the client then sends the server the newest
+// one's tick (a protocol Ack message), and the server passes the newest tick
+// acknowledged to AppendSnapshotFor.
+type PerClient interface {
+	// AppendSnapshotFor appends the game's part of the snapshot of the tick
+	// just stepped for one client, as AppendSnapshot does for all. acked is
+	// the tick of the newest snapshot the client acknowledged keeping (0:
+	// none yet). A snapshot encoded against a baseline the game is not sure
+	// the client holds would not decode: without one (a joining client, one
+	// whose acknowledgements stopped coming, or fell behind the game's
+	// history) the game encodes it whole. What it appends must fit in budget
+	// bytes (Config.SnapshotBudget less the header); a longer snapshot is
+	// counted as Oversize and not sent.
+	AppendSnapshotFor(dst []byte, client int, regular bool, acked uint64, budget int) []byte
+}
+
 // Emitter takes the events a game emits during Step.
 type Emitter interface {
 	// Emit sends e to every joined client, reliably and in order. The server
@@ -100,6 +125,12 @@ type Config struct {
 	// rate of clock's defaults. Range [1, 1000]. A packet gets at most one
 	// pong whatever it carries, so replies never outgrow the pings.
 	PongHz int
+	// SnapshotBudget is the most bytes of one snapshot message (header
+	// included) a PerClient game may fill; 0 means
+	// reliable.MaxUnreliableSize, one MTU-safe packet. Range [64,
+	// reliable.MaxUnreliableSize]. A game that is not PerClient has the
+	// whole message.
+	SnapshotBudget int
 	// Reliable configures each client's channels.
 	Reliable reliable.Config
 	// OnTick, if set, is called after every tick, once its snapshot is
@@ -139,6 +170,7 @@ type Stats struct {
 	Inputs         uint64 // inputs handed to the game
 	Replies        uint64 // game replies queued (a Replier's), all clients
 	StaleInputs    uint64 // inputs dropped as older than one already handed over
+	Acks           uint64 // baselines acknowledged by clients (protocol Ack messages taken)
 	Malformed      uint64 // packets or messages dropped as malformed or unexpected
 	QueueFull      uint64 // reliable messages refused by a full send queue
 
@@ -152,6 +184,7 @@ type ClientStats struct {
 	FirstSnapshot time.Duration // server time its first snapshot was queued; -1 if none yet
 	Self          uint32        // the entity it controls
 	LastInput     uint32        // sequence of the newest input handed to the game
+	Acked         uint64        // tick of the newest snapshot it acknowledged keeping as a baseline (0: none)
 	RTT           time.Duration // the reliable channel's smoothed round trip
 
 	PacketsIn, BytesIn   uint64
@@ -227,6 +260,9 @@ func New(cfg Config, game Game) (*Server, error) {
 		return nil, err
 	}
 	if err := def(&cfg.PongHz, 20, 1, 1000, "PongHz"); err != nil {
+		return nil, err
+	}
+	if err := def(&cfg.SnapshotBudget, reliable.MaxUnreliableSize, 64, reliable.MaxUnreliableSize, "SnapshotBudget"); err != nil {
 		return nil, err
 	}
 	if _, err := reliable.New(cfg.Reliable); err != nil {
@@ -395,6 +431,13 @@ func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byt
 			s.game.Input(client, Input{Seq: m.Input.Seq, Sent: m.Input.Sent, View: m.Input.View, Data: m.Body,
 				Moves: m.Tag == protocol.TagMoves, Arrival: arrival})
 			s.reply(c, client, now)
+		case protocol.TagAck:
+			if m.Ack > s.tick {
+				s.stats.Malformed++
+				continue
+			}
+			s.stats.Acks++
+			c.stats.Acked = max(c.stats.Acked, m.Ack)
 		default:
 			s.stats.Malformed++
 		}
@@ -469,25 +512,37 @@ func (s *Server) step() {
 	regular := s.tick%s.snapEach == 0
 	if (regular || extra) && len(s.order) > 0 {
 		s.snap = protocol.AppendSnapshot(s.snap[:0], protocol.Snapshot{Tick: t.N, Time: t.Time, Regular: regular})
-		s.snap = s.game.AppendSnapshot(s.snap, regular)
-		if len(s.snap) > reliable.MaxUnreliableSize {
-			s.stats.Oversize++
-		} else {
-			for _, client := range s.order {
-				c := s.clients[client]
-				if c.ep.SendUnreliable(s.snap) != nil {
+		pc, perClient := s.game.(PerClient)
+		if !perClient {
+			s.snap = s.game.AppendSnapshot(s.snap, regular)
+		}
+		for _, client := range s.order {
+			c := s.clients[client]
+			msg := s.snap
+			if perClient {
+				s.msg = append(s.msg[:0], s.snap...)
+				s.msg = pc.AppendSnapshotFor(s.msg, client, regular, c.stats.Acked, s.cfg.SnapshotBudget-len(s.snap))
+				msg = s.msg
+			}
+			if len(msg) > reliable.MaxUnreliableSize || perClient && len(msg) > s.cfg.SnapshotBudget {
+				s.stats.Oversize++
+				if perClient {
 					continue
 				}
-				s.stats.Snapshots++
-				c.stats.SnapshotBytes += uint64(len(s.snap))
-				if !regular {
-					s.stats.ExtraSnapshots++
-				}
-				if c.stats.FirstSnapshot < 0 {
-					c.stats.FirstSnapshot = t.Time
-				}
-				c.flush = true
+				break
 			}
+			if c.ep.SendUnreliable(msg) != nil {
+				continue
+			}
+			s.stats.Snapshots++
+			c.stats.SnapshotBytes += uint64(len(msg))
+			if !regular {
+				s.stats.ExtraSnapshots++
+			}
+			if c.stats.FirstSnapshot < 0 {
+				c.stats.FirstSnapshot = t.Time
+			}
+			c.flush = true
 		}
 	}
 	if s.cfg.OnTick != nil {

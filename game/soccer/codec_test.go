@@ -15,7 +15,7 @@ type snapshotForTest struct{ client.Snapshot }
 func (s *snapshotForTest) decode(t *testing.T, b []byte, at time.Duration) {
 	t.Helper()
 	s.Time, s.Entities = at, s.Entities[:0]
-	if err := decodeSnapshot(&s.Snapshot, b, DefaultRules()); err != nil {
+	if err := decodeSnapshot(&s.Snapshot, b, DefaultRules(), nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -127,7 +127,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		for n := range len(b) {
-			if err := decodeSnapshot(&client.Snapshot{}, b[:n], DefaultRules()); err == nil {
+			if err := decodeSnapshot(&client.Snapshot{}, b[:n], DefaultRules(), nil); err == nil {
 				t.Fatalf("snapshot %d prefix %d decoded", i, n)
 			}
 		}
@@ -188,7 +188,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var s client.Snapshot
-		if err := decodeSnapshot(&s, b, DefaultRules()); err != nil {
+		if err := decodeSnapshot(&s, b, DefaultRules(), nil); err != nil {
 			return
 		}
 		for _, e := range s.Entities {

@@ -91,7 +91,11 @@
 // are events (package event) on the reliable channel; a kick's and a tackle's
 // carry the ball's state leaving them, so a client that learns of one late
 // draws the ball as far along as its age. A teleport changes the entity's
-// generation, which clients turn into a cut. Every decoder returns
+// generation, which clients turn into a cut. Game implements
+// server.PerClient: each client's snapshot carries the players bit-packed,
+// as deltas against the newest snapshot that client acknowledged (a player
+// running straight costs two bits), within the server's byte budget, so 64
+// players fit one packet (delta.go has the layout). Every decoder returns
 // ErrTruncated or ErrMalformed on bad input and is fuzzed.
 //
 // # Bots

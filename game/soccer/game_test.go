@@ -286,7 +286,7 @@ func TestOutOfPlay(t *testing.T) {
 	// state of the tick before would go with the new generation, and a
 	// client would cut there, a tick early and off the pitch.
 	s := client.Snapshot{Time: tr.Time}
-	if err := decodeSnapshot(&s, m.g.AppendSnapshot(nil, false), m.g.rules); err != nil {
+	if err := decodeSnapshot(&s, m.g.AppendSnapshot(nil, false), m.g.rules, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Entities) != 1 || s.Entities[0].State.Pos.Dist(tr.Ball.Pos) > 0.01 {

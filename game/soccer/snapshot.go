@@ -48,7 +48,7 @@ const (
 	snapPlayers  = 1 << 0
 	snapPaused   = 1 << 1
 	snapCarriers = 1 << 2
-	snapMask     = snapPlayers | snapPaused | snapCarriers
+	snapMask     = snapPlayers | snapPaused | snapCarriers | snapDelta
 )
 
 // A player's marks in a snapshot.
@@ -87,6 +87,59 @@ type Score struct {
 // inputs, turns between ticks in ways no curve through every other tick can
 // follow.
 func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
+	o := g.prepare(regular)
+	dst = append(dst, o.head...)
+	if !o.players {
+		return dst
+	}
+	dst = binary.AppendUvarint(dst, uint64(o.n))
+	next := FirstPlayerID // the id a player need not send
+	for j := range o.n {
+		id := FirstPlayerID + uint32(o.slots[j])
+		marks := o.q[j].marks()
+		if o.team[j] == Away {
+			marks |= markAway
+		}
+		if id != next {
+			marks |= markID
+		}
+		if o.gen[j] != 1 {
+			marks |= markGen
+		}
+		dst = append(dst, marks)
+		if marks&markID != 0 {
+			dst = binary.AppendUvarint(dst, uint64(id))
+		}
+		if marks&markGen != 0 {
+			dst = append(dst, o.gen[j])
+		}
+		dst = appendPose(dst, marks, o.q[j])
+		next = id + 1
+	}
+	return append(dst, o.tail...)
+}
+
+// prepared is what every client's snapshot of a tick shares: the bytes
+// before the players, the players quantised, and the carriers after them.
+type prepared struct {
+	ok      bool // for tick and regular, and nothing changed since
+	tick    uint64
+	regular bool
+	head    []byte // flags, score, ball states
+	players bool   // the snapshot holds the players
+	n       int    // active players
+	slots   [maxSlots]uint8
+	q       [maxSlots]qpose
+	team    [maxSlots]uint8
+	gen     [maxSlots]uint8
+	forced  uint64 // slot bits of the carriers (the tail names them) and the possessor
+	tail    []byte // the carriers section
+}
+
+// prepare fills and returns g.out for the snapshot of the tick just stepped.
+func (g *Game) prepare(regular bool) *prepared {
+	o := &g.out
+	o.ok, o.tick, o.regular = true, g.tick, regular
 	g.sent.tick = g.tick
 	flags := byte(0)
 	if regular || g.kickoff {
@@ -112,7 +165,7 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	if nc > 0 {
 		flags |= snapCarriers
 	}
-	dst = append(dst, flags)
+	dst := append(o.head[:0], flags)
 	dst = binary.AppendUvarint(dst, uint64(g.score[0]))
 	dst = binary.AppendUvarint(dst, uint64(g.score[1]))
 	dst = append(dst, g.ballGen)
@@ -136,57 +189,36 @@ func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 		dst = wire.AppendState(dst, bodyOf(g.sent.prevTime, g.prevBall, false, false))
 	}
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
-	dst = wire.AppendState(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
-	if flags&snapPlayers == 0 {
-		return dst
+	o.head = wire.AppendState(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
+	o.players, o.n, o.forced, o.tail = flags&snapPlayers != 0, 0, 0, o.tail[:0]
+	if !o.players {
+		return o
 	}
-	n := 0
-	for i := range g.players {
-		if g.players[i].active {
-			n++
-		}
+	if g.possessor >= 0 {
+		o.forced |= 1 << uint(g.possessor)
 	}
-	dst = binary.AppendUvarint(dst, uint64(n))
-	next := FirstPlayerID // the id a player need not send
 	for i := range g.players {
 		p := &g.players[i]
 		if !p.active {
 			continue
 		}
-		id := FirstPlayerID + uint32(i)
-		pose := g.pose(i)
-		marks := pose.marks()
-		if p.team == Away {
-			marks |= markAway
-		}
-		if id != next {
-			marks |= markID
-		}
-		if p.gen != 1 {
-			marks |= markGen
-		}
-		dst = append(dst, marks)
-		if marks&markID != 0 {
-			dst = binary.AppendUvarint(dst, uint64(id))
-		}
-		if marks&markGen != 0 {
-			dst = append(dst, p.gen)
-		}
-		dst = appendPose(dst, marks, pose)
-		next = id + 1
+		o.slots[o.n], o.q[o.n], o.team[o.n], o.gen[o.n] = uint8(i), quantPose(g.pose(i)), p.team, p.gen
+		o.n++
 	}
 	if nc == 0 {
-		return dst
+		return o
 	}
-	dst = binary.AppendUvarint(dst, uint64((g.now-g.sent.prevTime+time.Microsecond/2)/time.Microsecond))
-	dst = append(dst, byte(nc))
+	tail := binary.AppendUvarint(o.tail, uint64((g.now-g.sent.prevTime+time.Microsecond/2)/time.Microsecond))
+	tail = append(tail, byte(nc))
 	for _, i := range carriers[:nc] {
-		dst = binary.AppendUvarint(dst, uint64(FirstPlayerID)+uint64(i))
-		pose := g.players[i].prev
-		marks := pose.marks()
-		dst = appendPose(append(dst, marks), marks, pose)
+		o.forced |= 1 << uint(i)
+		tail = binary.AppendUvarint(tail, uint64(FirstPlayerID)+uint64(i))
+		q := quantPose(g.players[i].prev)
+		marks := q.marks()
+		tail = appendPose(append(tail, marks), marks, q)
 	}
-	return dst
+	o.tail = tail
+	return o
 }
 
 // sendState is what snapshots need of the ticks before the newest.
@@ -235,41 +267,66 @@ func (g *Game) pose(i int) sentPose {
 	return sentPose{gen: p.gen, st: p.st, vel: p.vel, turn: p.turn, want: p.want}
 }
 
-// marks returns the pose's marks: which of its parts are not zero once
-// quantised.
-func (p sentPose) marks() byte {
+// qpose is a player's pose as snapshots quantise it.
+type qpose struct {
+	x, z   int64  // position, millimetres
+	vx, vz int64  // velocity, centimetres per second
+	yaw    uint16 // 65536ths of a turn
+	turn   int64  // rate of turning, milliradians per second
+	wx, wz int64  // the velocity asked for less the velocity, centimetres per second
+}
+
+// quantPose returns p quantised.
+func quantPose(p sentPose) qpose {
 	vx, vz := wire.Quantise(p.vel.X, 0.01), wire.Quantise(p.vel.Z, 0.01)
+	return qpose{
+		x: wire.Quantise(p.st.Pos.X, 0.001), z: wire.Quantise(p.st.Pos.Z, 0.001), vx: vx, vz: vz,
+		yaw:  uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536)) & 0xffff),
+		turn: wire.Quantise(p.turn, 0.001),
+		// The wanted velocity goes as its difference from the velocity,
+		// which is mostly zero (running at the speed asked for, or standing).
+		wx: wire.Quantise(p.want.X, 0.01) - vx, wz: wire.Quantise(p.want.Z, 0.01) - vz,
+	}
+}
+
+// state is the pose as a state at server time t.
+func (q qpose) state(t time.Duration) kinematic.State {
+	yaw := float64(q.yaw) / 65536 * 2 * math.Pi
+	return kinematic.State{Time: t, Pos: geom.V(float64(q.x)/1000, 0, float64(q.z)/1000),
+		Vel: geom.V(float64(q.vx)/100, 0, float64(q.vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, float64(q.turn)/1000, 0),
+		Input: geom.V(float64(q.vx+q.wx)/100, 0, float64(q.vz+q.wz)/100)}
+}
+
+// marks returns the pose's marks: which of its parts are not zero.
+func (q qpose) marks() byte {
 	m := byte(0)
-	if vx != 0 || vz != 0 {
+	if q.vx != 0 || q.vz != 0 {
 		m |= markVel
 	}
-	if wire.Quantise(p.turn, 0.001) != 0 {
+	if q.turn != 0 {
 		m |= markTurn
 	}
-	// The wanted velocity goes as its difference from the velocity, which is
-	// mostly zero (running at the speed asked for, or standing).
-	if wire.Quantise(p.want.X, 0.01) != vx || wire.Quantise(p.want.Z, 0.01) != vz {
+	if q.wx != 0 || q.wz != 0 {
 		m |= markWant
 	}
 	return m
 }
 
-// appendPose appends the parts of p that marks (its marks()) say are sent.
-func appendPose(dst []byte, marks byte, p sentPose) []byte {
-	vx, vz := wire.Quantise(p.vel.X, 0.01), wire.Quantise(p.vel.Z, 0.01)
-	dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.X, 0.001))
-	dst = binary.AppendVarint(dst, wire.Quantise(p.st.Pos.Z, 0.001))
+// appendPose appends the parts of q that marks (its marks()) say are sent.
+func appendPose(dst []byte, marks byte, q qpose) []byte {
+	dst = binary.AppendVarint(dst, q.x)
+	dst = binary.AppendVarint(dst, q.z)
 	if marks&markVel != 0 {
-		dst = binary.AppendVarint(dst, vx)
-		dst = binary.AppendVarint(dst, vz)
+		dst = binary.AppendVarint(dst, q.vx)
+		dst = binary.AppendVarint(dst, q.vz)
 	}
-	dst = binary.LittleEndian.AppendUint16(dst, uint16(int64(math.Round(p.st.Yaw/(2*math.Pi)*65536))&0xffff))
+	dst = binary.LittleEndian.AppendUint16(dst, q.yaw)
 	if marks&markTurn != 0 {
-		dst = binary.AppendVarint(dst, wire.Quantise(p.turn, 0.001))
+		dst = binary.AppendVarint(dst, q.turn)
 	}
 	if marks&markWant != 0 {
-		dst = binary.AppendVarint(dst, wire.Quantise(p.want.X, 0.01)-vx)
-		dst = binary.AppendVarint(dst, wire.Quantise(p.want.Z, 0.01)-vz)
+		dst = binary.AppendVarint(dst, q.wx)
+		dst = binary.AppendVarint(dst, q.wz)
 	}
 	return dst
 }
@@ -319,7 +376,10 @@ func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) kinematic.Stat
 	return s
 }
 
-func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
+// decodeSnapshot decodes a snapshot into s, a per-client one against the
+// baselines of rc, which keeps it as one if it is newer than those it has
+// (rc nil: none kept).
+func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) error {
 	r := wire.NewReader(b)
 	flags := r.Byte()
 	r.Uvarint(1 << 20)
@@ -327,7 +387,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 	metaEnd := r.Offset()
 	gen := r.Byte()
 	nb := r.Byte()
-	if flags&^snapMask != 0 || nb < 1 || nb > 3 {
+	if flags&^snapMask != 0 || nb < 1 || nb > 3 || flags&snapDelta != 0 && (flags&snapPlayers == 0 || rc == nil) {
 		r.Fail(ErrMalformed)
 	}
 	for range nb {
@@ -357,7 +417,9 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 		})
 	}
 	players := len(s.Entities)
-	if r.Err() == nil && flags&snapPlayers != 0 {
+	if r.Err() == nil && flags&snapDelta != 0 {
+		s.Base = readDelta(&r, s, &rc.kept, &rc.scratch)
+	} else if r.Err() == nil && flags&snapPlayers != 0 {
 		n := r.Uvarint(64)
 		id := uint64(FirstPlayerID)
 		for range n {
@@ -372,7 +434,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 			if marks&markGen != 0 {
 				pgen = r.Byte()
 			}
-			st := readPose(&r, marks, s.Time)
+			st := readPose(&r, marks).state(s.Time)
 			if r.Err() != nil {
 				break
 			}
@@ -395,7 +457,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 		for range n {
 			id := r.Uvarint(math.MaxUint32)
 			marks := r.Byte()
-			st := readPose(&r, marks, s.Time-age)
+			st := readPose(&r, marks).state(s.Time - age)
 			if r.Err() != nil {
 				break
 			}
@@ -419,31 +481,32 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules) error {
 		}
 	}
 	if err := r.Done(); err != nil {
+		s.Base = 0
 		return err
 	}
 	s.Meta = b[:metaEnd]
+	if flags&snapDelta != 0 && s.Tick > rc.kept.newest {
+		*rc.kept.add(s.Tick, nil) = rc.scratch
+		s.Baseline = true
+	}
 	return nil
 }
 
-// readPose reads a player's state at time t as appendPose wrote it with
-// marks.
-func readPose(r *wire.Reader, marks byte, t time.Duration) kinematic.State {
-	x, z := r.Varint(maxQuant), r.Varint(maxQuant)
-	var vx, vz, wx, wz, turnQ int64
+// readPose reads a pose appendPose wrote with marks.
+func readPose(r *wire.Reader, marks byte) qpose {
+	var q qpose
+	q.x, q.z = r.Varint(maxQuant), r.Varint(maxQuant)
 	if marks&markVel != 0 {
-		vx, vz = r.Varint(maxQuant), r.Varint(maxQuant)
+		q.vx, q.vz = r.Varint(maxQuant), r.Varint(maxQuant)
 	}
-	yaw := float64(u16(r)) / 65536 * 2 * math.Pi
+	q.yaw = u16(r)
 	if marks&markTurn != 0 {
-		turnQ = r.Varint(maxQuant)
+		q.turn = r.Varint(maxQuant)
 	}
-	turn := float64(turnQ) / 1000
 	if marks&markWant != 0 {
-		wx, wz = r.Varint(maxQuant), r.Varint(maxQuant)
+		q.wx, q.wz = r.Varint(maxQuant), r.Varint(maxQuant)
 	}
-	return kinematic.State{Time: t, Pos: geom.V(float64(x)/1000, 0, float64(z)/1000),
-		Vel: geom.V(float64(vx)/100, 0, float64(vz)/100), Rot: yawRot(yaw), AngVel: geom.V(0, turn, 0),
-		Input: geom.V(float64(vx+wx)/100, 0, float64(vz+wz)/100)}
+	return q
 }
 
 // maxQuant bounds decoded integers.

@@ -1,0 +1,410 @@
+package soccer
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/wire"
+)
+
+// Per-client snapshots (server.PerClient). The server encodes every client's
+// snapshot on its own: the same flags (with bit 3 set), score and ball
+// states as a shared snapshot, then, when it holds the players, the players
+// against a baseline the client acknowledged keeping, then the carriers:
+//
+//	baseline   unsigned varint: the snapshot's tick less the baseline's,
+//	           0 for none (every player whole)
+//	players    a bit-packed section (wire.BitWriter): the count of players
+//	           (order-3 exponential-Golomb code), then per player, in order
+//	           of slot, its slot less the previous one's plus one (order 0;
+//	           the first: its slot), and a bit: delta or whole.
+//	           A delta player has a bit changed; unchanged, it is the
+//	           baseline's pose extrapolated (below); changed, each field
+//	           of its pose follows as its difference from that (order-k
+//	           codes, deltaOrders). A whole player has a bit team Away, its
+//	           generation (8 bits) and each field as it is (wholeOrders).
+//	           Zero bits pad the section to a byte.
+//	carriers   as in the shared snapshot
+//
+// A player's baseline is its pose in the baseline snapshot as the client
+// rebuilt it: every player that snapshot held, and for every other player
+// the pose in the snapshot's own baseline, and so on back (a player left out
+// by the byte budget keeps the pose it had). The baseline's position is
+// extrapolated by its velocity to the snapshot's time (integer millimetres,
+// rounded half away from zero), so a player running straight costs the
+// changed bit alone; its yaw, velocity, turning and velocity asked for are
+// the baseline's. A player is sent as a delta only when the baseline has it
+// with the same team and generation.
+//
+// The snapshot fits the server's budget (server.Config.SnapshotBudget):
+// when every player does not fit, the carriers go first (and the player
+// who has the ball: the ball is drawn at its feet), then the players
+// left out longest (a priority accumulated per client and player, reset
+// when it is sent), so no player waits more than a few snapshots even when
+// a whole snapshot of 64 players is larger than a packet.
+
+const snapDelta = 1 << 3
+
+// baselineRing is how many snapshots the server keeps per client, and a
+// client keeps, as baselines: a second of regular snapshots at 30 Hz. A
+// client whose newest acknowledged snapshot is older is sent whole players.
+const baselineRing = 32
+
+// The orders of the exponential-Golomb codes of a pose's fields: x, z, vx,
+// vz, yaw, turn, wx, wz (the units of qpose).
+var (
+	deltaOrders = poseOrders{3, 3, 4, 4, 6, 7, 4, 3}
+	wholeOrders = poseOrders{14, 14, 7, 7, 15, 8, 3, 3}
+)
+
+type poseOrders [8]int
+
+const countOrder = 3
+
+// errNoBaseline is returned for a snapshot encoded against a baseline the
+// client does not have.
+var errNoBaseline = errors.New("tether/soccer: snapshot against a baseline not kept")
+
+// known is a player's pose as of server time t in a rebuilt snapshot.
+type known struct {
+	q         qpose
+	t         time.Duration
+	gen, team uint8
+}
+
+// at returns the pose extrapolated to server time t by its velocity.
+func (k *known) at(t time.Duration) qpose {
+	q := k.q
+	dt := int64(t - k.t)
+	q.x += roundDiv(q.vx*dt, 1e8) // cm/s × ns = 1e-8 mm
+	q.z += roundDiv(q.vz*dt, 1e8)
+	// mrad/s × µs = 1e-9 rad, in 65536ths of a turn.
+	q.yaw += uint16(roundDiv(q.turn*(dt/1000)*65536, 6283185307))
+	return q
+}
+
+func roundDiv(a, b int64) int64 {
+	if a >= 0 {
+		return (a + b/2) / b
+	}
+	return -((-a + b/2) / b)
+}
+
+// playerTable is a snapshot's players as its client rebuilt them.
+type playerTable struct {
+	tick uint64 // 0: unused
+	has  uint64 // slot bits of the players known
+	p    [maxSlots]known
+}
+
+func (t *playerTable) set(slot int, k known) {
+	t.has |= 1 << uint(slot)
+	t.p[slot] = k
+}
+
+// baselines is a ring of rebuilt snapshots.
+type baselines struct {
+	tables [baselineRing]playerTable
+	next   int
+	newest uint64
+}
+
+// find returns the table of tick, or nil.
+func (b *baselines) find(tick uint64) *playerTable {
+	if tick == 0 {
+		return nil
+	}
+	for i := range b.tables {
+		if b.tables[i].tick == tick {
+			return &b.tables[i]
+		}
+	}
+	return nil
+}
+
+// add returns the table of a new snapshot of tick, in place of the oldest,
+// its players those of base (none if nil).
+func (b *baselines) add(tick uint64, base *playerTable) *playerTable {
+	t := &b.tables[b.next]
+	b.next = (b.next + 1) % baselineRing
+	switch {
+	case base == nil:
+		t.has = 0
+	case base != t:
+		*t = *base
+	}
+	t.tick = tick
+	b.newest = max(b.newest, tick)
+	return t
+}
+
+// clientView is what the server sent one client.
+type clientView struct {
+	sent baselines
+	wait [maxSlots]uint32 // snapshots each player was left out of since last sent
+}
+
+// AppendSnapshotFor implements server.PerClient: the snapshot of
+// AppendSnapshot with its players encoded against the newest snapshot the
+// client acknowledged, within budget bytes (see the layout above).
+func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64, budget int) []byte {
+	o := &g.out
+	if !o.ok || o.tick != g.tick || o.regular != regular {
+		o = g.prepare(regular)
+	}
+	start := len(dst)
+	dst = append(dst, o.head...)
+	if !o.players {
+		return dst
+	}
+	dst[start] |= snapDelta
+	v := g.views[cl]
+	if v == nil {
+		v = &clientView{}
+		g.views[cl] = v
+	}
+	base := v.sent.find(acked)
+	if base != nil {
+		dst = binary.AppendUvarint(dst, g.tick-acked)
+	} else {
+		dst = append(dst, 0)
+	}
+	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder)
+	var cost [maxSlots]int
+	total, prev := 0, -1
+	for j := range o.n {
+		cost[j] = g.playerBits(o, j, base)
+		total += cost[j] + wire.UintBits(uint64(int(o.slots[j])-prev-1), 0)
+		prev = int(o.slots[j])
+	}
+	in := uint64(0)
+	if total <= room {
+		in = ^uint64(0)
+	} else {
+		in = v.choose(o, &cost, room)
+	}
+	t := v.sent.add(g.tick, base)
+	w := wire.NewBitWriter(dst)
+	w.Uint(uint64(bits.OnesCount64(in&slotBits(o))), countOrder)
+	prev = -1
+	for j := range o.n {
+		slot := int(o.slots[j])
+		if in&(1<<uint(slot)) == 0 {
+			v.wait[slot]++
+			continue
+		}
+		v.wait[slot] = 0
+		w.Uint(uint64(slot-prev-1), 0)
+		prev = slot
+		g.putPlayer(&w, o, j, base)
+		t.set(slot, known{q: o.q[j], t: g.now, gen: o.gen[j], team: o.team[j]})
+	}
+	return append(w.Append(), o.tail...)
+}
+
+// slotBits returns the slot bits of the snapshot's players.
+func slotBits(o *prepared) uint64 {
+	m := uint64(0)
+	for j := range o.n {
+		m |= 1 << uint(o.slots[j])
+	}
+	return m
+}
+
+// maxGapBits bounds the bits of a slot gap.
+var maxGapBits = wire.UintBits(maxSlots-1, 0)
+
+// choose returns the slot bits of the players that fit room bits, costing
+// cost each (and a slot gap): the carriers first, then those left out of
+// the most snapshots, then by slot.
+func (v *clientView) choose(o *prepared, cost *[maxSlots]int, room int) uint64 {
+	var order [maxSlots]uint8 // indexes into o.slots, by priority
+	n := 0
+	for j := range o.n {
+		k := n
+		for k > 0 && v.before(o, j, int(order[k-1])) {
+			order[k] = order[k-1]
+			k--
+		}
+		order[k] = uint8(j)
+		n++
+	}
+	in := uint64(0)
+	for _, j := range order[:n] {
+		c := cost[j] + maxGapBits
+		if c <= room || o.forced&(1<<uint(o.slots[j])) != 0 {
+			in |= 1 << uint(o.slots[j])
+			room -= c
+		}
+	}
+	return in
+}
+
+// before says whether player j goes before player k.
+func (v *clientView) before(o *prepared, j, k int) bool {
+	sj, sk := o.slots[j], o.slots[k]
+	fj, fk := o.forced&(1<<uint(sj)) != 0, o.forced&(1<<uint(sk)) != 0
+	if fj != fk {
+		return fj
+	}
+	if v.wait[sj] != v.wait[sk] {
+		return v.wait[sj] > v.wait[sk]
+	}
+	return sj < sk
+}
+
+// deltaBase returns the baseline of player j, or nil if it goes whole.
+func deltaBase(o *prepared, j int, base *playerTable) *known {
+	slot := o.slots[j]
+	if base == nil || base.has&(1<<uint(slot)) == 0 {
+		return nil
+	}
+	k := &base.p[slot]
+	if k.gen != o.gen[j] || k.team != o.team[j] {
+		return nil
+	}
+	return k
+}
+
+// playerBits is the bits of player j but its slot gap.
+func (g *Game) playerBits(o *prepared, j int, base *playerTable) int {
+	if k := deltaBase(o, j, base); k != nil {
+		if p := k.at(g.now); p != o.q[j] {
+			return 2 + poseBits(o.q[j], p, &deltaOrders)
+		}
+		return 2
+	}
+	return 2 + 8 + poseBits(o.q[j], qpose{}, &wholeOrders)
+}
+
+func (g *Game) putPlayer(w *wire.BitWriter, o *prepared, j int, base *playerTable) {
+	k := deltaBase(o, j, base)
+	w.Bool(k != nil)
+	if k != nil {
+		p := k.at(g.now)
+		w.Bool(p != o.q[j])
+		if p != o.q[j] {
+			putPose(w, o.q[j], p, &deltaOrders)
+		}
+		return
+	}
+	w.Bool(o.team[j] == Away)
+	w.Bits(uint64(o.gen[j]), 8)
+	putPose(w, o.q[j], qpose{}, &wholeOrders)
+}
+
+// diffs returns q's fields less ref's, the yaw the short way round.
+func diffs(q, ref qpose) [8]int64 {
+	return [8]int64{q.x - ref.x, q.z - ref.z, q.vx - ref.vx, q.vz - ref.vz,
+		int64(int16(q.yaw - ref.yaw)), q.turn - ref.turn, q.wx - ref.wx, q.wz - ref.wz}
+}
+
+func putPose(w *wire.BitWriter, q, ref qpose, k *poseOrders) {
+	for i, d := range diffs(q, ref) {
+		w.Int(d, k[i])
+	}
+}
+
+func poseBits(q, ref qpose, k *poseOrders) int {
+	n := 0
+	for i, d := range diffs(q, ref) {
+		n += wire.IntBits(d, k[i])
+	}
+	return n
+}
+
+// getPose reads a pose putPose wrote against ref.
+func getPose(r *wire.BitReader, ref qpose, k *poseOrders) qpose {
+	var d [8]int64
+	for i := range d {
+		d[i] = r.Int(k[i], 2*maxQuant)
+	}
+	if d[4] == 1<<15 || d[4] < -1<<15 {
+		r.Fail(wire.ErrMalformed)
+	}
+	q := qpose{x: ref.x + d[0], z: ref.z + d[1], vx: ref.vx + d[2], vz: ref.vz + d[3],
+		yaw: ref.yaw + uint16(d[4]), turn: ref.turn + d[5], wx: ref.wx + d[6], wz: ref.wz + d[7]}
+	for _, x := range [...]int64{q.x, q.z, q.vx, q.vz, q.turn, q.wx, q.wz} {
+		if x > maxQuant || x < -maxQuant {
+			r.Fail(wire.ErrMalformed)
+		}
+	}
+	return q
+}
+
+// received is a client's side of per-client snapshots: the baselines it
+// keeps, and the table of the snapshot being decoded.
+type received struct {
+	kept    baselines
+	scratch playerTable
+}
+
+// readDelta reads the players of a per-client snapshot at tick (server time
+// at) into s, against the baselines kept in bl, and rebuilds the snapshot's
+// table into scratch. It returns the baseline's tick (0: none).
+func readDelta(r *wire.Reader, s *client.Snapshot, bl *baselines, scratch *playerTable) uint64 {
+	dist := r.Uvarint(1 << 32)
+	var base *playerTable
+	if r.Err() == nil && dist > 0 {
+		if dist >= s.Tick {
+			r.Fail(ErrMalformed)
+		} else if base = bl.find(s.Tick - dist); base == nil {
+			r.Fail(errNoBaseline)
+		}
+	}
+	if r.Err() != nil {
+		return 0
+	}
+	if base != nil {
+		*scratch = *base
+	} else {
+		scratch.has = 0
+	}
+	scratch.tick = s.Tick
+	br := wire.NewBitReader(r.Remaining())
+	n := br.Uint(countOrder, maxSlots)
+	slot := -1
+	for range n {
+		slot += 1 + int(br.Uint(0, maxSlots))
+		if slot >= maxSlots {
+			br.Fail(ErrMalformed)
+		}
+		if br.Err() != nil {
+			break
+		}
+		var k known
+		if br.Bool() {
+			if base == nil || base.has&(1<<uint(slot)) == 0 {
+				br.Fail(ErrMalformed)
+				break
+			}
+			b := &base.p[slot]
+			k = known{q: b.at(s.Time), t: s.Time, gen: b.gen, team: b.team}
+			if br.Bool() {
+				k.q = getPose(&br, k.q, &deltaOrders)
+			}
+		} else {
+			if br.Bool() {
+				k.team = Away
+			}
+			k.gen = uint8(br.Bits(8))
+			k.q, k.t = getPose(&br, qpose{}, &wholeOrders), s.Time
+		}
+		if br.Err() != nil {
+			break
+		}
+		scratch.set(slot, k)
+		s.Entities = append(s.Entities, client.EntityState{
+			ID: FirstPlayerID + uint32(slot), Kind: KindPlayer, Tag: k.team, Gen: k.gen, Parent: client.NoParent, State: k.q.state(s.Time),
+		})
+	}
+	nb, err := br.End()
+	r.Sub(nb, err, wire.ErrTruncated)
+	if base == nil {
+		return 0
+	}
+	return base.tick
+}
