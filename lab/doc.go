@@ -74,7 +74,9 @@
 //
 //	tether lab -scenario-file lab/testdata/soccer.json
 //
-// Each client is measured as in the drill, with what its client shows:
+// Each client is measured by the match's own meter (match.Meter, the one
+// tether demo measures a live match with), with the drill's definitions and
+// what its client shows:
 //
 //   - clock: the client package's own estimator, the only clock a soccer
 //     client draws by; a soccer scenario asking for another is an error

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/physics"
 )
@@ -30,7 +31,7 @@ func newOracleBall(c *client, tickHz int, states *[]physics.BodyState) *oracleBa
 }
 
 // render returns the oracle's ball at true time now.
-func (o *oracleBall) render(now time.Duration) ballFrame {
+func (o *oracleBall) render(now time.Duration) measure.Drawn {
 	tick := o.c.sim.tick
 	pts := *o.states
 	k := int(max(0, now-o.delay) / tick)
@@ -49,11 +50,11 @@ func (o *oracleBall) render(now time.Duration) ballFrame {
 		t += tick
 	}
 	if t == now || a == (physics.BodyState{}) {
-		return ballFrame{ok: true, pos: b.Pos, renderTime: now}
+		return measure.Drawn{OK: true, Pos: b.Pos, RenderTime: now}
 	}
 	u := 1 - float64(t-now)/float64(tick)
 	pos, _ := geom.Hermite(a.Pos, a.Vel, b.Pos, b.Vel, tick.Seconds(), u)
-	return ballFrame{ok: true, pos: pos, renderTime: now}
+	return measure.Drawn{OK: true, Pos: pos, RenderTime: now}
 }
 
 // meanJitterMs is the mean of a jitter distribution, milliseconds.

@@ -82,16 +82,16 @@ func (r *Report) plots() []plotSpec {
 			if f.ready {
 				ck = append(ck, plotter.XY{X: x, Y: max(floorMs, math.Abs(durMs(f.est-f.t-c.asym)))})
 			}
-			if !f.ball.ok || f.t < warmUp {
+			if !f.ball.OK || f.t < warmUp {
 				continue
 			}
-			dl = append(dl, plotter.XY{X: x, Y: durMs(f.t - f.ball.renderTime)})
+			dl = append(dl, plotter.XY{X: x, Y: durMs(f.t - f.ball.RenderTime)})
 			if r.truth.CutWithin(f.t, measure.TeleportSpan) {
 				continue
 			}
-			pres = append(pres, max(floorM, f.ball.pos.Dist(r.truth.At(f.t))))
-			if !c.blackouts.In(f.t) && !c.blackouts.In(f.ball.renderTime) {
-				fid = append(fid, max(floorM, f.ball.pos.Dist(r.truth.At(f.ball.renderTime))))
+			pres = append(pres, max(floorM, f.ball.Pos.Dist(r.truth.At(f.t))))
+			if !c.blackouts.In(f.t) && !c.blackouts.In(f.ball.RenderTime) {
+				fid = append(fid, max(floorM, f.ball.Pos.Dist(r.truth.At(f.ball.RenderTime))))
 			}
 		}
 		name := c.spec.Name

@@ -48,15 +48,6 @@ type (
 	HitMetrics    = measure.HitMetrics
 )
 
-// convergeWithin is the error a clock must stay within to count as converged:
-// 2 ms, or 5 ms on a link with latency spikes (the mobile preset).
-func convergeWithin(l Client) time.Duration {
-	if l.Link.Up.Spikes != nil || l.Link.Down.Spikes != nil {
-		return 5 * time.Millisecond
-	}
-	return 2 * time.Millisecond
-}
-
 // report measures every client against the ball's trajectory tr.
 func (m *sim) report(tr *measure.Truth) *Report {
 	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
@@ -73,7 +64,8 @@ func (c *client) measureAgainst(tr *measure.Truth) {
 		at := time.Duration(b.AtS * float64(time.Second))
 		c.blackouts = append(c.blackouts, measure.Span{From: at, To: at + time.Duration(b.LenS*float64(time.Second))})
 	}
-	c.clockMeter = measure.ClockMeter{WarmUp: warmUp, Asym: c.asym, Within: convergeWithin(c.spec)}
+	l := c.spec.Link
+	c.clockMeter = measure.NewClockMeter(warmUp, msDur(l.Up.LatencyMs), msDur(l.Down.LatencyMs), l.Up.Spikes != nil || l.Down.Spikes != nil)
 	c.ballMeter = measure.BallMeter{WarmUp: warmUp, Blackouts: c.blackouts}
 }
 
@@ -81,9 +73,9 @@ func (c *client) measureAgainst(tr *measure.Truth) {
 // frames (for a trace or plots).
 func (c *client) record(f frame) {
 	c.clockMeter.Add(measure.Frame{T: f.t, Est: f.est, Ready: f.ready, Bound: f.bound})
-	b := &f.ball
-	c.ballMeter.Add(c.truth, measure.Drawn{T: f.t, OK: b.ok, Pos: b.pos, RenderTime: b.renderTime,
-		Extrapolated: b.extrapolated, Frozen: b.frozen, Cut: b.cut})
+	ball := f.ball
+	ball.T = f.t
+	c.ballMeter.Add(c.truth, ball)
 	if c.sim.keep() {
 		c.frames = append(c.frames, f)
 	}

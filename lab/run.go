@@ -93,25 +93,15 @@ type frame struct {
 	est   time.Duration
 	ready bool
 	bound time.Duration // -1: none
-	ball  ballFrame
-}
-
-// ballFrame is the ball as a client draws it at one frame.
-type ballFrame struct {
-	ok           bool // something to draw
-	pos          geom.Vec3
-	renderTime   time.Duration // the server time the client claims to show
-	extrapolated bool          // past the newest state received
-	frozen       bool          // held still for lack of data
-	cut          bool          // the first frame after a teleport, drawn as a jump
+	ball  measure.Drawn // T unset
 }
 
 // fromEntity returns the ball as frame entity e draws it, if it is drawn.
-func fromEntity(e *tclient.Entity) ballFrame {
+func fromEntity(e *tclient.Entity) measure.Drawn {
 	if e == nil {
-		return ballFrame{}
+		return measure.Drawn{}
 	}
-	return ballFrame{ok: true, pos: e.Pos, renderTime: e.RenderTime, extrapolated: e.Extrapolated, frozen: e.Frozen, cut: e.Cut}
+	return measure.Drawn{OK: true, Pos: e.Pos, RenderTime: e.RenderTime, Extrapolated: e.Extrapolated, Frozen: e.Frozen, Cut: e.Cut}
 }
 
 // Run runs scenario s in virtual time and reports what every client measured.
@@ -186,11 +176,11 @@ func (m *sim) trace(fn func(TraceRow), tr *measure.Truth) {
 		for _, f := range c.frames {
 			row := TraceRow{
 				Client: c.spec.Name, Local: c.link.Clock.Local(f.t), ServerTime: f.t,
-				Estimate: f.est, Ready: f.ready, Bound: f.bound, RenderTime: f.ball.renderTime,
+				Estimate: f.est, Ready: f.ready, Bound: f.bound, RenderTime: f.ball.RenderTime,
 				True: vec3(tr.At(f.t)),
 			}
-			if f.ball.ok {
-				row.Rendered = vec3(f.ball.pos)
+			if f.ball.OK {
+				row.Rendered = vec3(f.ball.Pos)
 			}
 			fn(row)
 		}

@@ -8,37 +8,36 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/replicate"
 	tserver "github.com/tether-net/tether/server"
 )
 
-// soccerMatch is one run of the soccer game.
+// soccerMatch is one run of the soccer game, measured by the match's own
+// meter (match.Meter, as tether demo measures a live match): the clock, the
+// ball, the other players, the own player and the own kicks. The lab adds
+// the references (soccerBallView), the traffic, and the frames its plots
+// and traces keep.
 type soccerMatch struct {
 	sim     *sim
-	rules   soccer.Rules
 	v       *match.Virtual
-	truth   *soccerTruth
+	meter   *match.Meter
 	clients []*soccerClient // by bot index, which is the scenario's order
-	scratch soccer.Truth
+	// ticks are the server's match after the ticks from first on, if an
+	// oracle needs them: those of the last oracleKeep at least.
+	ticks []soccer.Truth
+	first int
 }
 
-// soccerClient is one bot's client: measured as the lab's clients are
-// (frames, clock, ball, traffic), and beside that the other players and the
-// own kicks.
-type soccerClient struct {
-	match  *soccerMatch
-	c      *client
-	bot    *match.Bot
-	clock  *estimatorClock
-	ball   soccerBallView
-	others measure.OthersMeter
-	own    ownRecord
+// oracleKeep is how far back an oracle may restore the match: more than
+// any link's mean one-way delay.
+const oracleKeep = 10 * time.Second
 
-	kicks  measure.KickMeter
-	self   int // own player slot, -1 until the welcome
-	seq    uint8
-	hasSeq bool
-	frames int // frames drawn so far
+// soccerClient is one bot's client.
+type soccerClient struct {
+	c    *client
+	bot  *match.Bot
+	ball soccerBallView
 }
 
 func (s Scenario) validateSoccer() error {
@@ -65,134 +64,108 @@ func runSoccer(s Scenario, opts Options) (*Report, error) {
 // playSoccer plays the validated scenario s of game soccer to its end.
 func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 	m := newSim(s, opts)
-	sm := &soccerMatch{sim: m, rules: soccer.DefaultRules()}
+	sm := &soccerMatch{sim: m}
 	m.clock = sm.now
+	// Every client predicts its own player (package movement) but those
+	// whose ball method is resim: that method predicts the own kicks in a
+	// world whose own player the server moves tick by tick.
+	predicts := func(i int) bool { return s.Clients[i].Ball != BallResim }
 	cfg := match.Config{
-		Seed: s.Seed, Bots: len(s.Clients), PairedLinks: true, Rules: sm.rules,
+		Seed: s.Seed, Bots: len(s.Clients), PairedLinks: true,
 		Server:  tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz},
 		FrameHz: s.FrameHz, LateShare: s.LateShare,
-		OnTick: sm.onTick, OnFrame: sm.onFrame,
-		// Every client predicts its own player (package movement) but those
-		// whose ball method is resim: that method predicts the own kicks
-		// in a world whose own player the server moves tick by tick.
-		Predicts:     func(i int) bool { return s.Clients[i].Ball != BallResim },
-		OnMove:       sm.ownMove,
-		OnCorrection: sm.ownCorrection,
+		OnTick: sm.onTick, OnFrame: sm.onFrame, Predicts: predicts,
+		OnCorrection: func(b *match.Bot, c movement.Correction) { sm.meter.Corrected(b, sm.now(), c) },
 	}
-	for _, spec := range s.Clients {
+	mc := match.MeterConfig{WarmUp: warmUp, TickHz: s.TickHz, FrameHz: s.FrameHz, DrawnBall: sm.drawnBall}
+	for i, spec := range s.Clients {
 		cfg.Links = append(cfg.Links, spec.Link)
 		ball := replicate.Method(spec.Ball)
 		if spec.Ball == BallOracle || spec.Ball == BallOraclePlayers {
 			ball = replicate.MethodTether // the references draw from it or their own
 		}
 		cfg.Balls = append(cfg.Balls, ball)
-		sc := &soccerClient{match: sm, self: -1, kicks: measure.KickMeter{WarmUp: warmUp, FrameHz: float64(s.FrameHz)}, c: &client{
-			sim: m, spec: spec,
-			asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
-		}}
-		sm.clients = append(sm.clients, sc)
-		m.clients = append(m.clients, sc.c)
+		c := m.newClient(spec, nil)
+		l := spec.Link
+		mc.Bots = append(mc.Bots, match.MeteredBot{Up: msDur(l.Up.LatencyMs), Down: msDur(l.Down.LatencyMs),
+			Spikes: l.Up.Spikes != nil || l.Down.Spikes != nil, Blackouts: c.blackouts, Predicts: predicts(i)})
+		sm.clients = append(sm.clients, &soccerClient{c: c})
 	}
-	v, err := match.NewVirtual(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("tether/lab: soccer match: %w", err)
-	}
-	sm.v = v
-	v.Truth(&sm.scratch)
-	if sm.truth, err = newSoccerTruth(sm.rules, s.TickHz, len(s.Clients), &sm.scratch); err != nil {
+	var err error
+	if sm.meter, err = match.NewMeter(mc); err != nil {
 		return nil, fmt.Errorf("tether/lab: %w", err)
 	}
-	sm.truth.keep = m.keep()
-	for i, b := range v.Bots() {
+	cfg.OnMove = sm.meter.Moved
+	if sm.v, err = match.NewVirtual(cfg); err != nil {
+		return nil, fmt.Errorf("tether/lab: soccer match: %w", err)
+	}
+	for i, b := range sm.v.Bots() {
 		sc := sm.clients[i]
-		sc.c.measureAgainst(&sm.truth.ball.Truth)
-		sc.bot = b
-		sc.c.link = b.NetLink()
-		sc.c.est = b.Client().Clock()
-		sc.clock = &estimatorClock{est: sc.c.est, now: sm.now}
-		sc.c.clock = sc.clock
-		sc.ball = newSoccerBallView(sc.c.spec.Ball, sc)
-		sc.others = measure.OthersMeter{WarmUp: warmUp, Blackouts: sc.c.blackouts}
-		sc.own = newOwnRecord(sc, cfg.Predicts(i))
+		sc.bot, sc.c.link = b, b.NetLink()
+		sc.ball = newSoccerBallView(sc.c.spec.Ball, sm, sc.c)
 	}
-	step := m.end / 100
-	for t := step; t <= m.end; t += step {
-		v.RunUntil(t)
-		if opts.Progress != nil {
-			opts.Progress(float64(t) / float64(m.end))
-		}
-	}
-	v.RunUntil(m.end)
-	for _, sc := range sm.clients {
-		sc.others.Measure(sm.truth, m.end+time.Hour)
-		sc.traffic()
-	}
+	var start soccer.Truth
+	sm.v.Truth(&start)
+	sm.meter.Tick(&start, 0)
+	m.run(sm.v.RunUntil)
+	sm.meter.Stop(sm.v.Bots())
 	if opts.Trace != nil {
-		m.trace(opts.Trace, &sm.truth.ball.Truth)
+		m.trace(opts.Trace, sm.meter.Ball())
 	}
 	return sm, nil
 }
+
+func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 // now returns the true time, which is the server's clock.
 func (sm *soccerMatch) now() time.Duration { return sm.v.Sched.Now() }
 
 func (sm *soccerMatch) onTick(t *soccer.Truth) {
-	sm.truth.onTick(t, sm.v.Game().Stats())
-	for _, sc := range sm.clients {
-		sc.others.Measure(sm.truth, t.Time)
-		sc.own.tick(t)
+	sm.meter.Tick(t, sm.v.Game().Stats().Kicks)
+	if sm.ticks == nil {
+		return
 	}
+	sm.ticks = append(sm.ticks, restorable(func(dst *soccer.Truth) { *dst = *t }))
+	if keep := int(oracleKeep / sm.sim.tick); len(sm.ticks) > 2*keep {
+		drop := len(sm.ticks) - keep
+		sm.ticks = sm.ticks[:copy(sm.ticks, sm.ticks[drop:])]
+		sm.first += drop
+	}
+}
+
+// drawnBall is the ball bot b drew in frame f at true time t, as its ball
+// method or reference shows it.
+func (sm *soccerMatch) drawnBall(b *match.Bot, t time.Duration, f *tclient.Frame) measure.Drawn {
+	d := sm.clients[b.Index].ball.render(f)
+	d.T = t
+	return d
 }
 
 // onFrame measures a frame of bot b: what it draws now, before the input it
 // decided from that frame is sent.
 func (sm *soccerMatch) onFrame(b *match.Bot, f *tclient.Frame, _ *soccer.View) {
 	sc := sm.clients[b.Index]
-	now := sm.now()
-	if f.HasSelf {
-		sc.self = int(f.Self - soccer.FirstPlayerID)
-	}
-	fr := frame{t: now, est: f.Server, ready: f.Ready, bound: -1}
-	if f.Ready {
-		fr.bound = f.Bound
-		fr.ball = sc.ball.render(f)
-		sc.othersFrame(sc.frames, now, f)
-	}
-	sc.own.frame(now, f)
-	sc.clock.observe()
-	sc.c.record(fr)
-	sc.kicks.Frame(measure.Drawn{T: now, OK: fr.ball.ok, Pos: fr.ball.pos})
-	sc.frames++
-	sc.input(b.Input())
-}
-
-// input notes the input decided at the frame just drawn, which the client
-// sends now, if it asks the own player to kick.
-func (sc *soccerClient) input(in soccer.Input) {
-	if !sc.hasSeq {
-		sc.seq, sc.hasSeq = in.ActionSeq, true // the server takes the first as the start
-		return
-	}
-	if in.ActionSeq == sc.seq {
-		return
-	}
-	sc.seq = in.ActionSeq
-	if in.Action == soccer.ActionPass || in.Action == soccer.ActionShot {
-		sc.kicks.Kicked(sc.match.now())
+	ball := sm.meter.Frame(b, f)
+	if sm.sim.keep() {
+		fr := frame{t: sm.now(), est: f.Server, ready: f.Ready, bound: -1, ball: ball}
+		if f.Ready {
+			fr.bound = f.Bound
+		}
+		sc.c.frames = append(sc.c.frames, fr)
 	}
 }
 
 // traffic takes every byte sent both ways on the client's link, the
 // datagrams' headers included (harness.Traffic), and splits it by kind from
 // the client's and the server's counters of the messages they sent.
-func (sc *soccerClient) traffic() {
+func (sm *soccerMatch) traffic(sc *soccerClient) {
 	t := sc.bot.Harness().Traffic()
 	sc.c.upBytes, sc.c.downBytes = t.WireUp, t.WireDown
 	cs := sc.bot.Client().Stats()
 	up := NetKinds{Inputs: float64(cs.InputBytesOut), Clock: float64(cs.ClockBytesOut)}
 	up.Headers = float64(t.WireUp) - up.Inputs - up.Clock
 	sc.c.upKinds = &up
-	if ss, ok := sc.match.v.Server().ClientStats(sc.bot.Slot()); ok {
+	if ss, ok := sm.v.Server().ClientStats(sc.bot.Slot()); ok {
 		down := NetKinds{Snapshots: float64(ss.SnapshotBytes), Replies: float64(ss.ReplyBytes), Clock: float64(ss.PongBytes), Events: float64(ss.EventBytes)}
 		down.Headers = float64(t.WireDown) - down.Snapshots - down.Replies - down.Clock - down.Events
 		sc.c.downKinds = &down
@@ -201,42 +174,13 @@ func (sc *soccerClient) traffic() {
 
 func (sm *soccerMatch) report() *Report {
 	m := sm.sim
-	tr := &sm.truth.ball.Truth
-	r := &Report{Scenario: m.scen, clients: m.clients, truth: tr}
-	for _, sc := range sm.clients {
-		res := sc.c.result(sc.ball)
-		sc.kickMetrics(&res.Ball)
-		om := sc.others.Metrics()
-		res.Others = &om
-		own := sc.own.meter.Metrics(m.end)
-		res.Own = &own
-		r.Results = append(r.Results, res)
+	r := &Report{Scenario: m.scen, clients: m.clients, truth: sm.meter.Ball()}
+	for i, sc := range sm.clients {
+		sm.traffic(sc)
+		fig := sm.meter.Figures(i, m.end)
+		sc.c.ballMeter = *sm.meter.BallMeter(i) // for a sweep's pooling
+		r.Results = append(r.Results, Result{Client: sc.c.spec.Name, ClockMethod: sc.c.spec.Clock, BallMethod: sc.c.spec.Ball,
+			Clock: fig.Clock, Ball: fig.Ball, Net: sc.c.netMetrics(), Others: &fig.Others, Own: &fig.Own})
 	}
 	return r
-}
-
-// kickMetrics fills the own kick figures of bm (measure.KickMeter): the
-// server's kicks by the client's player, and the kicks its method predicted.
-func (sc *soccerClient) kickMetrics(bm *BallMetrics) {
-	tr := sc.match.truth
-	for _, k := range tr.kicks {
-		if k.slot == sc.self {
-			sc.kicks.Applied(k.at, k.dv)
-		}
-	}
-	_, sc.kicks.Predicts = sc.bot.Game().ResimStats()
-	sc.kicks.Metrics(bm, match.PredictedKicks(sc.bot.Game()), &tr.ball.Truth)
-}
-
-// othersFrame queues the other players drawn in frame f, the client's frame
-// i at true time now.
-func (sc *soccerClient) othersFrame(i int, now time.Duration, f *tclient.Frame) {
-	for j := range f.Entities {
-		e := &f.Entities[j]
-		slot := int(e.ID - soccer.FirstPlayerID)
-		if e.Kind != soccer.KindPlayer || f.HasSelf && e.ID == f.Self || slot < 0 || slot >= sc.match.truth.np {
-			continue
-		}
-		sc.others.Add(measure.OtherDrawn{Frame: i, T: now, Slot: slot, Pos: e.Pos, RenderTime: e.RenderTime, Cut: e.Cut})
-	}
 }

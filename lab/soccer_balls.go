@@ -5,40 +5,37 @@ import (
 
 	tclient "github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/physics"
 )
 
 // soccerBallView is a soccer client's way of showing the ball: the client's
-// own (soccer.ClientGame.BallMethod, every method), or the oracle reference.
+// own (soccer.ClientGame.BallMethod, every method), or a reference.
 type soccerBallView interface {
 	// render returns the ball drawn at frame f, whose clock is ready.
-	render(f *tclient.Frame) ballFrame
+	render(f *tclient.Frame) measure.Drawn
 }
 
-// newSoccerBallView returns the ball method named method for soccer client sc.
-func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
-	m := sc.match
-	tickHz := m.sim.scen.TickHz
-	if method == BallOracle {
-		down := sc.c.spec.Link.Down
-		delayMs := down.LatencyMs + meanJitterMs(down.Jitter)
-		w, err := soccer.NewWorld(m.rules, tickHz)
+// newSoccerBallView returns the ball method named method for client c of
+// match sm.
+func newSoccerBallView(method string, sm *soccerMatch, c *client) soccerBallView {
+	switch method {
+	case BallOracle:
+		down := c.spec.Link.Down
+		w, err := soccer.NewWorld(soccer.DefaultRules(), sm.sim.scen.TickHz)
 		if err != nil {
 			panic(err) // the lab's own rules
 		}
-		return &soccerOracle{
-			world: w,
-			truth: m.truth,
-			now:   m.now,
-			delay: time.Duration(delayMs * float64(time.Millisecond)),
+		if sm.ticks == nil {
+			sm.ticks = []soccer.Truth{restorable(sm.v.Truth)}
 		}
+		return &soccerOracle{world: w, sm: sm, delay: msDur(down.LatencyMs + meanJitterMs(down.Jitter))}
+	case BallOraclePlayers:
+		return oraclePlayers{sm.meter}
 	}
-	if method == BallOraclePlayers {
-		return oraclePlayers{truth: &m.truth.ball.Truth}
-	}
-	return frameBall{game: sc.bot.Game()}
+	return frameBall{}
 }
 
 // oraclePlayers is the reference that knows every player's future motion:
@@ -46,12 +43,13 @@ func newSoccerBallView(method string, sc *soccerClient) soccerBallView {
 // snapshots, but where the client extrapolates past the newest snapshot it
 // draws the true ball at the render time (with every player known, the
 // match's step is deterministic, so the truth is what it would compute).
-type oraclePlayers struct{ truth *measure.Truth }
+type oraclePlayers struct{ meter *match.Meter }
 
-func (o oraclePlayers) render(f *tclient.Frame) ballFrame {
-	b := fromEntity(f.Find(soccer.BallID))
-	if b.ok && b.extrapolated {
-		b.pos, b.extrapolated = o.truth.At(b.renderTime), false
+func (o oraclePlayers) render(f *tclient.Frame) measure.Drawn {
+	b := match.FrameBall(0, f)
+	if b.OK && b.Extrapolated {
+		b.Pos, _ = o.meter.BallAt(b.RenderTime)
+		b.Extrapolated = false
 	}
 	return b
 }
@@ -59,14 +57,9 @@ func (o oraclePlayers) render(f *tclient.Frame) ballFrame {
 // frameBall is the ball the client package draws: by the tether method, with
 // the timeline's interpolation and, in possession, at its possessor's drawn
 // place; by the others, with their views (soccer.ClientGame.BallMethod).
-type frameBall struct{ game *soccer.ClientGame }
+type frameBall struct{}
 
-func (b frameBall) resimTicks() (uint64, bool) {
-	st, ok := b.game.ResimStats()
-	return st.ResimTicks, ok
-}
-
-func (frameBall) render(f *tclient.Frame) ballFrame { return fromEntity(f.Find(soccer.BallID)) }
+func (frameBall) render(f *tclient.Frame) measure.Drawn { return match.FrameBall(0, f) }
 
 // soccerOracle is the oracle of the soccer game, a reference and not a
 // method: at each frame it takes the server's exact match from one mean
@@ -76,16 +69,31 @@ func (frameBall) render(f *tclient.Frame) ballFrame { return fromEntity(f.Find(s
 // time, so no clock error touches it.
 type soccerOracle struct {
 	world *soccer.World
-	truth *soccerTruth
-	now   func() time.Duration
+	sm    *soccerMatch
 	delay time.Duration
 }
 
-func (o *soccerOracle) render(*tclient.Frame) ballFrame {
-	now := o.now()
-	tick := o.truth.tick
-	k := min(int(max(0, now-o.delay)/tick), len(o.truth.ticks)-1)
-	o.truth.restore(o.world, k)
+// restorable returns what of the server's match after a tick the oracle
+// restores: the ball, who has it and who may not win it, and the players at
+// their running velocity, facing as they did and not turning (what the
+// server does next is unknown).
+func restorable(read func(*soccer.Truth)) soccer.Truth {
+	var t soccer.Truth
+	read(&t)
+	players := t.Players
+	t.Players = make([]soccer.PlayerTruth, 0, len(players))
+	for _, p := range players {
+		t.Players = append(t.Players, soccer.PlayerTruth{ID: p.ID, PlayerState: p.PlayerState, NoTouchUntil: p.NoTouchUntil})
+	}
+	return t
+}
+
+func (o *soccerOracle) render(*tclient.Frame) measure.Drawn {
+	now := o.sm.now()
+	tick := o.sm.sim.tick
+	sm := o.sm
+	k := min(int(max(0, now-o.delay)/tick), sm.first+len(sm.ticks)-1)
+	o.world.SetTruth(&sm.ticks[k-sm.first])
 	// Step to the ticks on either side of now, then draw between them.
 	var a physics.BodyState
 	b := o.world.Ball()
@@ -99,9 +107,9 @@ func (o *soccerOracle) render(*tclient.Frame) ballFrame {
 		stepped = true
 	}
 	if t == now || !stepped {
-		return ballFrame{ok: true, pos: b.Pos, renderTime: now}
+		return measure.Drawn{OK: true, Pos: b.Pos, RenderTime: now}
 	}
 	u := 1 - float64(t-now)/float64(tick)
 	pos, _ := geom.Hermite(a.Pos, a.Vel, b.Pos, b.Vel, tick.Seconds(), u)
-	return ballFrame{ok: true, pos: pos, renderTime: now}
+	return measure.Drawn{OK: true, Pos: pos, RenderTime: now}
 }

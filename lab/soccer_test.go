@@ -6,10 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/tether-net/tether/geom"
-	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 )
 
@@ -77,17 +74,15 @@ func TestSoccerRuns(t *testing.T) {
 				if o == nil || o.Samples < 3*frames*9/10 || !(o.PresentM.RMS > 0 && o.PresentM.RMS < 1.5) {
 					t.Errorf("%s: others %+v, want about %d samples", r.Client, o, 3*frames)
 				}
-				// Down: four players and the ball at 30 Hz, delta-coded
-				// (issue 22: 53.8 kbps before them).
+				// Down: four players and the ball at 30 Hz (issue 5: ≤ 64 kbps).
 				// Up: an input every frame, with whatever redundancy it carries.
-				if n.DownKbps < 10 || n.DownKbps > 50 || n.UpKbps < 5 || n.UpKbps > 160 {
+				if n.DownKbps < 10 || n.DownKbps > 64 || n.UpKbps < 5 || n.UpKbps > 160 {
 					t.Errorf("%s: %.1f kbps down, %.1f up", r.Client, n.DownKbps, n.UpKbps)
 				}
-				// The breakdown adds up, and snapshots are most of the
-				// down but the headers.
+				// The breakdown adds up, and most of the down is snapshots.
 				sum := func(k *NetKinds) float64 { return k.Snapshots + k.Inputs + k.Replies + k.Clock + k.Events + k.Headers }
 				if d, u := n.Down, n.Up; d == nil || u == nil || math.Abs(sum(d)-n.DownKbps) > 0.01 || math.Abs(sum(u)-n.UpKbps) > 0.01 ||
-					d.Snapshots < d.Replies+d.Clock+d.Events || d.Inputs != 0 || u.Inputs <= 0 || u.Snapshots != 0 || d.Headers <= 0 || u.Headers <= 0 ||
+					d.Snapshots < n.DownKbps/2 || d.Inputs != 0 || u.Inputs <= 0 || u.Snapshots != 0 || d.Headers <= 0 || u.Headers <= 0 ||
 					d.Clock <= 0 || u.Clock <= 0 {
 					t.Errorf("%s: by kind down %+v, up %+v", r.Client, d, u)
 				}
@@ -99,134 +94,9 @@ func TestSoccerRuns(t *testing.T) {
 	}
 }
 
-// Between two ticks at which one player carried the ball, the true ball moves
-// with its carrier: apart from the carrier's own motion it moves no more than
-// turning with the carrier and shifting in its frame allow, over any part of
-// the step, the steps leaving the tick the ball was won at included.
-func TestSoccerTruthCarried(t *testing.T) {
-	sm, err := playSoccer(soccerScenario(t, "broadband", 60, BallTether), Options{Keep: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := sm.truth
-	horiz := func(v geom.Vec3) float64 { return math.Hypot(v.X, v.Z) }
-	steps, won := 0, 0
-	for k := 1; k < len(st.ticks); k++ {
-		slot := st.ticks[k-1].possessor
-		if slot < 0 || st.ticks[k].possessor != slot || st.ball.Truth.Samples()[k].Cut || st.ball.Truth.Samples()[k].Jump {
-			continue
-		}
-		a, b := st.held(k-1, slot), st.held(k, slot)
-		if !a.ok || !b.ok || a.gen != b.gen {
-			continue
-		}
-		offA := a.st.Rot().Conj().Rotate(st.balls[k-1].Pos.Sub(a.st.Pos))
-		offB := b.st.Rot().Conj().Rotate(st.balls[k].Pos.Sub(b.st.Pos))
-		reach := max(horiz(offA), horiz(offB))
-		turn := math.Abs(geom.WrapAngle(b.st.Yaw - a.st.Yaw))
-		steps++
-		if k >= 2 && st.ticks[k-2].possessor != slot {
-			won++
-		}
-		t0 := time.Duration(k-1) * st.tick
-		for q := range 4 {
-			u0, u1 := t0+time.Duration(q)*st.tick/4, t0+time.Duration(q+1)*st.tick/4
-			pu0, _ := st.Position(slot, u0)
-			pu1, _ := st.Position(slot, u1)
-			rel := horiz(st.ball.Truth.At(u1).Sub(st.ball.Truth.At(u0)).Sub(pu1.Sub(pu0)))
-			if allowed := reach*turn/4 + horiz(offB.Sub(offA))/4 + 1e-6; rel > allowed {
-				t.Fatalf("tick %d quarter %d: the ball moved %.4f m against its carrier, at most %.4f m allowed", k, q, rel, allowed)
-			}
-		}
-	}
-	if steps < 300 || won < 5 {
-		t.Fatalf("%d carried steps, %d of them leaving the tick the ball was won at", steps, won)
-	}
-}
-
 // Same seed, same JSON, byte for byte; another seed, another match.
 func TestSoccerDeterministic(t *testing.T) {
 	checkDeterministic(t, soccerScenario(t, "wan", 8, BallTether, BallResim, BallOracle, BallVelocity))
-}
-
-// The own kick under resim, on broadband, seeds 1 to 10 pooled (issue 7,
-// and "One engine, one instrument" for the correction's p99 ≤ 0.25 m, the
-// resim client being the shipped soccer.ClientGame): the kicking client shows
-// the ball leaving in the very next frame — 0 frames from the input to the
-// kick on screen — and kicks it from where its world has the ball, which its
-// input claims (soccer.Input.KickFrom); its own player is dead-reckoned from
-// the snapshots, so that is within 15 cm of where the server has the ball at
-// that tick, and the server takes the claim.
-//
-// The server applies the kick when the input arrives, 33 to 50 ms after the
-// client showed it on this link, but as of the tick the client made it and
-// from where it claims (soccer Game.kick), so when the server's states show
-// the kick the ball in the present hardly moves: the median correction is
-// about a centimetre, where a kick made on arrival moves it by the kick's
-// change of velocity times the lag (a median of 0.14 m on this match before
-// the server kicked as of the send time), and one from the server's record
-// of the ball by the client's error in its own player (0.03 m before the
-// claim). What still moves it is where the client's world had the other
-// players and whether it still had the ball: a defender that the ball meets
-// soon after the kick, or one that took the ball in the last round trip.
-func TestSoccerOwnKickPredicted(t *testing.T) {
-	var corr, origin, lag []float64
-	claimed := 0
-	for seed := uint64(1); seed <= 10; seed++ {
-		s := soccerScenario(t, "broadband", 60, BallResim, BallResim, BallResim, BallResim)
-		s.Seed = seed
-		sm, err := playSoccer(s, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep := sm.report()
-		tr := sm.truth
-		for i, sc := range sm.clients {
-			r := rep.Results[i].Ball
-			if r.KickVisibleFrames != nil && r.KickVisibleFrames.Max != 0 {
-				t.Errorf("seed %d, %s: kick visible after %+v frames, want 0", seed, sc.c.spec.Name, *r.KickVisibleFrames)
-			}
-			used := map[int]bool{}
-			for _, k := range sc.bot.Game().PredictedKicks() {
-				if k.At < warmUp || !k.Confirmed {
-					continue
-				}
-				var sk *truthKick
-				for j := range tr.kicks {
-					if x := &tr.kicks[j]; !used[j] && x.slot == sc.self && x.at >= k.At && x.at <= k.Until {
-						sk, used[j] = x, true
-						break
-					}
-				}
-				if sk == nil {
-					continue
-				}
-				from := k.From.Dist(tr.balls[int(k.At/tr.tick)].Pos)
-				corr, origin, lag = append(corr, k.Correction), append(origin, from), append(lag, (sk.at-k.At).Seconds()*1000)
-			}
-		}
-		claimed += int(sm.v.Game().Stats().KicksClaimed)
-	}
-	if len(corr) < 100 {
-		t.Fatalf("%d own kicks predicted and confirmed, want at least 100", len(corr))
-	}
-	if claimed < len(corr) {
-		t.Errorf("the server took %d kicks' claimed origins, want all %d predicted and confirmed", claimed, len(corr))
-	}
-	c, o, l := measure.Summarise(corr), measure.Summarise(origin), measure.Summarise(lag)
-	t.Logf("seeds 1-10: %d kicks applied %.0f ms later (median): correction median %.3f m, p99 %.3f m, kicked from the server's ball p99 %.3f m", len(corr), l.P50, c.P50, c.P99, o.P99)
-	if l.P50 < 30 {
-		t.Errorf("kicks applied a median %.0f ms after the prediction: the link should delay them a round trip's half at least", l.P50)
-	}
-	if c.P50 > 0.02 {
-		t.Errorf("median correction %.3f m, want ≤ 0.02 m", c.P50)
-	}
-	if c.P99 > 0.25 {
-		t.Errorf("correction p99 %.3f m, want ≤ 0.25 m", c.P99)
-	}
-	if o.P99 > 0.15 {
-		t.Errorf("kicked %.3f m p99 from the server's ball, want ≤ 0.15 m", o.P99)
-	}
 }
 
 // The example scenario file parses and runs.
@@ -267,11 +137,11 @@ func TestSoccerScenarioErrors(t *testing.T) {
 }
 
 // A run that keeps nothing but what its statistics need (the frames measured
-// as the truth arrives, the players' truth forgotten after soccerKeep)
+// as the truth arrives, the oracle's ticks forgotten after oracleKeep)
 // reports what a run that keeps everything does, byte for byte, through a
 // blackout.
 func TestSoccerBoundedMemorySameReport(t *testing.T) {
-	s := soccerScenario(t, "lossy", 3*soccerKeep.Seconds(), BallTether, BallSeed, BallResim, BallOracle)
+	s := soccerScenario(t, "lossy", 3*oracleKeep.Seconds(), BallTether, BallSeed, BallResim, BallOracle)
 	if a, b := reportJSON(t, s, Options{}), reportJSON(t, s, Options{Keep: true}); !bytes.Equal(a, b) {
 		t.Fatalf("reports differ:\n%s\n%s", a, b)
 	}

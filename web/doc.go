@@ -1,7 +1,7 @@
-// Package web is the live view of a match: a page that draws the pitch from
-// above with the server's true state and what every client shows at the same
-// moment, a table of each client's live figures, and keys that let a person
-// drive one player.
+// Package web is the live view of a match: a page that draws the pitch (or
+// an arena) from above with the server's true state and what every client
+// shows at the same moment, a table of each client's live figures, and keys
+// (and in an arena the mouse) that let a person play one player.
 //
 // A Hub serves the page and its WebSocket (Handler), and fans out the frames
 // given to Publish to every connected page. The page, its script and its style
@@ -27,7 +27,10 @@
 // [{ClientView}]}, with the field names of the JSON tags of Pitch, Frame and
 // the types inside it. The page sends {"type": "keys", "up": bool, "down":
 // bool, "left": bool, "right": bool, "sprint": bool, "kick": bool} each time
-// its key state changes, and a state with no key down when it loses focus.
+// its key state changes, and a state with no key down when it loses focus;
+// over an arena it adds the mouse: "primary" and "secondary" (its buttons
+// held), "aiming" and "aim": [x, z] (the point of the ground it is over,
+// metres), sent at most 30 times a second as it moves (KeyInput).
 // Anything else from a page is counted in Stats.BadMessages and ignored; a
 // message over 512 bytes ends the connection.
 //
@@ -43,6 +46,20 @@
 // interface.
 //
 // # The page
+//
+// A Pitch with Arena set is drawn as an arena: a floor closed by walls,
+// with its Pillars and no goals. Its table shows each client's projectile
+// error (ClientStats.ProjErrM) in place of the ball's two errors; players
+// show their aim (Player.Facing) and health; the truth's projectiles are
+// solid and each client's are rings in its colour (dashed while
+// predicted); the server's recent shots (World.Marks) fade over 0.6 s, a
+// hitscan shot as a line and a hit as a red ring, "HIT" over the person's.
+// The mouse aims, its left button fires a projectile and its right button
+// a hitscan shot, and the header counts the person's projectiles and hits
+// that the server confirmed. For tests, tetherStats adds arena, truth (the
+// newest frame's), projectiles, fired, hits and aimSent, and
+// window.tetherPoint(x, z) gives the page coordinates of a point of the
+// ground.
 //
 // The page draws the pitch with +X to the right and +Z down. In the ghost view
 // (the default) the truth is drawn as solid discs and each client's players
@@ -66,7 +83,10 @@
 // kick key's presses so far) and draw takes a frame in the hub's format,
 // the client's view in the place of the truth. While playing the table
 // keeps the hub's figures and tetherStats.truth the hub's newest truth;
-// the client keeps its own figures in tetherStats.play.
+// the client keeps its own figures in tetherStats.play. Play serves the
+// endpoints such a client needs (a connect token, the WebTransport and
+// WebSocket carriers, the built client); WasmBuild builds a game's client
+// on first use, with the Go toolchain, into the user cache directory.
 //
 // # Lifetime
 //

@@ -56,7 +56,7 @@ func ExampleHub() {
 	// Output:
 	// {"type":"pitch","pitch":{"length":40,"width":25,"goal_width":4,"goal_height":2,"goal_depth":1.5,"margin":2}}
 	// {"type":"frame","t":12.5,"truth":{"ball":{"pos":[1.25,0.11,-2],"owner":-1},"players":[{"id":0,"team":0,"pos":[-3,0,1],"human":true}],"score":[1,0]},"clients":[{"name":"bot-1","link":"wan","ball":"tether","world":{"ball":{"pos":[1,0.11,-2.1],"owner":-1},"players":[],"score":[0,0]},"stats":{"clock_err_ms":0.8,"ball_fidelity_m":0.0031,"ball_present_m":0.27,"delay_ms":95,"down_kbps":41.3,"up_kbps":9.6}}]}
-	// {Up:true Down:false Left:false Right:false Sprint:true Kick:false}
+	// {Up:true Down:false Left:false Right:false Sprint:true Kick:false Primary:false Secondary:false Aiming:false Aim:[0 0]}
 }
 
 // How a program feeds the view: serve the handler, publish a frame at each

@@ -24,6 +24,19 @@ type Pitch struct {
 	GoalHeight float64 `json:"goal_height"` // from the grass to the crossbar
 	GoalDepth  float64 `json:"goal_depth"`  // from the goal line to the back net
 	Margin     float64 `json:"margin"`      // from the lines to the boards
+	// Arena, if set, draws an arena instead of a pitch: a floor of Length
+	// by Width closed by walls Margin thick, no lines and no goals
+	// (GoalWidth may be 0), and the Pillars on it.
+	Arena   bool     `json:"arena,omitempty"`
+	Pillars []Pillar `json:"pillars,omitempty"`
+}
+
+// Pillar is a square pillar standing in an arena: its centre and half its
+// side, metres.
+type Pillar struct {
+	X    float64 `json:"x"`
+	Z    float64 `json:"z"`
+	Half float64 `json:"half"`
 }
 
 // DefaultPitch returns the sizes of a regulation pitch, the same as the soccer
@@ -42,7 +55,7 @@ func (p Pitch) Validate() error {
 		pos  bool
 	}{
 		{"Length", p.Length, 0, true}, {"Width", p.Width, 0, true},
-		{"GoalWidth", p.GoalWidth, 0, true}, {"GoalHeight", p.GoalHeight, 0, false},
+		{"GoalWidth", p.GoalWidth, 0, !p.Arena}, {"GoalHeight", p.GoalHeight, 0, false},
 		{"GoalDepth", p.GoalDepth, 0, false}, {"Margin", p.Margin, 0, false},
 	} {
 		switch {
@@ -57,6 +70,11 @@ func (p Pitch) Validate() error {
 	if p.GoalWidth >= p.Width {
 		return fmt.Errorf("%w: Pitch.GoalWidth = %v, want less than Width = %v", ErrInvalidPitch, p.GoalWidth, p.Width)
 	}
+	for i, b := range p.Pillars {
+		if !(b.Half > 0) || math.IsInf(b.Half, 0) || math.IsNaN(b.X+b.Z) || math.IsInf(b.X+b.Z, 0) {
+			return fmt.Errorf("%w: Pitch.Pillars[%d] = %+v, want finite numbers and Half more than 0", ErrInvalidPitch, i, b)
+		}
+	}
 	return nil
 }
 
@@ -69,11 +87,36 @@ type Frame struct {
 }
 
 // World is the state of the match that the page draws: the ball, the players
-// and the score.
+// and the score, and in a game that shoots, the projectiles in flight and
+// the marks of recent hits.
 type World struct {
-	Ball    Ball     `json:"ball"`
-	Players []Player `json:"players"`
-	Score   [2]int   `json:"score"` // goals of team 0 and team 1
+	Ball        Ball         `json:"ball"`
+	Players     []Player     `json:"players"`
+	Score       [2]int       `json:"score"`                 // goals of team 0 and team 1
+	Projectiles []Projectile `json:"projectiles,omitempty"` // not sent when empty
+	Marks       []Mark       `json:"marks,omitempty"`       // not sent when empty
+}
+
+// Projectile is a projectile in flight: its centre, metres, and the player
+// who fired it. Predicted marks one the shooter's own client draws before
+// the server has confirmed it.
+type Projectile struct {
+	ID        int        `json:"id"` // 0 while only predicted
+	Shooter   int        `json:"shooter"`
+	Pos       [3]float64 `json:"pos"`
+	Predicted bool       `json:"predicted,omitempty"`
+}
+
+// Mark is a shot the server judged, for the page to draw for a moment: a
+// hitscan shot's line From the shooter To where it stopped, or a
+// projectile's end (From = To). Hit is the player it hit, or -1. T is the
+// server time it was judged, seconds: the page fades a mark with its age.
+type Mark struct {
+	T       float64    `json:"t"`
+	Shooter int        `json:"shooter"`
+	From    [3]float64 `json:"from"`
+	To      [3]float64 `json:"to"`
+	Hit     int        `json:"hit"`
 }
 
 // Ball is the ball's centre, in metres (X, Y up, Z), and who has it.
@@ -84,11 +127,15 @@ type Ball struct {
 
 // Player is one player character. Pos is the point on the grass under it, in
 // metres (X, Y up, Z). Human marks the player that the page's keys drive.
+// Facing (a unit vector on the ground) and Health (0 to 100) are drawn
+// when set, and not sent when zero.
 type Player struct {
-	ID    int        `json:"id"`
-	Team  int        `json:"team"` // 0 or 1
-	Pos   [3]float64 `json:"pos"`
-	Human bool       `json:"human"`
+	ID     int        `json:"id"`
+	Team   int        `json:"team"` // 0 or 1
+	Pos    [3]float64 `json:"pos"`
+	Human  bool       `json:"human"`
+	Facing [3]float64 `json:"facing,omitzero"`
+	Health int        `json:"health,omitzero"`
 }
 
 // ClientView is what one client shows, with its live figures. Name labels it on
@@ -118,19 +165,52 @@ type ClientStats struct {
 	DelayMs      float64 `json:"delay_ms"`  // render delay behind the estimated server time, ms
 	DownKbps     float64 `json:"down_kbps"` // received from the server, kilobits per second
 	UpKbps       float64 `json:"up_kbps"`   // sent to the server, kilobits per second
+	// ProjErrM is how far the client draws projectiles from where the
+	// server has them at the same moment, metres: a game that shoots sets
+	// it (not sent when 0; the page shows the column for an arena).
+	ProjErrM float64 `json:"proj_err_m,omitzero"`
 }
 
-// KeyInput is the key state of a page, sent by the page whenever it changes.
-// Up, Down, Left and Right are as the page shows the pitch: Up is -Z, Down +Z,
-// Left -X and Right +X. Sprint is Shift, Kick is Space; a tap of Space arrives
-// as a KeyInput with Kick set followed by one without.
+// KeyInput is the key and mouse state of a page, sent by the page whenever
+// it changes. Up, Down, Left and Right are as the page shows the pitch: Up
+// is -Z, Down +Z, Left -X and Right +X. Sprint is Shift, Kick is Space; a
+// tap of Space arrives as a KeyInput with Kick set followed by one without.
+// Primary and Secondary are the mouse's left and right buttons held over
+// the view, tapped likewise. Aim is the point of the ground the mouse was
+// last over, metres (x, z), valid when Aiming; the page sends it at most
+// 30 times a second as the mouse moves.
 type KeyInput struct {
-	Up     bool `json:"up"`
-	Down   bool `json:"down"`
-	Left   bool `json:"left"`
-	Right  bool `json:"right"`
-	Sprint bool `json:"sprint"`
-	Kick   bool `json:"kick"`
+	Up        bool       `json:"up"`
+	Down      bool       `json:"down"`
+	Left      bool       `json:"left"`
+	Right     bool       `json:"right"`
+	Sprint    bool       `json:"sprint"`
+	Kick      bool       `json:"kick"`
+	Primary   bool       `json:"primary"`
+	Secondary bool       `json:"secondary"`
+	Aiming    bool       `json:"aiming"`
+	Aim       [2]float64 `json:"aim"`
+}
+
+// Axes returns the direction the keys of k ask for, as the page shows the
+// pitch: x is +1 for Right alone, -1 for Left alone, else 0; z is +1 for
+// Down alone, -1 for Up alone, else 0.
+func (k KeyInput) Axes() (x, z float64) { return axis(k.Right, k.Left), axis(k.Down, k.Up) }
+
+// axis is +1, -1 or 0 as pos or neg alone is held.
+func axis(pos, neg bool) float64 {
+	switch {
+	case pos && !neg:
+		return 1
+	case neg && !pos:
+		return -1
+	}
+	return 0
+}
+
+// Held reports whether k holds a key or a mouse button down.
+func (k KeyInput) Held() bool {
+	return k.Up || k.Down || k.Left || k.Right || k.Sprint || k.Kick || k.Primary || k.Secondary
 }
 
 // Precision of the numbers sent to pages, in decimal places: millimetres for
@@ -175,6 +255,10 @@ func appendFrame(b []byte, f *Frame) []byte {
 		b = appendNum(b, c.Stats.DownKbps, statPlaces)
 		b = append(b, `,"up_kbps":`...)
 		b = appendNum(b, c.Stats.UpKbps, statPlaces)
+		if c.Stats.ProjErrM != 0 {
+			b = append(b, `,"proj_err_m":`...)
+			b = appendNum(b, c.Stats.ProjErrM, posPlaces+1)
+		}
 		b = append(b, "}}"...)
 	}
 	return append(b, "]}"...)
@@ -199,13 +283,63 @@ func appendWorld(b []byte, w *World) []byte {
 		b = appendVec(b, p.Pos)
 		b = append(b, `,"human":`...)
 		b = strconv.AppendBool(b, p.Human)
+		if p.Facing != ([3]float64{}) {
+			b = append(b, `,"facing":`...)
+			b = appendVec(b, p.Facing)
+		}
+		if p.Health != 0 {
+			b = append(b, `,"health":`...)
+			b = strconv.AppendInt(b, int64(p.Health), 10)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `],"score":[`...)
 	b = strconv.AppendInt(b, int64(w.Score[0]), 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(w.Score[1]), 10)
-	return append(b, "]}"...)
+	b = append(b, ']')
+	if len(w.Projectiles) > 0 {
+		b = append(b, `,"projectiles":[`...)
+		for i := range w.Projectiles {
+			p := &w.Projectiles[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = strconv.AppendInt(b, int64(p.ID), 10)
+			b = append(b, `,"shooter":`...)
+			b = strconv.AppendInt(b, int64(p.Shooter), 10)
+			b = append(b, `,"pos":`...)
+			b = appendVec(b, p.Pos)
+			if p.Predicted {
+				b = append(b, `,"predicted":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(w.Marks) > 0 {
+		b = append(b, `,"marks":[`...)
+		for i := range w.Marks {
+			m := &w.Marks[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"t":`...)
+			b = appendNum(b, m.T, timePlaces)
+			b = append(b, `,"shooter":`...)
+			b = strconv.AppendInt(b, int64(m.Shooter), 10)
+			b = append(b, `,"from":`...)
+			b = appendVec(b, m.From)
+			b = append(b, `,"to":`...)
+			b = appendVec(b, m.To)
+			b = append(b, `,"hit":`...)
+			b = strconv.AppendInt(b, int64(m.Hit), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
 }
 
 func appendVec(b []byte, v [3]float64) []byte {

@@ -436,7 +436,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 				h.bad.Add(1)
 				continue
 			}
-			held = m.KeyInput != KeyInput{}
+			held = m.KeyInput.Held()
 			h.input(m.KeyInput)
 		}
 	}()
@@ -449,7 +449,7 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 	t.Stop()
 	<-gone
 	if held {
-		h.input(KeyInput{})
+		h.input(KeyInput{}) // nothing held, and no aim
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -115,14 +116,26 @@ func round(f Frame) Frame {
 	}
 	w := func(w World) World {
 		out := World{Score: w.Score, Ball: w.Ball, Players: make([]Player, len(w.Players))}
-		for i := range 3 {
-			out.Ball.Pos[i] = r(w.Ball.Pos[i], posPlaces)
-		}
-		for j, p := range w.Players {
-			for i := range 3 {
-				p.Pos[i] = r(p.Pos[i], posPlaces)
+		vec := func(v *[3]float64) {
+			for i := range v {
+				v[i] = r(v[i], posPlaces)
 			}
+		}
+		vec(&out.Ball.Pos)
+		for j, p := range w.Players {
+			vec(&p.Pos)
+			vec(&p.Facing)
 			out.Players[j] = p
+		}
+		for _, p := range w.Projectiles {
+			vec(&p.Pos)
+			out.Projectiles = append(out.Projectiles, p)
+		}
+		for _, m := range w.Marks {
+			m.T = r(m.T, timePlaces)
+			vec(&m.From)
+			vec(&m.To)
+			out.Marks = append(out.Marks, m)
 		}
 		return out
 	}
@@ -133,6 +146,7 @@ func round(f Frame) Frame {
 		s.ClockErrMs, s.BallFidelityM, s.BallPresentM = r(s.ClockErrMs, statPlaces), r(s.BallFidelityM, posPlaces+1), r(s.BallPresentM, posPlaces)
 		s.DelayMs = r(s.DelayMs, statPlaces)
 		s.DownKbps, s.UpKbps = r(s.DownKbps, statPlaces), r(s.UpKbps, statPlaces)
+		s.ProjErrM = r(s.ProjErrM, posPlaces+1)
 		out.Clients[i] = c
 	}
 	return out
@@ -167,9 +181,20 @@ func TestFrameEncoding(t *testing.T) {
 		for i := range f.Clients {
 			c := &f.Clients[i]
 			c.Name = string([]byte{byte(rng.IntN(256)), '"', '<', byte(rng.IntN(32))}) + "é\u2028"
-			c.Stats = ClientStats{num(), num(), num(), num(), num(), num()}
+			c.Stats = ClientStats{num(), num(), num(), num(), num(), num(), num()}
 			for j := range c.World.Players {
 				c.World.Players[j].Pos[0] = num()
+			}
+			// A game that shoots: facing, health, projectiles and marks.
+			for j := range rng.IntN(3) {
+				if len(c.World.Players) > 0 {
+					c.World.Players[j%len(c.World.Players)].Facing = [3]float64{num(), 0, num()}
+				}
+				c.World.Projectiles = append(c.World.Projectiles, Projectile{ID: j, Shooter: rng.IntN(16), Pos: [3]float64{num(), 0.5, num()}, Predicted: j == 0})
+				c.World.Marks = append(c.World.Marks, Mark{T: num(), Shooter: j, From: [3]float64{num(), 0, num()}, To: [3]float64{num(), 0, num()}, Hit: rng.IntN(3) - 1})
+			}
+			for j := range c.World.Players {
+				c.World.Players[j].Health = rng.IntN(101)
 			}
 		}
 		b := appendFrame(nil, &f)
@@ -243,6 +268,14 @@ func TestPitchValidate(t *testing.T) {
 	if err := DefaultPitch().Validate(); err != nil {
 		t.Fatal(err)
 	}
+	// An arena has no goals.
+	arena := Pitch{Length: 40, Width: 24, Margin: 0.5, Arena: true, Pillars: []Pillar{{X: -8, Z: 5, Half: 1}}}
+	if err := arena.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if arena.Arena = false; arena.Validate() == nil {
+		t.Error("a pitch without goals is valid")
+	}
 	for field, mut := range map[string]func(*Pitch){
 		"Length":     func(p *Pitch) { p.Length = 0 },
 		"Width":      func(p *Pitch) { p.Width = math.NaN() },
@@ -250,6 +283,7 @@ func TestPitchValidate(t *testing.T) {
 		"GoalHeight": func(p *Pitch) { p.GoalHeight = -1 },
 		"GoalDepth":  func(p *Pitch) { p.GoalDepth = math.Inf(1) },
 		"Margin":     func(p *Pitch) { p.Margin = -0.5 },
+		"Pillars[1]": func(p *Pitch) { p.Pillars = []Pillar{{X: 1, Z: 2, Half: 1}, {X: math.NaN(), Half: 1}} },
 	} {
 		p := DefaultPitch()
 		mut(&p)
@@ -309,7 +343,7 @@ func TestFanOut(t *testing.T) {
 	var pages []*websocket.Conn
 	for range 3 {
 		c := dial(t, addr)
-		if m := read(t, c); m.Type != "pitch" || *m.Pitch != DefaultPitch() {
+		if m := read(t, c); m.Type != "pitch" || !reflect.DeepEqual(*m.Pitch, DefaultPitch()) {
 			t.Fatalf("first message %+v, want the default pitch", m)
 		}
 		pages = append(pages, c)
@@ -343,7 +377,7 @@ func TestLateJoinerGetsPitchThenNewestFrame(t *testing.T) {
 	h.Publish(synthFrame(1, 2, 4))
 	h.Publish(synthFrame(2, 2, 4))
 	c := dial(t, addr)
-	if m := read(t, c); m.Type != "pitch" || *m.Pitch != p {
+	if m := read(t, c); m.Type != "pitch" || !reflect.DeepEqual(*m.Pitch, p) {
 		t.Fatalf("got %+v, want pitch %+v", m, p)
 	}
 	if m := read(t, c); m.Type != "frame" || m.ServerTime != 2 {
@@ -431,8 +465,21 @@ func TestInputs(t *testing.T) {
 	if k := recvInput(t, h); k != (KeyInput{Right: true, Sprint: true, Kick: true}) {
 		t.Fatalf("got %+v, want right, sprint and kick", k)
 	}
-	if s := h.Stats(); s.BadMessages != 2 || s.Inputs != 2 {
-		t.Errorf("stats %+v, want 2 bad messages and 2 inputs", s)
+	// The mouse: where it aims, and its buttons.
+	write(t, c, `{"type":"keys","primary":true,"aiming":true,"aim":[3.5,-2]}`)
+	if k := recvInput(t, h); k != (KeyInput{Primary: true, Aiming: true, Aim: [2]float64{3.5, -2}}) || !k.Held() {
+		t.Fatalf("got %+v, want the primary button held aiming at (3.5, -2)", k)
+	}
+	write(t, c, `{"type":"keys","aiming":true,"aim":[1,1]}`)
+	if k := recvInput(t, h); k.Held() || k.Aim != [2]float64{1, 1} {
+		t.Fatalf("got %+v (held %v), want aim alone", k, k.Held())
+	}
+	write(t, c, `{"type":"keys","secondary":true}`)
+	if k := recvInput(t, h); k != (KeyInput{Secondary: true}) {
+		t.Fatalf("got %+v, want the secondary button", k)
+	}
+	if s := h.Stats(); s.BadMessages != 2 || s.Inputs != 5 {
+		t.Errorf("stats %+v, want 2 bad messages and 5 inputs", s)
 	}
 	// A page that goes with keys held releases them.
 	c.Close(websocket.StatusNormalClosure, "")

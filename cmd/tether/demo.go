@@ -56,7 +56,7 @@ const (
 //   - Blackouts are not emulated live, so blackout_frames is 0.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr,
-		"usage: tether demo [-bots N] [-link PRESET] [-ball METHOD] [-http ADDR] [-seed N] [-duration D]",
+		"usage: tether demo [-bots N] [-link PRESET] [-ball METHOD] [-http ADDR] [-webtransport=false] [-seed N] [-duration D]",
 		"       tether demo -headless [-duration D] [-json] [-bots N] [-link PRESET] [-ball METHOD] [-seed N]",
 		"Runs a soccer match: a server and bots over real UDP on 127.0.0.1, each through an",
 		"emulated link, shown live on a web page where your keys can drive one player.",
@@ -65,19 +65,21 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		"Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;",
 		"live, net.* count whole datagrams after the warm-up (down as received, up as sent) and",
 		"clock_*_kbps the clock's messages by typical size.",
-		"       tether demo -game arena -headless [-duration D] [-json] [-bots N] [-link PRESET] [-seed N]",
+		"       tether demo -game arena [-headless [-json]] [-http ADDR] [-duration D] [-bots N] [-link PRESET] [-seed N]",
 		"runs the arena (package game/arena) instead, every other bot drawing projectiles the naive",
-		"way, and reports the lab's arena figures (proj.*, hits.*).",
+		"way: on the page your keys and mouse play one player; headless, it reports the lab's arena",
+		"figures (proj.*, hits.*).",
 	)
 	bots := fs.Int("bots", 4, fmt.Sprintf("bot clients, 1 to %d", demoMaxBots))
 	linkName := fs.String("link", "wan", "link preset every bot plays through: lan, broadband, wan, mobile or lossy")
 	ballName := fs.String("ball", string(replicate.MethodTether), "how every bot's client shows the ball: "+methodList())
 	httpAddr := fs.String("http", "127.0.0.1:8080", "address the web page is served on")
+	webTransport := fs.Bool("webtransport", true, "let the page's player use WebTransport, on the -http port over UDP (false: the WebSocket alone)")
 	headless := fs.Bool("headless", false, "serve no page: measure the clients and print a report when stopped")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
 	asJSON := fs.Bool("json", false, "with -headless: print the report as the lab's JSON")
 	seed := fs.Uint64("seed", 1, "seed of the links and the bots")
-	gameName := fs.String("game", "soccer", "the game: soccer, or arena (headless only: package game/arena, reported as the lab's arena scenarios)")
+	gameName := fs.String("game", "soccer", "the game: soccer, or arena (package game/arena; headless, reported as the lab's arena scenarios)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -109,8 +111,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if *gameName != "soccer" && *gameName != "arena" {
 		return usagef("-game %q: want soccer or arena", *gameName)
 	}
-	if *gameName == "arena" && (!*headless || set["ball"]) {
-		return usagef("-game arena runs -headless, without -ball (its bots draw projectiles by the shipped method and the naive one in turn)")
+	if *gameName == "arena" && set["ball"] {
+		return usagef("-game arena runs without -ball (its bots draw projectiles by the shipped method and the naive one in turn)")
 	}
 	var ln net.Listener
 	if !*headless {
@@ -130,7 +132,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 			ctx, cancel = context.WithTimeout(ctx, *duration)
 			defer cancel()
 		}
-		return arenaDemo{bots: *bots, link: link, linkName: *linkName, seed: *seed, asJSON: *asJSON}.run(ctx, stdout)
+		return arenaDemo{bots: *bots, link: link, linkName: *linkName, seed: *seed, asJSON: *asJSON, ln: ln, httpAddr: *httpAddr}.run(ctx, stdout, stderr)
 	}
 
 	names := make([]string, *bots)
@@ -160,32 +162,26 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 
 	var wg sync.WaitGroup
 	var hub *web.Hub
-	var hs *http.Server
+	stopWeb := func() {}
 	if !*headless {
 		wc := webConfig(*httpAddr)
-		if wc.Play, err = playHandler(live, ln.Addr(), link, *seed); err != nil {
+		play, err := playHandler(live, ln.Addr(), link, *seed, !*webTransport)
+		if err != nil {
 			ln.Close()
 			live.Close()
 			return err
 		}
+		defer play.Close()
+		wc.Play = play
 		hub = web.NewHubConfig(wc)
-		if warn := exposedWarning(ln.Addr()); warn != "" {
-			fmt.Fprintln(stderr, warn)
-		}
 		p := soccer.DefaultRules().Pitch
 		if err := hub.SetPitch(web.Pitch{Length: p.Length, Width: p.Width, GoalWidth: p.GoalWidth, GoalHeight: p.GoalHeight, GoalDepth: p.GoalDepth, Margin: p.Margin}); err != nil {
 			ln.Close()
 			live.Close()
 			return err
 		}
-		hs = &http.Server{Handler: hub.Handler(), ReadHeaderTimeout: 10 * time.Second}
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				fmt.Fprintf(stderr, "tether demo: web: %v\n", err)
-			}
-		}()
+		stopWeb = serveWeb(ln, hub, stderr)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			d.keys(hub.Inputs())
@@ -218,12 +214,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		default:
 		}
 	}
-	if hub != nil {
-		hub.Close() // ends the pages' connections and Inputs, so keys returns
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		_ = hs.Shutdown(sctx)
-		cancel()
-	}
+	stopWeb() // ends the pages' connections and Inputs, so keys returns
 	closeErr := live.Close()
 	wg.Wait()
 	if closeErr != nil {
@@ -273,6 +264,30 @@ func webConfig(httpAddr string) web.HubConfig {
 		cfg.Hosts = []string{host}
 	}
 	return cfg
+}
+
+// serveWeb serves hub's page on ln, warning on stderr if ln is reachable
+// from the network, until the function it returns is called: that closes
+// the hub (and its Inputs) and shuts the server down.
+func serveWeb(ln net.Listener, hub *web.Hub, stderr io.Writer) (stop func()) {
+	if warn := exposedWarning(ln.Addr()); warn != "" {
+		fmt.Fprintln(stderr, warn)
+	}
+	hs := &http.Server{Handler: hub.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(stderr, "tether demo: web: %v\n", err)
+		}
+	}()
+	return func() {
+		hub.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+		<-done
+	}
 }
 
 // exposedWarning returns a warning if the web view listens beyond the
@@ -428,7 +443,8 @@ func (d *demo) keys(in <-chan web.KeyInput) {
 			if !ok {
 				return
 			}
-			k.Dir = geom.V(axis(ki.Right, ki.Left), 0, axis(ki.Down, ki.Up))
+			x, z := ki.Axes()
+			k.Dir = geom.V(x, 0, z)
 			k.Sprint = ki.Sprint
 			if ki.Kick && !kick {
 				k.Kicks++
@@ -456,17 +472,6 @@ func (d *demo) keys(in <-chan web.KeyInput) {
 			b.Steer(nil)
 		}
 	}
-}
-
-// axis is +1, -1 or 0 as pos or neg alone is held.
-func axis(pos, neg bool) float64 {
-	switch {
-	case pos && !neg:
-		return 1
-	case neg && !pos:
-		return -1
-	}
-	return 0
 }
 
 // finalSample ends the measurement and takes the traffic counters at the

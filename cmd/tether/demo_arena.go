@@ -2,43 +2,43 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
-	"sync/atomic"
 	"time"
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/arena"
+	"github.com/tether-net/tether/game/arena/live"
 	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/lab"
-	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
-	"github.com/tether-net/tether/server"
-	"github.com/tether-net/tether/transport/udp"
+	"github.com/tether-net/tether/web"
 )
-
-// arenaProtocolID is the netcode protocol id of the arena.
-const arenaProtocolID = 0x7465746865720002
 
 // arenaDemo is what tether demo -game arena runs: bots players of package
 // game/arena over real UDP on 127.0.0.1, each through an emulated link,
-// every other one drawing projectiles the naive way (the lab's seed), until
-// ctx ends; then the lab's arena report, measured by lab.ArenaRecord as the
-// lab measures (true time is the server's clock, read when each frame is
-// drawn).
+// every other one drawing projectiles the naive way (the lab's seed)
+// (package game/arena/live), until ctx ends. With a page (ln), the match
+// is shown live and the page's keys and mouse play bot 0's player;
+// headless, it ends with the lab's arena report, measured by
+// lab.NewArenaMeter as the lab measures (true time is the server's clock,
+// read when each frame is drawn).
 type arenaDemo struct {
 	bots     int
 	link     netsim.LinkConfig
 	linkName string
 	seed     uint64
 	asJSON   bool
+	ln       net.Listener // the page's, or nil for headless
+	httpAddr string
 }
 
-func (o arenaDemo) run(ctx context.Context, stdout io.Writer) error {
+func (o arenaDemo) run(ctx context.Context, stdout, stderr io.Writer) error {
+	if o.ln != nil {
+		defer o.ln.Close() // if it is not served; closing twice does no harm
+	}
 	if o.bots > 16 {
 		return usagef("-bots %d: want 1 to 16 for -game arena", o.bots)
 	}
@@ -50,123 +50,55 @@ func (o arenaDemo) run(ctx context.Context, stdout io.Writer) error {
 		}
 		scen.Clients = append(scen.Clients, c)
 	}
-	rec := lab.NewArenaRecord(scen.Clients)
-	game, err := arena.NewGame(arena.Config{MaxPlayers: o.bots, OnProjectile: rec.Flight, OnShot: rec.Shot})
-	if err != nil {
-		return err
-	}
-	core, err := server.New(server.Config{MaxClients: o.bots}, game)
-	if err != nil {
-		return err
-	}
-	key, err := netcode.GenerateKey(rand.Reader)
-	if err != nil {
-		return err
-	}
-	raw, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		return err
-	}
-	addr := raw.LocalAddr().(*net.UDPAddr).AddrPort()
-	router := netsim.NewRouter(raw)
-	srv, err := server.ServeUDP(router, core, udp.ServerConfig{
-		Netcode: netcode.ServerConfig{ProtocolID: arenaProtocolID, PrivateKey: key, PublicAddress: addr, MaxClients: o.bots}})
-	if err != nil {
-		router.Close()
-		return err
-	}
-	epoch := time.Now().Add(-srv.Now())
-	trueNow := func() time.Duration { return time.Since(epoch) }
-	drivers := make([]atomic.Pointer[client.UDP], o.bots)
-	stopAll := func() {
-		for i := range drivers {
-			if d := drivers[i].Load(); d != nil {
-				d.Close()
-			}
+	cfg := live.Config{Bots: o.bots, Link: o.link, LinkName: o.linkName, Seed: o.seed, Naive: func(i int) bool { return i%2 == 1 }}
+	rec := lab.NewArenaMeter(scen.Clients)
+	if o.ln == nil { // a page left running keeps no growing record
+		cfg.OnShot, cfg.OnProjectile = rec.Shot, rec.Flight
+		cfg.OnClaim = func(i int, s arena.ClientShot, t time.Duration) { rec.Client(i).Claim(s, t) }
+		cfg.OnFrame = func(i int, t time.Duration, f *client.Frame, g *arena.ClientGame, replied bool) {
+			rec.Client(i).Frame(t, f, g, replied)
 		}
-		srv.Close()
 	}
-	for i := range o.bots {
-		if err := o.join(i, addr, &key, router, rec, &drivers[i], trueNow); err != nil {
-			stopAll()
+	m, err := live.Start(cfg)
+	if err != nil {
+		return err
+	}
+	if o.ln != nil {
+		hub := web.NewHubConfig(webConfig(o.httpAddr))
+		if err := hub.SetPitch(live.Pitch()); err != nil {
+			m.Close()
 			return err
 		}
+		stopWeb := serveWeb(o.ln, hub, stderr)
+		go m.Steer(hub.Inputs(), demoIdle)
+		fmt.Fprintf(stdout, "tether demo: the arena, %d bots over %s links; it is on http://%s/ (Ctrl-C to stop)\n", o.bots, o.linkName, o.ln.Addr())
+		tick := time.NewTicker(demoPublish)
+		var f web.Frame
+		for done := false; !done; {
+			select {
+			case <-ctx.Done():
+				done = true
+			case <-tick.C:
+				m.Frame(&f)
+				hub.Publish(f)
+			}
+		}
+		tick.Stop()
+		stopWeb() // closes the hub's Inputs, which ends Steer
+		return m.Close()
 	}
 	<-ctx.Done()
-	// Close the clients first, then the server: nothing feeds the record after.
-	traffic := make([]harness.Traffic, o.bots)
-	for i := range drivers {
-		d := drivers[i].Load()
-		d.Do(func(c *client.Client) {
-			st := c.Stats()
-			traffic[i] = harness.Traffic{PacketsUp: int64(st.PacketsOut), PayloadUp: int64(st.BytesOut), PacketsDown: int64(st.PacketsIn), PayloadDown: int64(st.BytesIn)}
-		})
+	ran := m.Now()
+	m.Close() // the bots, then the server: nothing feeds the record after
+	for _, f := range m.Flights() {
+		rec.Flight(f)
 	}
-	ran := trueNow()
-	stopAll()
-	srv.Do(func(*server.Server) {
-		for _, f := range game.Flights() {
-			rec.Flight(f)
-		}
-	})
 	scen.DurationS = ran.Seconds()
-	rep := rec.Report(scen, func(i int) harness.Traffic { return traffic[i] })
+	rep := lab.ArenaReport(scen, rec, func(i int) harness.Traffic { return m.Traffic(i) })
 	if o.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
 	return lab.WriteTable(stdout, rep)
-}
-
-// join starts bot i: its socket, its link (up on its socket, down on the
-// server's router), its client and its measurement.
-func (o arenaDemo) join(i int, addr netip.AddrPort, key *netcode.Key, router *netsim.Router, rec *lab.ArenaRecord,
-	driver *atomic.Pointer[client.UDP], trueNow func() time.Duration) error {
-	token, err := netcode.NewConnectToken(rand.Reader, key, netcode.TokenParams{
-		ProtocolID: arenaProtocolID, ClientID: uint64(i) + 1, ServerAddresses: []netip.AddrPort{addr}, Now: time.Now()})
-	if err != nil {
-		return err
-	}
-	raw, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		return err
-	}
-	seed := o.seed*1000 + uint64(i)
-	router.Route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), o.link.Down, seed^0x646f776e)
-	conn := netsim.NewPacketConn(raw, o.link.Up, seed)
-	rc := rec.Client(i)
-	cg, err := arena.NewClientGame(arena.ClientConfig{NaiveSpawn: i%2 == 1, OnShot: func(s arena.ClientShot) { rc.Claim(s, trueNow()) }})
-	if err != nil {
-		conn.Close()
-		return err
-	}
-	core, err := client.New(client.Config{}, cg)
-	if err != nil {
-		conn.Close()
-		return err
-	}
-	bot := arena.NewBot(seed)
-	start, clk := time.Now(), o.link.Clock
-	d, err := client.DialUDP(conn, token, core, client.UDPConfig{
-		Local: func() time.Duration { return clk.Local(time.Since(start)) },
-		OnFrame: func(f *client.Frame) []byte {
-			t := trueNow()
-			if d := driver.Load(); d != nil {
-				d.Do(func(c *client.Client) {
-					if c.Clock().Stats().Samples > 0 {
-						rc.Replied(t)
-					}
-				})
-			}
-			rc.Frame(t, f, cg)
-			return arena.AppendInput(nil, bot.Input(f))
-		},
-	})
-	if err != nil {
-		conn.Close()
-		return err
-	}
-	driver.Store(d)
-	return nil
 }

@@ -3,9 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/tether-net/tether/game/arena"
 	"github.com/tether-net/tether/lab"
 )
 
@@ -48,7 +56,6 @@ func TestDemoArenaFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-game", "chess"}, `-game "chess": want soccer or arena`},
-		{[]string{"-game", "arena"}, "-game arena runs -headless"},
 		{[]string{"-game", "arena", "-headless", "-ball", "seed"}, "without -ball"},
 		{[]string{"-game", "arena", "-headless", "-bots", "17"}, "-bots 17: want 1 to 16 for -game arena"},
 	} {
@@ -57,4 +64,121 @@ func TestDemoArenaFlagErrors(t *testing.T) {
 			t.Errorf("demo %v: exit %d, stderr %q, want %q", c.args, code, stderr.String(), c.want)
 		}
 	}
+}
+
+// TestDemoArenaInBrowser runs tether demo -game arena with its page as a
+// real process and plays it in headless Chromium as a person would: the
+// page draws the arena (walls, pillars, no goals) and more than 60 frames;
+// a key held moves the person's player in the server's truth, and a click
+// fires a projectile the server has in flight, both through the hub's
+// input path. It saves arena.png under TETHER_SCREENSHOT_DIR.
+func TestDemoArenaInBrowser(t *testing.T) {
+	bin := demoBrowser(t)
+	cmd, out, stderr := startProcess(t, "demo", "-game", "arena", "-http", "127.0.0.1:0", "-bots", "3", "-link", "broadband")
+	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
+	ctx, cancelTab := browserTab(t, bin, 90*time.Second)
+	poll := func(expr string, d time.Duration) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
+			t.Fatalf("waiting for %s: %v; demo stderr: %s", expr, err, stderr.String())
+		}
+	}
+	eval := func(expr string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](expr)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := func(typ, code, k string) string {
+		return `window.dispatchEvent(new KeyboardEvent('` + typ + `', {code: '` + code + `', key: '` + k + `'}))`
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(m[1])); err != nil {
+		t.Fatal(err)
+	}
+	poll(`window.tetherStats && window.tetherStats.arena && window.tetherStats.framesDrawn > 60 && window.tetherStats.clientsShown === 3`, 30*time.Second)
+
+	// Shift held takes the player over and stops it; then the key of the
+	// axis with the longest free run moves it.
+	eval(key("keydown", "ShiftLeft", "Shift"))
+	const human = `window.tetherStats.truth.players.find((p) => p.human)`
+	poll(`!!(`+human+`)`, 10*time.Second)
+	type player struct {
+		ID     int        `json:"id"`
+		Pos    [3]float64 `json:"pos"`
+		Health int        `json:"health"`
+	}
+	me, err := chromedp.Run(ctx, chromedp.Evaluate[player](human))
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := struct {
+		code, key string
+		dx, dz    float64
+		run       float64
+	}{}
+	for _, d := range []struct {
+		code, key string
+		dx, dz    float64
+	}{{"KeyD", "d", 1, 0}, {"KeyA", "a", -1, 0}, {"KeyS", "s", 0, 1}, {"KeyW", "w", 0, -1}} {
+		if r := freeRun(me.Pos[0], me.Pos[2], d.dx, d.dz); r > best.run {
+			best.code, best.key, best.dx, best.dz, best.run = d.code, d.key, d.dx, d.dz, r
+		}
+	}
+	t.Logf("player %d at (%.2f, %.2f): holding %s, %.1f m free", me.ID, me.Pos[0], me.Pos[2], best.key, best.run)
+	eval(key("keydown", best.code, best.key))
+	// Moved 2.5 m that way in the server's truth (from where it respawned,
+	// should the bots kill it meanwhile).
+	poll(fmt.Sprintf(`(() => { const p = %s; if (!p) return false;
+		const w = window.tetherTest || (window.tetherTest = {from: p.pos, hp: p.health});
+		if (p.health > w.hp) w.from = p.pos;
+		w.hp = p.health;
+		return (p.pos[0] - w.from[0]) * %g + (p.pos[2] - w.from[2]) * %g > 2.5; })()`, human, best.dx, best.dz), 20*time.Second)
+	eval(key("keyup", best.code, best.key))
+
+	// A click 5 m ahead fires a projectile the server has.
+	if me, err = chromedp.Run(ctx, chromedp.Evaluate[player](human)); err != nil {
+		t.Fatal(err)
+	}
+	at, err := chromedp.Run(ctx, chromedp.Evaluate[[2]float64](fmt.Sprintf(`window.tetherPoint(%g, %g)`, me.Pos[0]+5*best.dx, me.Pos[2]+5*best.dz)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.MouseClickXY(at[0], at[1])); err != nil {
+		t.Fatal(err)
+	}
+	poll(`window.tetherStats.fired > 0`, 10*time.Second)
+	eval(key("keyup", "ShiftLeft", "Shift"))
+
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`window.tetherStats`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("frames drawn %v, received %v; fired %v, hits %v", s["framesDrawn"], s["framesReceived"], s["fired"], s["hits"])
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir := os.Getenv("TETHER_SCREENSHOT_DIR"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "arena.png"), shot, 0o644)
+	}
+	cancelTab()
+	stopProcess(t, cmd, stderr, 10*time.Second)
+}
+
+// freeRun returns how far a player at (x, z) can run along (dx, dz) before
+// a wall or a pillar stops it, up to 15 m.
+func freeRun(x, z, dx, dz float64) float64 {
+	const r, step = arena.PlayerRadius, 0.05
+	for d := step; d <= 15; d += step {
+		px, pz := x+dx*d, z+dz*d
+		if math.Abs(px) > arena.HalfX-r || math.Abs(pz) > arena.HalfZ-r {
+			return d - step
+		}
+		for _, b := range arena.Pillars {
+			if math.Abs(px-b.X) < b.Half+r && math.Abs(pz-b.Z) < b.Half+r {
+				return d - step
+			}
+		}
+	}
+	return 15
 }

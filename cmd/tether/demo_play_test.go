@@ -13,15 +13,20 @@ import (
 
 // TestDemoPlayInBrowser opens the demo's page in headless Chromium and
 // presses "Play in this browser": the match's client, built for
-// WebAssembly on first use, connects over the WebSocket as a player of its
-// own beside two UDP bots, draws more than 300 frames of its view, and the
+// WebAssembly on first use, connects over WebTransport (over the WebSocket
+// with -webtransport=false) as a player of its own beside two UDP bots, draws more than 300 frames of its view, and the
 // D key held moves its player +X in the server's truth. It logs the
 // figures the page keeps: the Go time per frame (p99), the clock's error
 // bound, the render delay, and the time from the page's start to the first
 // frame drawn (the first build of the client included, if it ran).
 func TestDemoPlayInBrowser(t *testing.T) {
 	bin := demoBrowser(t)
-	cmd, out, stderr := startProcess(t, "demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "lan")
+	t.Run("webtransport", func(t *testing.T) { playInBrowser(t, bin, "webtransport") })
+	t.Run("websocket", func(t *testing.T) { playInBrowser(t, bin, "websocket", "-webtransport=false") })
+}
+
+func playInBrowser(t *testing.T, bin, transport string, flags ...string) {
+	cmd, out, stderr := startProcess(t, append([]string{"demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "lan"}, flags...)...)
 	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 
 	// The first build of the client takes up to a minute or two on a busy
@@ -80,15 +85,15 @@ func TestDemoPlayInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("browser client: %+v; its player moved from x = %.2f m to past %.2f m", p, from, from+3)
-	if p.Transport != "websocket" || p.State != "connected" {
-		t.Errorf("transport %q, state %q: want websocket, connected", p.Transport, p.State)
+	if p.Transport != transport || p.State != "connected" {
+		t.Errorf("transport %q, state %q: want %s, connected", p.Transport, p.State, transport)
 	}
 	if !(p.ClockBoundMs > 0) || !(p.DelayMs > 0) {
 		t.Errorf("clock bound %v ms, render delay %v ms: want both measured", p.ClockBoundMs, p.DelayMs)
 	}
 	if dir := os.Getenv("TETHER_SCREENSHOT_DIR"); dir != "" {
 		if shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
-			os.WriteFile(filepath.Join(dir, "play.png"), shot, 0o644)
+			os.WriteFile(filepath.Join(dir, "play-"+transport+".png"), shot, 0o644)
 		}
 	}
 	cancelTab()

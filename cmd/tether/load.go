@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,18 +11,14 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/ops/prom"
 )
 
 // Bounds of tether load: it is a measuring tool, not a flood.
@@ -35,12 +30,14 @@ const (
 // runLoad plays N bots in this process against one tether serve for a
 // bounded time and reports what a fleet operator needs: the bots' clock and
 // ball figures, how many stayed connected throughout, and, given the
-// server's process id, its CPU and memory over time (from /proc, so Linux).
+// server's admin address, its ticks, CPU and memory over time, as its own
+// /metrics reports them (prom.Scrape), so the server may be on another
+// machine.
 func runLoad(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("load", stderr,
-		"usage: tether load [-server IP:PORT] [-key FILE] [-bots N] [-duration D] [-churn D] [-admin HOST:PORT] [-server-pid PID] [-sample D] [-json]",
+		"usage: tether load [-server IP:PORT] [-key FILE] [-bots N] [-duration D] [-churn D] [-admin HOST:PORT [-sample D]] [-json]",
 		"Plays N bots against a tether serve (minting their tokens with the server's key) for a",
-		"bounded time; reports their clock and ball figures and the server's CPU and memory.",
+		"bounded time; reports their clock and ball figures and, from -admin, the server's ticks, CPU and memory.",
 	)
 	addr := fs.String("server", "127.0.0.1:40000", "the server's public address, IP:PORT")
 	keyPath := fs.String("key", "tether.key", "the server's private key file (tether keygen)")
@@ -48,9 +45,8 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	bots := fs.Int("bots", 22, fmt.Sprintf("bots to play, 1 to %d", maxLoadBots))
 	duration := fs.Duration("duration", time.Minute, "how long to play once every bot is connected, up to "+maxLoadDuration.String())
 	churn := fs.Duration("churn", 0, "if set, every interval one bot leaves and a new one (new client id) joins in its place, in turn")
-	adminFlag := fs.String("admin", "", "the server's -admin HOST:PORT, to read its tick figures from /metrics")
-	pidFlag := fs.Int("server-pid", 0, "process id of the server, to sample its CPU and memory (Linux /proc)")
-	sample := fs.Duration("sample", 10*time.Second, "interval of the server's CPU and memory samples")
+	adminFlag := fs.String("admin", "", "the server's -admin HOST:PORT, to read its ticks, CPU and memory from /metrics")
+	sample := fs.Duration("sample", 10*time.Second, "with -admin, interval of the server's CPU and memory samples")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -96,10 +92,18 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		}
 		return dialBot(tok, pid, firstID+uint64(n)*0x9e3779b97f4a7c15)
 	}
-	rep := loadReport{Bots: *bots, ServerPID: *pidFlag}
-	var ticks0 tickFigures
+	rep := loadReport{Bots: *bots}
+	metrics := "http://" + *adminFlag + "/metrics"
+	scrape := func() (prom.Scraped, error) {
+		s, err := prom.Scrape(ctx, http.DefaultClient, metrics)
+		if err != nil {
+			err = fmt.Errorf("-admin: %w", err)
+		}
+		return s, err
+	}
+	var first, last prom.Scraped // from -admin: when every bot had connected, and the last sample
 	if *adminFlag != "" {
-		if rep.Goroutines.Before, err = serverGoroutines(*adminFlag); err != nil {
+		if rep.Goroutines.Before, err = serverGoroutines(scrape); err != nil {
 			return err
 		}
 	}
@@ -123,18 +127,14 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("bot %d: %s: %w", i, server, err)
 		}
 	}
-	if *adminFlag != "" {
-		if ticks0, err = scrapeTicks(*adminFlag); err != nil {
-			return err
-		}
-	}
 	start := time.Now()
-	var proc procSampler
-	if *pidFlag > 0 {
-		if err := proc.open(*pidFlag); err != nil {
+	if *adminFlag != "" {
+		if first, err = scrape(); err != nil {
 			return err
 		}
+		last = first
 	}
+	lastAt := start
 	tk := time.NewTicker(*sample)
 	defer tk.Stop()
 	var churnC <-chan time.Time
@@ -173,11 +173,15 @@ play:
 				}
 			}
 		case <-tk.C:
-			if *pidFlag > 0 {
-				s, err := proc.sample(time.Since(start), connectedBots(players))
+			if *adminFlag != "" {
+				sc, err := scrape()
 				if err != nil {
 					return err
 				}
+				now := time.Now()
+				s := procSample{TimeS: roundTo(now.Sub(start).Seconds(), 1), CPUPercent: cpuPercent(sc.CPU-last.CPU, now.Sub(lastAt)),
+					RSSMiB: roundTo(sc.RSS/(1<<20), 1), Connected: connectedBots(players)}
+				last, lastAt = sc, now
 				rep.Samples = append(rep.Samples, s)
 				if !*asJSON {
 					fmt.Fprintf(stdout, "t=%4.0fs  server cpu %5.2f %% of a core  rss %6.1f MiB  bots connected %d\n", s.TimeS, s.CPUPercent, s.RSSMiB, s.Connected)
@@ -186,10 +190,6 @@ play:
 		}
 	}
 	played := time.Since(start)
-	if *pidFlag > 0 {
-		rep.ServerCPUPercent = roundTo(proc.total(), 3)
-		rep.ServerCPUPerClient = roundTo(rep.ServerCPUPercent/float64(*bots), 4)
-	}
 	rep.Connected = connectedBots(players)
 	for _, pb := range players {
 		select {
@@ -202,11 +202,18 @@ play:
 		}
 	}
 	if *adminFlag != "" {
-		t1, err := scrapeTicks(*adminFlag)
+		end, err := scrape()
 		if err != nil {
 			return err
 		}
-		rep.Server = t1.since(ticks0)
+		rep.ServerCPUPercent = cpuPercent(end.CPU-first.CPU, played)
+		rep.ServerCPUPerClient = roundTo(rep.ServerCPUPercent/float64(*bots), 4)
+		mean, p99 := end.TickTimes(first)
+		rep.Server = &tickFigures{Ticks: end.Ticks - first.Ticks, Overruns: end.Overruns - first.Overruns, Skipped: end.Skipped - first.Skipped,
+			MeanMs: roundTo(durMs(mean), 4), P99Ms: roundTo(durMs(p99), 4)}
+		if p99 < 0 {
+			rep.Server.P99Ms = -1
+		}
 	}
 	var p99s, delays []float64
 	for _, pb := range players {
@@ -224,17 +231,17 @@ play:
 		// started, every slot free.
 		left := time.Now().Add(leaveWait)
 		for {
-			t, err := scrapeTicks(*adminFlag)
+			sc, err := scrape()
 			if err != nil {
 				return err
 			}
-			rep.ClientsAfter = t.clients
-			if t.clients == 0 || time.Now().After(left) {
+			rep.ClientsAfter = sc.Clients
+			if sc.Clients == 0 || time.Now().After(left) {
 				break
 			}
 			time.Sleep(leaveWait / 20)
 		}
-		if rep.Goroutines.After, err = serverGoroutines(*adminFlag); err != nil {
+		if rep.Goroutines.After, err = serverGoroutines(scrape); err != nil {
 			return err
 		}
 	}
@@ -294,7 +301,6 @@ type loadReport struct {
 	Pops            int          `json:"pops"` // tether bot's hindsight estimate, all bots
 	PopFrames       int          `json:"pop_frames"`
 
-	ServerPID          int          `json:"server_pid,omitempty"`
 	ServerCPUPercent   float64      `json:"server_cpu_percent,omitempty"` // of one core, over the run
 	ServerCPUPerClient float64      `json:"server_cpu_percent_per_client,omitempty"`
 	Samples            []procSample `json:"samples,omitempty"`
@@ -332,13 +338,13 @@ func (r *loadReport) write(w io.Writer) error {
 		fmt.Fprintf(tw, "server ticks\t%d, %d overruns, %d skipped; tick time mean %.3f ms, p99 <= %.3f ms\n", t.Ticks, t.Overruns, t.Skipped, t.MeanMs, t.P99Ms)
 		fmt.Fprintf(tw, "server after\t%d clients when the bots had left; goroutines %d before, %d after\n", r.ClientsAfter, r.Goroutines.Before, r.Goroutines.After)
 	}
-	if r.ServerPID > 0 {
+	if r.Server != nil {
 		fmt.Fprintf(tw, "server cpu\t%.2f %% of a core, %.3f %% per client\n", r.ServerCPUPercent, r.ServerCPUPerClient)
 	}
 	return tw.Flush()
 }
 
-// procSample is one sample of the server process.
+// procSample is one sample of the server process, from its /metrics.
 type procSample struct {
 	TimeS      float64 `json:"t_s"`
 	CPUPercent float64 `json:"cpu_percent"` // of one core, since the previous sample
@@ -346,181 +352,37 @@ type procSample struct {
 	Connected  int     `json:"bots_connected"`
 }
 
-// procSampler reads a process's CPU time and resident memory from /proc.
-type procSampler struct {
-	pid        int
-	cpu0, last time.Duration
-	wall0      time.Time
-	lastWall   time.Time
-}
-
-// clockTick is the unit of /proc/PID/stat's times (USER_HZ, 100 on Linux).
-const clockTick = 10 * time.Millisecond
-
-func (p *procSampler) open(pid int) error {
-	p.pid = pid
-	cpu, err := p.cpu()
-	if err != nil {
-		return err
-	}
-	p.cpu0, p.last = cpu, cpu
-	p.wall0 = time.Now()
-	p.lastWall = p.wall0
-	return nil
-}
-
-func (p *procSampler) cpu() (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid))
-	if err != nil {
-		return 0, fmt.Errorf("-server-pid: %w", err)
-	}
-	// Fields after the command name, which is in parentheses.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("-server-pid: short /proc/%d/stat", p.pid)
-	}
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("-server-pid: bad /proc/%d/stat", p.pid)
-	}
-	return time.Duration(ut+st) * clockTick, nil
-}
-
-func (p *procSampler) rss() (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.pid))
-	if err != nil {
-		return 0, fmt.Errorf("-server-pid: %w", err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			if err != nil {
-				return 0, fmt.Errorf("-server-pid: bad VmRSS %q", v)
-			}
-			return kb / 1024, nil
-		}
-	}
-	return 0, fmt.Errorf("-server-pid: no VmRSS in /proc/%d/status", p.pid)
-}
-
-func (p *procSampler) sample(t time.Duration, connected int) (procSample, error) {
-	cpu, err := p.cpu()
-	if err != nil {
-		return procSample{}, err
-	}
-	rss, err := p.rss()
-	if err != nil {
-		return procSample{}, err
-	}
-	now := time.Now()
-	s := procSample{TimeS: roundTo(t.Seconds(), 1), CPUPercent: roundTo(100*float64(cpu-p.last)/float64(now.Sub(p.lastWall)), 3), RSSMiB: roundTo(rss, 1), Connected: connected}
-	p.last, p.lastWall = cpu, now
-	return s, nil
-}
-
-// total is the CPU used since open, in percent of one core.
-func (p *procSampler) total() float64 {
-	cpu, err := p.cpu()
-	if err != nil {
+// cpuPercent is cpu time used over wall time, in percent of one core.
+func cpuPercent(cpu, wall time.Duration) float64 {
+	if wall <= 0 {
 		return 0
 	}
-	return 100 * float64(cpu-p.cpu0) / float64(time.Since(p.wall0))
+	return roundTo(100*float64(cpu)/float64(wall), 3)
 }
 
-// tickFigures are a server's tick counters from its /metrics.
+// tickFigures are the server's ticks over the run, from its /metrics.
 type tickFigures struct {
 	Ticks    uint64  `json:"ticks"`
 	Overruns uint64  `json:"overruns"`
 	Skipped  uint64  `json:"skipped"`
 	MeanMs   float64 `json:"tick_mean_ms"`
 	P99Ms    float64 `json:"tick_p99_ms"` // the histogram bucket bound the 99th percentile falls under; -1 above the largest
-
-	sumS    float64
-	count   uint64
-	buckets []*dto.Bucket
-
-	goroutines, clients int // gauges at the scrape
 }
 
-// scrapeTicks reads the tick figures from the /metrics of the server whose
-// -admin address is admin.
-func scrapeTicks(admin string) (tickFigures, error) {
-	resp, err := http.Get("http://" + admin + "/metrics")
-	if err != nil {
-		return tickFigures{}, fmt.Errorf("-admin: %w", err)
-	}
-	defer func() {
-		io.Copy(io.Discard, resp.Body) // so the connection is kept for the next scrape
-		resp.Body.Close()
-	}()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return tickFigures{}, fmt.Errorf("-admin: /metrics: %w", err)
-	}
-	var t tickFigures
-	counter := func(name string) uint64 {
-		if f := fams[name]; f != nil && len(f.Metric) > 0 {
-			return uint64(f.Metric[0].GetCounter().GetValue())
-		}
-		err = fmt.Errorf("-admin: /metrics has no %s", name)
-		return 0
-	}
-	t.Ticks, t.Overruns, t.Skipped = counter("tether_server_ticks_total"), counter("tether_server_tick_overruns_total"), counter("tether_server_ticks_skipped_total")
-	gauge := func(name string) int {
-		if f := fams[name]; f != nil && len(f.Metric) > 0 {
-			return int(f.Metric[0].GetGauge().GetValue())
-		}
-		err = fmt.Errorf("-admin: /metrics has no %s", name)
-		return 0
-	}
-	t.goroutines, t.clients = gauge("go_goroutines"), gauge("tether_server_clients")
-	if f := fams["tether_server_tick_seconds"]; f != nil && len(f.Metric) > 0 {
-		h := f.Metric[0].GetHistogram()
-		t.sumS, t.count, t.buckets = h.GetSampleSum(), h.GetSampleCount(), h.GetBucket()
-	} else {
-		err = errors.New("-admin: /metrics has no tether_server_tick_seconds")
-	}
-	return t, err
-}
-
-// serverGoroutines returns the fewest goroutines the server at admin
-// reported in a few scrapes: its metrics registry gathers on a varying
-// number of goroutines of its own.
-func serverGoroutines(admin string) (int, error) {
+// serverGoroutines returns the fewest goroutines the server reported in a
+// few scrapes: its metrics registry gathers on a varying number of
+// goroutines of its own.
+func serverGoroutines(scrape func() (prom.Scraped, error)) (int, error) {
 	least := 0
 	for i := range 5 {
-		t, err := scrapeTicks(admin)
+		s, err := scrape()
 		if err != nil {
 			return 0, err
 		}
-		if i == 0 || t.goroutines < least {
-			least = t.goroutines
+		if i == 0 || s.Goroutines < least {
+			least = s.Goroutines
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	return least, nil
-}
-
-// since returns the figures between an earlier scrape and t.
-func (t tickFigures) since(t0 tickFigures) *tickFigures {
-	d := &tickFigures{Ticks: t.Ticks - t0.Ticks, Overruns: t.Overruns - t0.Overruns, Skipped: t.Skipped - t0.Skipped}
-	n := t.count - t0.count
-	if n == 0 {
-		return d
-	}
-	d.MeanMs = roundTo((t.sumS-t0.sumS)/float64(n)*1000, 4)
-	d.P99Ms = -1 // above the largest bound
-	for i, b := range t.buckets {
-		c := b.GetCumulativeCount()
-		if i < len(t0.buckets) {
-			c -= t0.buckets[i].GetCumulativeCount()
-		}
-		if float64(c) >= 0.99*float64(n) {
-			d.P99Ms = roundTo(b.GetUpperBound()*1000, 4)
-			break
-		}
-	}
-	return d
 }

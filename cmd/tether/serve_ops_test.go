@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,15 +137,15 @@ func TestServeAdminDrain(t *testing.T) {
 }
 
 // TestLoad runs tether load against a tether serve process: its bots stay
-// connected, and it reports the server's ticks (from -admin's /metrics),
-// CPU and memory (from /proc).
+// connected, and it reports the server's ticks, CPU and memory, from
+// -admin's /metrics.
 func TestLoad(t *testing.T) {
 	_, key := newKey(t)
 	var stdout, stderr bytes.Buffer
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "3", "-used-tokens", "none")
 	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
 	stdout.Reset()
-	args := []string{"load", "-server", m[1], "-key", key, "-bots", "3", "-duration", "1.2s", "-churn", "500ms", "-admin", m[2], "-server-pid", strconv.Itoa(srv.Process.Pid), "-sample", "250ms", "-json"}
+	args := []string{"load", "-server", m[1], "-key", key, "-bots", "3", "-duration", "1.2s", "-churn", "500ms", "-admin", m[2], "-sample", "250ms", "-json"}
 	if code := run(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("load: exit %d: %s", code, stderr.String())
 	}
@@ -155,7 +154,7 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
 	t.Logf("load: %s", stdout.String())
-	if rep.Connected != 3 || rep.Server == nil || rep.Server.Ticks < 30 || rep.Server.P99Ms == 0 || len(rep.Samples) < 2 || rep.Samples[0].RSSMiB <= 0 || rep.ClockBoundP99Ms.Max <= 0 {
+	if rep.Connected != 3 || rep.Server == nil || rep.Server.Ticks < 30 || rep.Server.P99Ms == 0 || len(rep.Samples) < 2 || rep.Samples[0].RSSMiB <= 0 || rep.ServerCPUPercent <= 0 || rep.ClockBoundP99Ms.Max <= 0 {
 		t.Errorf("load report %+v", rep)
 	}
 	// Bots left and were replaced in a full server (3 of 3 slots; the third

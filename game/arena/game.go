@@ -73,6 +73,9 @@ type Shot struct {
 	// that does not rewind would have hit, judging against where the
 	// players are when the move arrives: the baseline the lab compares.
 	Target, Present uint32
+	// Range is how far along the aim the shot went, metres: to Target
+	// (where it was at At), or to a wall or pillar, or ShotRange.
+	Range float64
 }
 
 // Flight is a projectile's whole flight as the server simulated it.
@@ -273,8 +276,8 @@ func (g *Game) shoot(id uint32, m *movement.Move[Input], s PlayerState) {
 	}
 	sh.From, sh.Aim = s.Pos, s.Aim
 	dir := AimDir(s.Aim)
-	sh.Target = g.trace(s.Pos, dir, id, sh.At, true)
-	sh.Present = g.trace(s.Pos, dir, id, now, false)
+	sh.Target, sh.Range = g.trace(s.Pos, dir, id, sh.At, true)
+	sh.Present, _ = g.trace(s.Pos, dir, id, now, false)
 	if g.cfg.OnShot != nil {
 		g.cfg.OnShot(sh)
 	}
@@ -286,8 +289,8 @@ func (g *Game) shoot(id uint32, m *movement.Move[Input], s PlayerState) {
 
 // trace returns the first player other than shooter that a shot from o
 // along dir hits before a wall, the players where the history has them at
-// server time at (rewind) or where they are now.
-func (g *Game) trace(o, dir geom.Vec3, shooter uint32, at time.Duration, rewind bool) uint32 {
+// server time at (rewind) or where they are now, and how far the shot went.
+func (g *Game) trace(o, dir geom.Vec3, shooter uint32, at time.Duration, rewind bool) (uint32, float64) {
 	best, hit := wallHit(o, dir, ShotRange), NoTarget
 	for j := range g.players {
 		p := &g.players[j]
@@ -304,7 +307,7 @@ func (g *Game) trace(o, dir geom.Vec3, shooter uint32, at time.Duration, rewind 
 			best, hit = d, uint32(j)
 		}
 	}
-	return hit
+	return hit, best
 }
 
 // damage takes hp from player id; at 0 it respawns, teleported.

@@ -2,6 +2,7 @@ package arena
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -74,8 +75,9 @@ func (d *duel) step(in0 Input, view time.Duration) {
 }
 
 // shootAt fires a hitscan shot as seen back ago: aimed at where player 1
-// was then, with that as the view time.
-func (d *duel) shootAt(back time.Duration) Shot {
+// was then, with that as the view time. It returns the shot as judged and
+// where player 1 was aimed at.
+func (d *duel) shootAt(back time.Duration) (Shot, geom.Vec3) {
 	now := time.Duration(d.n+1) * d.tick
 	view := now - back
 	k := int(view / d.tick) // player 1 at the tick before view, and after
@@ -90,7 +92,7 @@ func (d *duel) shootAt(back time.Duration) Shot {
 	for range 20 { // cool down
 		d.step(Input{}, now)
 	}
-	return d.shots[len(d.shots)-1]
+	return d.shots[len(d.shots)-1], them
 }
 
 // A shot is judged where its client saw the target, up to MaxRewind back;
@@ -111,7 +113,12 @@ func TestRewindBound(t *testing.T) {
 		for range 60 {
 			d.step(Input{}, 0)
 		}
-		s := d.shootAt(tc.back)
+		s, them := d.shootAt(tc.back)
+		// The shot stops at the edge of the target it hit (HitRadius short of
+		// its centre, aimed at it), or goes on past it.
+		if to := s.From.Dist(them); tc.hit && math.Abs(s.Range-to) > HitRadius+0.05 || !tc.hit && s.Range <= to {
+			t.Errorf("MaxRewind %v, seen %v back: range %.2f m, target %.2f m away, hit %v", tc.maxRewind, tc.back, s.Range, to, tc.hit)
+		}
 		if (s.Target == 1) != tc.hit || s.Clamped != tc.clamped {
 			t.Errorf("MaxRewind %v, seen %v back: target %d, clamped %v; want hit %v, clamped %v", tc.maxRewind, tc.back, int32(s.Target), s.Clamped, tc.hit, tc.clamped)
 		}

@@ -83,9 +83,78 @@ func (in *inbox) setDeadline(t time.Time) {
 	in.mu.Unlock()
 }
 
-// peer is one WebSocket: a goroutine writes what is queued on out.
+// Datagrams is a browser's session over another carrier than a WebSocket,
+// which a Listener serves as one of its peers (ServeDatagrams) and a Conn
+// as its server (NewConn): package tether/transport/wt's WebTransport
+// sessions.
+type Datagrams interface {
+	// ReceiveDatagram waits for the next datagram until ctx is done or the
+	// session ends (an error).
+	ReceiveDatagram(ctx context.Context) ([]byte, error)
+	// SendDatagram sends b, waiting while the carrier's own queue is full;
+	// it returns an error once the session has ended.
+	SendDatagram(b []byte) error
+	// Close ends the session, telling the other side why (empty for a
+	// normal close).
+	Close(reason string) error
+}
+
+// carrier is what a peer's datagrams travel over: a WebSocket or a
+// Datagrams session.
+type carrier interface {
+	// read returns the next message of at most max bytes; oversize
+	// reports a longer one (with no bytes), text a WebSocket text message.
+	read(ctx context.Context, max int) (b []byte, text, oversize bool, err error)
+	write(b []byte) error
+	// close ends the carrier, telling the other side why: policy is true
+	// for a peer cut off for its rate.
+	close(policy bool, reason string)
+	closeNow()
+}
+
+// wsCarrier is a WebSocket.
+type wsCarrier struct{ c *websocket.Conn }
+
+func (w wsCarrier) read(ctx context.Context, max int) ([]byte, bool, bool, error) {
+	typ, b, oversize, err := readMessage(ctx, w.c, max)
+	return b, err == nil && !oversize && typ != websocket.MessageBinary, oversize, err
+}
+
+func (w wsCarrier) write(b []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	return w.c.Write(ctx, websocket.MessageBinary, b)
+}
+
+func (w wsCarrier) close(policy bool, reason string) {
+	code := websocket.StatusNormalClosure
+	if policy {
+		code = websocket.StatusPolicyViolation
+	}
+	w.c.Close(code, reason)
+}
+
+func (w wsCarrier) closeNow() { w.c.CloseNow() }
+
+// dgCarrier is a Datagrams session.
+type dgCarrier struct{ d Datagrams }
+
+func (d dgCarrier) read(ctx context.Context, max int) ([]byte, bool, bool, error) {
+	b, err := d.d.ReceiveDatagram(ctx)
+	if len(b) > max {
+		return nil, false, true, err
+	}
+	return b, false, false, err
+}
+
+func (d dgCarrier) write(b []byte) error        { return d.d.SendDatagram(b) }
+func (d dgCarrier) close(_ bool, reason string) { d.d.Close(reason) }
+func (d dgCarrier) closeNow()                   { d.d.Close("") }
+
+// peer is one WebSocket or Datagrams session: a goroutine writes what is
+// queued on out.
 type peer struct {
-	ws   *websocket.Conn
+	c    carrier
 	addr *net.UDPAddr
 	// up and down, with ListenerConfig.Link, are the emulated link's
 	// directions: the peer's datagrams and those to it.
@@ -102,8 +171,8 @@ const outboxSize = 64
 // that long is cut off.
 const writeTimeout = 5 * time.Second
 
-func newPeer(c *websocket.Conn, addr *net.UDPAddr) *peer {
-	return &peer{ws: c, addr: addr, out: make(chan []byte, outboxSize), gone: make(chan struct{})}
+func newPeer(c carrier, addr *net.UDPAddr) *peer {
+	return &peer{c: c, addr: addr, out: make(chan []byte, outboxSize), gone: make(chan struct{})}
 }
 
 // send queues a copy of b; it reports false if the outbox is full or the
@@ -123,9 +192,9 @@ func (p *peer) send(b []byte) bool {
 }
 
 // write sends queued datagrams until the peer is dropped, then what is
-// still queued (a disconnect's packets), and closes the WebSocket.
+// still queued (a disconnect's packets), and closes its carrier.
 func (p *peer) write() {
-	defer p.ws.CloseNow()
+	defer p.c.closeNow()
 	for {
 		select {
 		case <-p.gone:
@@ -136,7 +205,7 @@ func (p *peer) write() {
 						return
 					}
 				default:
-					p.ws.Close(websocket.StatusNormalClosure, "")
+					p.c.close(false, "")
 					return
 				}
 			}
@@ -148,13 +217,9 @@ func (p *peer) write() {
 	}
 }
 
-func (p *peer) writeOne(b []byte) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	return p.ws.Write(ctx, websocket.MessageBinary, b) == nil
-}
+func (p *peer) writeOne(b []byte) bool { return p.c.write(b) == nil }
 
-// drop ends the peer: its writer stops and closes the WebSocket.
+// drop ends the peer: its writer stops and closes its carrier.
 func (p *peer) drop() { p.once.Do(func() { close(p.gone) }) }
 
 // readMessage reads one message into a new slice of at most max bytes. A

@@ -9,7 +9,8 @@ import (
 	"github.com/coder/websocket"
 )
 
-// Conn is a client's net.PacketConn over one WebSocket: WriteTo sends each
+// Conn is a client's net.PacketConn over one WebSocket (or a Datagrams
+// session): WriteTo sends each
 // datagram as a binary message (whatever the address), and ReadFrom reports
 // each message received as coming from the address last written to. Create
 // it with Dial.
@@ -34,21 +35,30 @@ func Dial(ctx context.Context, url string) (*Conn, error) {
 		return nil, err
 	}
 	c.SetReadLimit(maxReadLimit)
+	return newConn(wsCarrier{c}), nil
+}
+
+// NewConn returns a client's net.PacketConn over d (a session of another
+// carrier, such as package tether/transport/wt's WebTransport), as Dial
+// does over a WebSocket. Close closes d.
+func NewConn(d Datagrams) *Conn { return newConn(dgCarrier{d}) }
+
+func newConn(c carrier) *Conn {
 	conn := &Conn{p: newPeer(c, nil), in: newInbox(clientQueue), done: make(chan struct{})}
 	go conn.p.write()
 	go conn.read()
-	return conn, nil
+	return conn
 }
 
 func (c *Conn) read() {
 	defer close(c.done)
 	defer c.p.drop()
 	for {
-		typ, b, oversize, err := readMessage(context.Background(), c.p.ws, maxReadLimit)
+		b, text, oversize, err := c.p.c.read(context.Background(), maxReadLimit)
 		if err != nil {
 			return
 		}
-		if oversize || typ != websocket.MessageBinary {
+		if oversize || text {
 			continue
 		}
 		c.mu.Lock()

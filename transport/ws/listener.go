@@ -2,6 +2,7 @@ package ws
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -20,8 +21,9 @@ type ListenerConfig struct {
 	// Addr is the address the Listener reports as its LocalAddr: the HTTP
 	// server's, which connect tokens for its clients name. Required.
 	Addr netip.AddrPort
-	// MaxConns caps the WebSockets open at once (default 64, range
-	// 1..4096); more are refused with 503 Service Unavailable.
+	// MaxConns caps the peers open at once, WebSockets and Datagrams
+	// sessions together (default 64, range 1..4096); more WebSockets are
+	// refused with 503 Service Unavailable, more sessions closed.
 	MaxConns int
 	// MaxMessageSize is the largest datagram taken, in bytes (default 1500,
 	// range 64..65536); longer messages are dropped and counted, and a
@@ -108,11 +110,12 @@ const maxReadLimit = 64 << 10
 // Stats are a Listener's counters.
 type Stats struct {
 	Conns     int    // WebSockets open now
-	Accepted  uint64 // WebSockets accepted
-	Refused   uint64 // WebSockets refused: MaxConns were open, or the Listener was closed
+	Accepted  uint64 // peers accepted: WebSockets and Datagrams sessions
+	Sessions  uint64 // of Accepted, Datagrams sessions (ServeDatagrams)
+	Refused   uint64 // peers refused: MaxConns were open, or the Listener was closed
 	Messages  uint64 // datagrams taken for the reader, counted before they are queued (QueueFull of them were not)
 	Oversize  uint64 // messages dropped as longer than MaxMessageSize
-	Text      uint64 // text messages dropped
+	Text      uint64 // WebSocket text messages dropped
 	OverRate  uint64 // messages dropped beyond MaxMessageHz
 	QueueFull uint64 // datagrams dropped because the reader's queue was full
 	CutOff    uint64 // WebSockets closed for their message rate
@@ -120,7 +123,8 @@ type Stats struct {
 }
 
 // Listener is a net.PacketConn whose peers are the WebSockets that
-// ServeHTTP accepts, one datagram per binary message. ReadFrom returns
+// ServeHTTP accepts, one datagram per binary message, and the Datagrams
+// sessions (WebTransport) given to ServeDatagrams. ReadFrom returns
 // datagrams from every peer in the order they were queued; WriteTo sends to
 // the peer with that address without waiting (a full queue drops the
 // datagram). Use it with tether/transport/udp.NewServer or server.UDP.Serve.
@@ -136,7 +140,7 @@ type Listener struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	accepted, refused, messages, oversize, text, overRate, queueFull, cutOff, unsent atomic.Uint64
+	accepted, sessions, refused, messages, oversize, text, overRate, queueFull, cutOff, unsent atomic.Uint64
 }
 
 // NewListener returns a Listener; mount it (its ServeHTTP) on an HTTP
@@ -156,32 +160,70 @@ func NewListener(cfg ListenerConfig) (*Listener, error) {
 // ServeHTTP accepts a WebSocket from the same origin and serves it until
 // either side closes it.
 func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	l.mu.Lock()
-	if l.closed || l.open >= l.cfg.MaxConns {
-		l.mu.Unlock()
-		l.refused.Add(1)
+	n, ok := l.admit()
+	if !ok {
 		http.Error(w, "tether/transport/ws: no room", http.StatusServiceUnavailable)
 		return
 	}
-	l.open++
-	l.next++
-	n := l.next
-	ap := netip.AddrPortFrom(peerAddr(n), 1)
-	l.wg.Add(1)
-	l.mu.Unlock()
 	defer l.wg.Done()
-	defer func() {
-		l.mu.Lock()
-		l.open--
-		delete(l.peers, ap)
-		l.mu.Unlock()
-	}()
 	c, err := websocket.Accept(w, r, nil)
 	if err != nil {
+		l.leave(n)
 		return // Accept has answered the request
 	}
-	l.accepted.Add(1)
 	c.SetReadLimit(maxReadLimit)
+	l.serve(n, wsCarrier{c})
+}
+
+// ServeDatagrams serves d (a WebTransport session, say) as a peer, as
+// ServeHTTP serves a WebSocket: it returns once either side has closed it.
+// With MaxConns peers open, or the Listener closed, it closes d and returns
+// ErrNoRoom at once.
+func (l *Listener) ServeDatagrams(d Datagrams) error {
+	n, ok := l.admit()
+	if !ok {
+		d.Close("no room")
+		return ErrNoRoom
+	}
+	defer l.wg.Done()
+	l.sessions.Add(1)
+	l.serve(n, dgCarrier{d})
+	return nil
+}
+
+// ErrNoRoom is returned by ServeDatagrams when MaxConns peers are open or
+// the Listener is closed.
+var ErrNoRoom = errors.New("tether/transport/ws: no room")
+
+// admit takes a place for a new peer and numbers it; false means refused
+// (counted). After true, the caller calls l.wg.Done when done, and serve
+// or leave.
+func (l *Listener) admit() (uint64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || l.open >= l.cfg.MaxConns {
+		l.refused.Add(1)
+		return 0, false
+	}
+	l.open++
+	l.next++
+	l.wg.Add(1)
+	return l.next, true
+}
+
+// leave gives back the place of peer n.
+func (l *Listener) leave(n uint64) {
+	l.mu.Lock()
+	l.open--
+	delete(l.peers, netip.AddrPortFrom(peerAddr(n), 1))
+	l.mu.Unlock()
+}
+
+// serve runs peer n over c until either side closes it.
+func (l *Listener) serve(n uint64, c carrier) {
+	defer l.leave(n)
+	l.accepted.Add(1)
+	ap := netip.AddrPortFrom(peerAddr(n), 1)
 	p := newPeer(c, net.UDPAddrFromAddrPort(ap))
 	if link := l.cfg.Link; link != nil {
 		seed := l.cfg.Seed + n*0x9e3779b97f4a7c15
@@ -193,7 +235,7 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		c.CloseNow()
+		c.closeNow()
 		return
 	}
 	l.peers[ap] = p
@@ -229,7 +271,7 @@ func (l *Listener) read(p *peer) {
 	excess := 0
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), l.cfg.IdleTimeout)
-		typ, b, oversize, err := readMessage(ctx, p.ws, l.cfg.MaxMessageSize)
+		b, text, oversize, err := p.c.read(ctx, l.cfg.MaxMessageSize)
 		cancel()
 		if err != nil {
 			return
@@ -239,7 +281,7 @@ func (l *Listener) read(p *peer) {
 			l.overRate.Add(1)
 			if excess++; excess > 2*l.cfg.MaxMessageHz {
 				l.cutOff.Add(1)
-				p.ws.Close(websocket.StatusPolicyViolation, "too many messages")
+				p.c.close(true, "too many messages")
 				return
 			}
 			continue
@@ -248,7 +290,7 @@ func (l *Listener) read(p *peer) {
 		switch {
 		case oversize:
 			l.oversize.Add(1)
-		case typ != websocket.MessageBinary:
+		case text:
 			l.text.Add(1)
 		case p.up != nil:
 			p.up.WriteTo(b, p.addr) // to deliver, after the link's delay
@@ -363,7 +405,7 @@ func (l *Listener) Stats() Stats {
 	l.mu.Lock()
 	n := l.open
 	l.mu.Unlock()
-	return Stats{Conns: n, Accepted: l.accepted.Load(), Refused: l.refused.Load(), Messages: l.messages.Load(),
+	return Stats{Conns: n, Accepted: l.accepted.Load(), Sessions: l.sessions.Load(), Refused: l.refused.Load(), Messages: l.messages.Load(),
 		Oversize: l.oversize.Load(), Text: l.text.Load(), OverRate: l.overRate.Load(), QueueFull: l.queueFull.Load(),
 		CutOff: l.cutOff.Load(), Unsent: l.unsent.Load()}
 }

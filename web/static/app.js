@@ -13,8 +13,12 @@
   // and the time (ms since the epoch) the last frame arrived.
   // numberPx is the font size of the players' numbers, colours the colours of
   // the clients drawn, both in the last frame.
+  // In an arena: truth is the newest frame's server truth, projectiles the
+  // server's projectiles drawn in the last frame, fired the server's
+  // projectiles fired by the person's player, hits its hits that the server
+  // confirmed (its marks with a player hit), aimSent the aims sent.
   const stats = {framesDrawn: 0, clientsShown: 0, lastUpdate: 0, framesReceived: 0, connected: false, ball: null,
-    numberPx: 0, colours: []};
+    numberPx: 0, colours: [], arena: false, truth: null, projectiles: 0, fired: 0, hits: 0, aimSent: 0};
   Object.defineProperty(stats, 'frames', {get: () => stats.framesDrawn}); // the same, by its short name
   window.tetherStats = stats;
 
@@ -53,6 +57,7 @@
       if (m.type === 'pitch') {
         pitch = m.pitch;
         if (m.play) document.getElementById('play').hidden = false;
+        setArena(!!pitch.arena);
         layout();
       } else if (m.type === 'frame') {
         onFrame(m);
@@ -86,6 +91,8 @@
     cur = {f, at: performance.now()};
     settled = false;
     stats.framesReceived++;
+    stats.truth = f.truth;
+    countHits(f);
     stats.lastUpdate = Date.now();
     const b = f.truth.ball.pos;
     stats.ball = [b[0], b[1], b[2]];
@@ -141,39 +148,144 @@
   function sendKeys() {
     if (playing) return; // the keys are the browser client's
     if (socket && socket.readyState === WebSocket.OPEN) {
-      socket.send(JSON.stringify(Object.assign({type: 'keys'}, keyState)));
+      socket.send(JSON.stringify(Object.assign({type: 'keys'}, keyState, pitch.arena ? mouse : {})));
     }
   }
 
+  // ---- the mouse, in an arena: aim where it points, left button fires a
+  // projectile, right button a hitscan shot. Aims are sent at most 30 times
+  // a second; a button's change at once.
+
+  const mouse = {primary: false, secondary: false, aiming: false, aim: [0, 0]};
+  let aimAt = 0;
+  let aimTimer = 0;
+
+  function pointAt(e) {
+    const r = canvas.getBoundingClientRect();
+    const px = e.clientX - r.left;
+    const py = e.clientY - r.top;
+    const t = tiles.find((t) => t.v && px >= t.x && px < t.x + t.w && py >= t.y && py < t.y + t.h) || tiles[0];
+    if (!t || !t.v) return false;
+    mouse.aim = [+t.v.ix(px).toFixed(3), +t.v.iz(py).toFixed(3)];
+    mouse.aiming = true;
+    return true;
+  }
+
+  function sendAim() {
+    const now = performance.now();
+    if (now - aimAt < 33) {
+      if (!aimTimer) aimTimer = setTimeout(() => { aimTimer = 0; sendAim(); }, 33 - (now - aimAt));
+      return;
+    }
+    aimAt = now;
+    stats.aimSent++;
+    sendKeys();
+  }
+
+  canvas.addEventListener('mousemove', (e) => {
+    if (pitch.arena && pointAt(e)) sendAim();
+  });
+  canvas.addEventListener('mousedown', (e) => {
+    if (!pitch.arena || (e.button !== 0 && e.button !== 2)) return;
+    e.preventDefault();
+    pointAt(e);
+    mouse[e.button === 0 ? 'primary' : 'secondary'] = true;
+    aimAt = performance.now();
+    sendKeys();
+  });
+  window.addEventListener('mouseup', (e) => {
+    if (!pitch.arena || (e.button !== 0 && e.button !== 2)) return;
+    const b = e.button === 0 ? 'primary' : 'secondary';
+    if (!mouse[b]) return;
+    mouse[b] = false;
+    sendKeys();
+  });
+  canvas.addEventListener('contextmenu', (e) => { if (pitch.arena) e.preventDefault(); });
+
   window.addEventListener('keydown', (e) => onKey(e, true));
   window.addEventListener('keyup', (e) => onKey(e, false));
-  window.addEventListener('blur', () => { held.clear(); applyKeys(); });
+  window.addEventListener('blur', () => {
+    held.clear();
+    if (mouse.primary || mouse.secondary) {
+      mouse.primary = mouse.secondary = false;
+      sendKeys();
+    }
+    applyKeys();
+  });
 
   // ---- header and table ----------------------------------------------------
 
   function updateHeader(f) {
     const s = f.truth.score;
-    document.getElementById('score').textContent = s[0] + ' – ' + s[1];
+    const h = f.truth.players.find((p) => p.human);
+    document.getElementById('score').textContent = !pitch.arena ? s[0] + ' – ' + s[1]
+      : h ? 'you: ' + stats.fired + ' fired, ' + stats.hits + ' hits' : '';
     document.getElementById('clock').textContent = isFinite(f.t) && f.t !== null ? 't = ' + f.t.toFixed(1) + ' s' : 't = –';
     const you = document.getElementById('you');
-    const h = f.truth.players.find((p) => p.human);
     you.textContent = '';
     if (!h) {
       you.textContent = 'No player under your keys yet';
       return;
     }
+    const id = document.createElement('b');
+    id.textContent = '#' + h.id;
+    if (pitch.arena) {
+      you.append('You play ', id, ' (yellow ring): W A S D run, the mouse aims, left click fires a projectile, right click a hitscan shot');
+      return;
+    }
     const team = document.createElement('b');
     team.textContent = TEAM_NAME[h.team] || 'team ' + h.team;
     team.style.color = TEAM[h.team] || HUMAN;
-    const id = document.createElement('b');
-    id.textContent = '#' + h.id;
     you.append('Your keys drive ', id, ' of ', team, ' (yellow ring)');
   }
 
-  const COLUMNS = [
+  const BALL_COLUMNS = [
     ['clock_err_ms', 'ms'], ['ball_fidelity_m', 'm'], ['ball_present_m', 'm'], ['delay_ms', 'ms'],
     ['down_kbps', 'kbps'], ['up_kbps', 'kbps'],
   ];
+  // In an arena the ball's two columns give way to the projectiles' error.
+  const ARENA_COLUMNS = [
+    ['clock_err_ms', 'ms'], ['proj_err_m', 'm'], ['delay_ms', 'ms'], ['down_kbps', 'kbps'], ['up_kbps', 'kbps'],
+  ];
+  let COLUMNS = BALL_COLUMNS;
+  let ballHeads = null; // the table's head for a pitch, kept while an arena shows
+
+  // setArena switches the page between a pitch and an arena: the table's
+  // columns, the header and the legend.
+  function setArena(on) {
+    if (stats.arena === on) return;
+    stats.arena = on;
+    COLUMNS = on ? ARENA_COLUMNS : BALL_COLUMNS;
+    const head = document.querySelector('thead tr');
+    if (on) {
+      ballHeads = Array.from(head.children);
+      head.textContent = '';
+      for (const [text, sub, title] of [
+        ['client'], ['link'], ['projectiles', '', 'how the client draws projectiles: tether fast-forwards them by their age, seed draws them from the message as it arrives'],
+        ['clock error'], ['projectile error', 'to the server\'s', 'how far the client draws projectiles from where the server has them at the same moment'],
+        ['render delay'], ['down'], ['up'],
+      ]) {
+        const th = document.createElement('th');
+        th.textContent = text;
+        if (title) th.title = title;
+        if (sub) {
+          const s = document.createElement('span');
+          s.className = 'sub';
+          s.textContent = sub;
+          th.append(s);
+        }
+        head.append(th);
+      }
+    } else if (ballHeads) {
+      head.replaceChildren(...ballHeads);
+    }
+    for (const el of document.querySelectorAll('.score .team, #legend .ballonly')) el.hidden = on;
+    for (const el of document.querySelectorAll('#legend .arenaonly')) el.hidden = !on;
+    document.querySelector('h1 .sub').textContent = on ? 'live arena' : 'live match';
+    document.getElementById('discs').textContent = on ? 'the server\'s truth' : 'the server\'s truth (Blue, Red)';
+    document.querySelector('.keys kbd[data-k="kick"]').hidden = on;
+    clientNames = ''; // rebuild the rows
+  }
 
   function buildTable(clients) {
     rows.textContent = '';
@@ -228,7 +340,8 @@
       const tr = rows.children[i];
       if (!tr) return;
       COLUMNS.forEach(([key, unit], j) => {
-        const [text, u] = fmt(c.stats[key], unit);
+        // A figure the frame leaves out is 0 (proj_err_m); null is unknown.
+        const [text, u] = fmt(c.stats[key] === undefined ? 0 : c.stats[key], unit);
         tr.children[3 + j].firstChild.textContent = text;
         tr.children[3 + j].lastChild.textContent = u;
       });
@@ -236,6 +349,29 @@
   }
 
   function colour(i) { return PALETTE[i % PALETTE.length]; }
+
+  // countHits counts the person's player's projectiles and hits that the
+  // server confirmed: each of its projectiles, and each of its marks with a
+  // player hit, once.
+  const hitsSeen = new Set();
+  const firedSeen = new Set();
+  function countHits(f) {
+    const h = f.truth.players.find((p) => p.human);
+    for (const p of f.truth.projectiles || []) {
+      if (!h || p.shooter !== h.id || firedSeen.has(p.id)) continue;
+      firedSeen.add(p.id);
+      stats.fired++;
+    }
+    if (firedSeen.size > 1000) firedSeen.clear();
+    for (const m of f.truth.marks || []) {
+      if (!h || m.shooter !== h.id || m.hit < 0) continue;
+      const key = m.t + ':' + m.hit;
+      if (hitsSeen.has(key)) continue;
+      hitsSeen.add(key);
+      stats.hits++;
+    }
+    if (hitsSeen.size > 1000) hitsSeen.clear();
+  }
 
   // ---- view mode -----------------------------------------------------------
 
@@ -258,7 +394,7 @@
   let cssH = 0;
 
   function extent() {
-    const m = Math.max(pitch.margin, pitch.goal_depth) + 1;
+    const m = pitch.arena ? pitch.margin + 0.5 : Math.max(pitch.margin, pitch.goal_depth) + 1;
     return {w: pitch.length + 2 * m, h: pitch.width + 2 * m};
   }
 
@@ -315,6 +451,15 @@
   }
   window.addEventListener('resize', layout);
 
+  // tetherPoint returns the page coordinates (clientX, clientY) of the point
+  // (x, z) of the ground in the server's truth: for tests that aim.
+  window.tetherPoint = (x, z) => {
+    const t = tiles.find((t) => t.client < 0 && t.v);
+    if (!t) return null;
+    const r = canvas.getBoundingClientRect();
+    return [r.left + t.v.x(x), r.top + t.v.y(z)];
+  };
+
   // ---- interpolation -------------------------------------------------------
 
   function lerp(a, b, s) { return a + (b - a) * s; }
@@ -329,6 +474,7 @@
   function lerpWorld(a, b, s) {
     if (!a || s >= 1) return b;
     const byId = new Map(a.players.map((p) => [p.id, p]));
+    const projs = new Map((a.projectiles || []).filter((p) => p.id > 0).map((p) => [p.id, p]));
     return {
       ball: {pos: lerpPos(a.ball.pos, b.ball.pos, s), owner: b.ball.owner},
       players: b.players.map((p) => {
@@ -336,6 +482,11 @@
         return q ? Object.assign({}, p, {pos: lerpPos(q.pos, p.pos, s)}) : p;
       }),
       score: b.score,
+      projectiles: (b.projectiles || []).map((p) => {
+        const q = projs.get(p.id);
+        return q ? Object.assign({}, p, {pos: lerpPos(q.pos, p.pos, s)}) : p;
+      }),
+      marks: b.marks,
     };
   }
 
@@ -376,9 +527,12 @@
     for (const t of tiles) {
       const box = {x: t.x + 4, y: t.y + t.label + 2, w: t.w - 8, h: t.h - t.label - 6};
       const v = view(box);
+      t.v = v; // for the mouse
       drawPitch(v);
       if (t.client < 0) {
+        drawMarks(v, f.truth.marks, f.t);
         drawWorld(v, f.truth, null);
+        drawProjectiles(v, f.truth.projectiles, null);
         if (mode === 'ghosts') {
           ghosts.forEach((i, j) => {
             drawGhost(v, f.clients[i].world, f.truth, colour(i), j, ghosts.length);
@@ -386,13 +540,14 @@
             shown++;
           });
         }
-        drawBall(v, f.truth.ball, '#ffffff');
+        if (!pitch.arena) drawBall(v, f.truth.ball, '#ffffff');
       } else {
         const c = f.clients[t.client];
         if (!c) continue;
-        drawTrueBall(v, f.truth.ball);
+        if (!pitch.arena) drawTrueBall(v, f.truth.ball);
         drawWorld(v, c.world, colour(t.client));
-        drawGap(v, c.world.ball, f.truth.ball, colour(t.client));
+        drawProjectiles(v, c.world.projectiles, colour(t.client));
+        if (!pitch.arena) drawGap(v, c.world.ball, f.truth.ball, colour(t.client));
         stats.colours.push(colour(t.client));
         shown++;
       }
@@ -405,7 +560,12 @@
         ctx.font = '600 13px system-ui, sans-serif';
         ctx.textBaseline = 'middle';
         ctx.fillText(t.client < 0 ? 'server truth' : c.name, t.x + 22, t.y + 13);
-        if (c) {
+        if (c && pitch.arena) {
+          const [pe, pu] = fmt(c.stats.proj_err_m === undefined ? 0 : c.stats.proj_err_m, 'm');
+          ctx.font = '11px system-ui, sans-serif';
+          ctx.fillStyle = '#8b98a5';
+          ctx.fillText('projectiles (' + c.ball + '): ' + pe + ' ' + pu + ' from the server\'s', t.x + 8, t.y + 30);
+        } else if (c) {
           // The ball's two errors, as in the table.
           const [fid, fu] = fmt(c.stats.ball_fidelity_m, 'm');
           const [gap, gu] = fmt(c.stats.ball_present_m, 'm');
@@ -422,6 +582,7 @@
     }
     stats.framesDrawn++;
     stats.clientsShown = shown;
+    stats.projectiles = (f.truth.projectiles || []).length;
   }
 
   // view maps pitch metres (x, z) into box, keeping the aspect.
@@ -434,11 +595,105 @@
       k,
       x: (x) => cx + x * k,
       y: (z) => cy + z * k,
+      ix: (px) => (px - cx) / k, // the inverse of x
+      iz: (py) => (py - cy) / k, // and of y
       r: (m, min) => Math.max(min, m * k),
     };
   }
 
+  // drawArena draws an arena's floor, its walls and its pillars.
+  function drawArena(v) {
+    const L = pitch.length;
+    const W = pitch.width;
+    const M = pitch.margin;
+    const k = v.k;
+    ctx.fillStyle = '#3a4048';
+    ctx.fillRect(v.x(-L / 2 - M), v.y(-W / 2 - M), (L + 2 * M) * k, (W + 2 * M) * k);
+    ctx.fillStyle = '#20262d';
+    ctx.fillRect(v.x(-L / 2), v.y(-W / 2), L * k, W * k);
+    // A floor of 2 m tiles.
+    ctx.strokeStyle = 'rgba(255, 255, 255, 0.05)';
+    ctx.lineWidth = 1;
+    for (let x = -L / 2 + 2; x < L / 2; x += 2) line(v, x, -W / 2, x, W / 2);
+    for (let z = -W / 2 + 2; z < W / 2; z += 2) line(v, -L / 2, z, L / 2, z);
+    ctx.strokeStyle = '#7d8894';
+    ctx.lineWidth = 2;
+    ctx.strokeRect(v.x(-L / 2), v.y(-W / 2), L * k, W * k);
+    for (const p of pitch.pillars || []) {
+      ctx.fillStyle = '#59636e';
+      ctx.fillRect(v.x(p.x - p.half), v.y(p.z - p.half), 2 * p.half * k, 2 * p.half * k);
+      ctx.strokeStyle = '#8b98a5';
+      ctx.strokeRect(v.x(p.x - p.half), v.y(p.z - p.half), 2 * p.half * k, 2 * p.half * k);
+    }
+  }
+
+  // drawProjectiles draws projectiles: the truth's as bright dots, a
+  // client's as rings in its colour (dashed while only predicted).
+  function drawProjectiles(v, ps, col) {
+    const r = Math.max(3, 0.2 * v.k);
+    for (const p of ps || []) {
+      if (!ok(p.pos)) continue;
+      ctx.beginPath();
+      ctx.arc(v.x(p.pos[0]), v.y(p.pos[2]), col ? r + 3 : r, 0, 2 * Math.PI);
+      if (col) {
+        ctx.setLineDash(p.predicted ? [2, 2] : []);
+        ctx.strokeStyle = col;
+        ctx.lineWidth = 2;
+        ctx.stroke();
+        ctx.setLineDash([]);
+      } else {
+        ctx.fillStyle = '#ffb347';
+        ctx.fill();
+        ctx.lineWidth = 1.5;
+        ctx.strokeStyle = '#fff3d6';
+        ctx.stroke();
+      }
+    }
+  }
+
+  // drawMarks draws the server's recent shots, fading over MARK_S: a hitscan
+  // shot's tracer, and a burst where one hit a player; the person's hits
+  // say so.
+  const MARK_S = 0.6;
+  function drawMarks(v, marks, t) {
+    const h = cur && cur.f.truth.players.find((p) => p.human);
+    for (const m of marks || []) {
+      const age = t - m.t;
+      if (!(age >= -0.1 && age < MARK_S) || !ok(m.from) || !ok(m.to)) continue;
+      const a = 1 - Math.max(0, age) / MARK_S;
+      const hit = m.hit >= 0;
+      const mine = h && m.shooter === h.id;
+      if (m.from[0] !== m.to[0] || m.from[2] !== m.to[2]) {
+        ctx.beginPath();
+        ctx.moveTo(v.x(m.from[0]), v.y(m.from[2]));
+        ctx.lineTo(v.x(m.to[0]), v.y(m.to[2]));
+        ctx.strokeStyle = mine ? 'rgba(255, 224, 102, ' + a + ')' : 'rgba(255, 255, 255, ' + 0.8 * a + ')';
+        ctx.lineWidth = 2;
+        ctx.stroke();
+      }
+      if (!hit) continue;
+      const x = v.x(m.to[0]);
+      const y = v.y(m.to[2]);
+      ctx.beginPath();
+      ctx.arc(x, y, playerR(v) * (1 + 0.8 * (1 - a)) + 4, 0, 2 * Math.PI);
+      ctx.strokeStyle = 'rgba(255, 90, 90, ' + a + ')';
+      ctx.lineWidth = 3;
+      ctx.stroke();
+      if (mine) {
+        ctx.fillStyle = 'rgba(255, 224, 102, ' + a + ')';
+        ctx.font = '700 13px system-ui, sans-serif';
+        ctx.textAlign = 'center';
+        ctx.fillText('HIT', x, y - playerR(v) - 14);
+        ctx.textAlign = 'start';
+      }
+    }
+  }
+
   function drawPitch(v) {
+    if (pitch.arena) {
+      drawArena(v);
+      return;
+    }
     const L = pitch.length;
     const W = pitch.width;
     const M = pitch.margin;
@@ -533,7 +788,7 @@
 
   // Players are drawn at least 8 px across their radius so that their numbers
   // read, and the ball at least 3 px.
-  function playerR(v) { return v.r(0.9, 8); }
+  function playerR(v) { return v.r(pitch.arena ? 0.5 : 0.9, 8); }
   function ballR(v) { return v.r(0.45, 3); }
 
   // drawWorld draws a world with solid players; a client's own tile gets its
@@ -551,6 +806,24 @@
       ctx.lineWidth = edge ? 3 : 1.5;
       ctx.strokeStyle = edge || '#ffffff';
       ctx.stroke();
+      if (p.facing) {
+        // The aim: a tick from the edge.
+        ctx.beginPath();
+        ctx.moveTo(x + p.facing[0] * r, y + p.facing[2] * r);
+        ctx.lineTo(x + p.facing[0] * (r + 9), y + p.facing[2] * (r + 9));
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = edge || '#ffffff';
+        ctx.stroke();
+      }
+      if (p.health) {
+        // Health: a bar under the player, green to red.
+        const w = 2 * r;
+        const hp = Math.max(0, Math.min(100, p.health)) / 100;
+        ctx.fillStyle = 'rgba(0, 0, 0, 0.6)';
+        ctx.fillRect(x - r, y + r + 3, w, 4);
+        ctx.fillStyle = hp > 0.5 ? '#3ddc84' : hp > 0.25 ? '#ffb347' : '#ff5a5a';
+        ctx.fillRect(x - r, y + r + 3, w * hp, 4);
+      }
       if (p.human) {
         ctx.beginPath();
         ctx.arc(x, y, r + 4, 0, 2 * Math.PI);
@@ -576,7 +849,7 @@
       ctx.textAlign = 'start';
       stats.numberPx = px;
     }
-    if (edge) drawBall(v, w.ball, '#ffffff');
+    if (edge && !pitch.arena) drawBall(v, w.ball, '#ffffff');
   }
 
   // drawBall draws the ball lifted by its height over its shadow.
@@ -630,7 +903,8 @@
       ctx.arc(v.x(p.pos[0]), v.y(p.pos[2]), r, a0, a1);
       ctx.stroke();
     }
-    if (!ok(w.ball.pos)) return;
+    drawProjectiles(v, w.projectiles, col);
+    if (pitch.arena || !ok(w.ball.pos)) return;
     drawGap(v, w.ball, truth.ball, col);
     ctx.beginPath();
     ctx.arc(v.x(w.ball.pos[0]), v.y(w.ball.pos[2]), ballR(v) + 3, a0, a1);

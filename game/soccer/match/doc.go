@@ -20,8 +20,9 @@
 // server applies, and the corrections clients apply, are reported through
 // Config.OnMove and Config.OnCorrection.
 //
-// A Meter fed from those hooks measures every bot as the lab reports a
-// soccer client (package measure's meters; frames at Bot.TrueTime), in
-// Virtual and in Live alike: the lab and tether demo -headless report the
-// same figures from it.
+// A Meter fed from those hooks measures every bot with package measure's
+// meters (frames at Bot.TrueTime), in Virtual and in Live alike: it is how
+// the lab measures a soccer client and how tether demo -headless does, so
+// both report the same figures by one code path. A HindsightMeter measures
+// a bot that has no view of the server's truth (tether bot).
 package match

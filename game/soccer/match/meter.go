@@ -55,6 +55,13 @@ type MeterConfig struct {
 	// newest tick; 0 holds it all (the own kicks are measured against it at
 	// the end: a meter that keeps less measures them only as far back).
 	KeepBall time.Duration
+	// FrameHz is the bots' frame rate (0 means 60), by which the own kicks
+	// are judged (measure.KickMeter).
+	FrameHz int
+	// DrawnBall, if set, reads the ball bot b drew in frame f at true time
+	// t in place of FrameBall: for a reference that draws its own (the
+	// lab's oracles).
+	DrawnBall func(b *Bot, t time.Duration, f *client.Frame) measure.Drawn
 }
 
 // MeteredBot is one bot a Meter measures.
@@ -104,17 +111,12 @@ func NewMeter(cfg MeterConfig) (*Meter, error) {
 	}
 	m := &Meter{cfg: cfg, possessor: soccer.NoPlayer}
 	for _, b := range cfg.Bots {
-		asym := (b.Up - b.Down) / 2
-		within := 2 * time.Millisecond
-		if b.Spikes {
-			within = 5 * time.Millisecond
-		}
 		m.bots = append(m.bots, &botMeter{
-			clock:  measure.ClockMeter{WarmUp: cfg.WarmUp, Asym: asym, Within: within},
+			clock:  measure.NewClockMeter(cfg.WarmUp, b.Up, b.Down, b.Spikes),
 			ball:   measure.BallMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
 			others: measure.OthersMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
-			own:    measure.OwnMeter{WarmUp: cfg.WarmUp, Asym: asym, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
-			kicks:  measure.KickMeter{WarmUp: cfg.WarmUp},
+			own:    measure.OwnMeter{WarmUp: cfg.WarmUp, Asym: (b.Up - b.Down) / 2, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
+			kicks:  measure.KickMeter{WarmUp: cfg.WarmUp, FrameHz: float64(cfg.FrameHz)},
 		})
 	}
 	return m, nil
@@ -213,9 +215,9 @@ func (m *Meter) Corrected(b *Bot, t time.Duration, c movement.Correction) {
 }
 
 // Frame measures bot b's frame f: what it draws, before the input it decided
-// from that frame (Bot.Input) is sent. Call it from OnFrame, holding no lock
-// the bot's client may wait for.
-func (m *Meter) Frame(b *Bot, f *client.Frame) {
+// from that frame (Bot.Input) is sent, and returns the ball it measured.
+// Call it from OnFrame, holding no lock the bot's client may wait for.
+func (m *Meter) Frame(b *Bot, f *client.Frame) measure.Drawn {
 	t := b.TrueTime(f.Local)
 	replied := false
 	b.do(func(c *client.Client) { replied = c.Clock().Stats().Samples > 0 })
@@ -223,13 +225,18 @@ func (m *Meter) Frame(b *Bot, f *client.Frame) {
 	if e := f.Find(f.Self); f.Ready && f.HasSelf && e != nil {
 		own.OK, own.Pos, own.RenderTime, own.Predicted, own.Cut = true, e.Pos, e.RenderTime, e.Predicted, e.Cut
 	}
-	ball := FrameBall(t, f)
+	var ball measure.Drawn
+	if m.cfg.DrawnBall != nil && f.Ready {
+		ball = m.cfg.DrawnBall(b, t, f)
+	} else {
+		ball = FrameBall(t, f)
+	}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	bm := m.bot(b)
 	if bm == nil || m.ball == nil {
-		return
+		return ball
 	}
 	if f.HasSelf {
 		bm.self, bm.hasSelf = f.Self, true
@@ -263,6 +270,7 @@ func (m *Meter) Frame(b *Bot, f *client.Frame) {
 			bm.kicks.Kicked(t)
 		}
 	}
+	return ball
 }
 
 // FrameBall returns the ball as frame f, at true time t, drew it.
@@ -288,6 +296,14 @@ func (m *Meter) BallAt(t time.Duration) (geom.Vec3, bool) {
 		return measure.Flight(n.Pos, n.Vel, tr.G, (t - n.T).Seconds()), true
 	}
 	return tr.At(t), true
+}
+
+// Ball returns the ball's true trajectory held, nil before the first tick.
+// Read it after Stop (or from the goroutine that feeds Tick).
+func (m *Meter) Ball() *measure.Truth {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ball
 }
 
 // Stop ends the measurement: later ticks and frames are not measured. It
@@ -329,6 +345,14 @@ func (m *Meter) Figures(i int, end time.Duration) Figures {
 	b.others.Measure(&m.cast, end+time.Hour)
 	fig.Others, fig.Own = b.others.Metrics(), b.own.Metrics(end)
 	return fig
+}
+
+// BallMeter returns bot i's ball meter, measured to the end once Figures
+// was called: for pooling the ball's figures over runs (BallMeter.Merge).
+func (m *Meter) BallMeter(i int) *measure.BallMeter {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return &m.bots[i].ball
 }
 
 // PredictedKicks returns the own kicks g predicted (soccer.ClientGame's

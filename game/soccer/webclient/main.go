@@ -6,13 +6,17 @@
 // GOARCH=wasm and started by the demo page's "Play in this browser" button.
 //
 // It asks the page's server for a connect token (POST play/token, where a
-// real matchmaker plugs in), opens the WebSocket play/ws, and speaks netcode
-// over it as a UDP client does (package tether/transport/ws). Every
+// real matchmaker plugs in), opens a WebTransport session where GET play/wt
+// says (package tether/transport/wt; the browser's API through syscall/js)
+// or, if the browser or the server has none or it fails within 3 s, the
+// WebSocket play/ws (package tether/transport/ws), and speaks netcode over
+// it as a UDP client does. Every
 // requestAnimationFrame it renders a client frame at performance.now(),
 // turns the keys the page holds into an input (soccer.Human), sends it, and
 // hands the page its view to draw on the canvas (window.tetherPlay.draw, a
 // frame in the web view's JSON, the client's own view in the place of the
-// truth). It keeps window.tetherStats.play up to date: the transport, the
+// truth). It keeps window.tetherStats.play up to date: the transport
+// ("webtransport" or "websocket"), the
 // netcode state, frames drawn, the client's time per frame (frameMsP99: its
 // p99 over the last 600 frames in ms, from reading the clock to the view
 // encoded for the page; totalMsP99 with the page's drawing too), the
@@ -23,12 +27,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall/js"
 	"time"
@@ -40,6 +47,7 @@ import (
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/transport/udp"
 	"github.com/tether-net/tether/transport/ws"
+	"github.com/tether-net/tether/transport/wt"
 )
 
 // frameWindow is how many frames the frame time's p99 is taken over.
@@ -82,7 +90,7 @@ func main() {
 		g.Set("tetherStats", stats)
 	}
 	play := g.Get("Object").New()
-	play.Set("transport", "websocket")
+	play.Set("transport", "none")
 	play.Set("state", "starting")
 	stats.Set("play", play)
 	if err := run(play); err != nil {
@@ -114,10 +122,11 @@ func run(stats js.Value) error {
 		draw: g.Get("tetherPlay").Get("draw"), keys: g.Get("tetherPlay").Get("keys"),
 		frameMs: make([]float64, 0, frameWindow), totalMs: make([]float64, 0, frameWindow)}
 	p.start = p.perf.Call("now").Float()
-	conn, err := ws.Dial(ctx, wsBase+"ws")
+	conn, transport, err := dial(ctx, base, wsBase+"ws")
 	if err != nil {
 		return err
 	}
+	stats.Set("transport", transport)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.conn, err = udp.Dial(conn, token, udp.ClientConfig{
@@ -150,9 +159,54 @@ func run(stats js.Value) error {
 	return nil
 }
 
+// dial opens the server's WebTransport when the browser and the server
+// both have it (GET play/wt says where, and the self-signed certificate's
+// hash), and otherwise, or if that fails, the WebSocket at wsURL. It
+// returns the connection and which transport it is.
+func dial(ctx context.Context, base, wsURL string) (net.PacketConn, string, error) {
+	if !js.Global().Get("WebTransport").IsUndefined() {
+		conn, err := dialWT(ctx, base)
+		if err == nil {
+			return conn, "webtransport", nil
+		}
+		js.Global().Get("console").Call("warn", "tether play: WebTransport: "+err.Error()+"; using the WebSocket")
+	}
+	conn, err := ws.Dial(ctx, wsURL)
+	return conn, "websocket", err
+}
+
+func dialWT(ctx context.Context, base string) (net.PacketConn, error) {
+	b, err := fetch(ctx, "GET", base+"wt", 4096)
+	if err != nil {
+		return nil, err
+	}
+	var info struct {
+		Port            int    `json:"port"`
+		Path            string `json:"path"`
+		CertificateHash []byte `json:"certificateHash"`
+	}
+	if err := json.Unmarshal(b, &info); err != nil {
+		return nil, err
+	}
+	host := js.Global().Get("location").Get("hostname").String()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second) // then the WebSocket
+	defer cancel()
+	return wt.Dial(ctx, "https://"+net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(info.Port))+info.Path, info.CertificateHash)
+}
+
 // fetchToken asks the page's server for a connect token.
 func fetchToken(ctx context.Context, url string) (*netcode.ConnectToken, error) {
-	req, err := http.NewRequestWithContext(ctx, "POST", url, nil)
+	b, err := fetch(ctx, "POST", url, netcode.ConnectTokenSize+1)
+	if err != nil {
+		return nil, err
+	}
+	var t netcode.ConnectToken
+	return &t, t.UnmarshalBinary(b)
+}
+
+// fetch returns the body, at most max bytes, of a request with no body.
+func fetch(ctx context.Context, method, url string, max int64) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -161,15 +215,14 @@ func fetchToken(ctx context.Context, url string) (*netcode.ConnectToken, error) 
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, netcode.ConnectTokenSize+1))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, max))
 	if err != nil {
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, errors.New("token: " + resp.Status + ": " + string(bytes.TrimSpace(b)))
+		return nil, errors.New(method + " " + url + ": " + resp.Status + ": " + string(bytes.TrimSpace(b)))
 	}
-	var t netcode.ConnectToken
-	return &t, t.UnmarshalBinary(b)
+	return b, nil
 }
 
 // frame renders, sends and draws one frame.

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -17,33 +17,31 @@ import (
 	"sync"
 )
 
-// The browser's client (game/soccer/webclient) is built on first use: the
-// first request for it runs the Go toolchain that `go run ./cmd/tether`
-// needs anyway, with GOOS=js GOARCH=wasm, in the module's source tree (the
-// working directory's module, or the module cache's copy of this build's
-// version), and keeps the gzipped result and the toolchain's wasm_exec.js in
-// the user cache directory under a key that hashes the toolchain's version
-// and every source file the client is built from: a later run with the
-// same sources serves it at once.
+// WasmBuild is a browser client — a Go main package built with GOOS=js
+// GOARCH=wasm — built on first use, for PlayConfig.Client: the first Get
+// runs the Go toolchain (which `go run` of the server needed anyway) in the
+// module's source tree, the working directory's module if it is Module, or
+// else the module cache's copy of the version this binary was built from.
+// It keeps the gzipped result and the toolchain's wasm_exec.js in the user
+// cache directory (tether/webclient/KEY), under a key that hashes the
+// toolchain's version and every source file the client is built from: a
+// later run with the same sources serves them at once. A game ships its own
+// client by naming its module and package; a server that must not run a
+// toolchain serves files built ahead instead.
+type WasmBuild struct {
+	Module  string // the client's module path, "github.com/tether-net/tether"
+	Package string // its main package, relative to the module: "./game/soccer/webclient"
 
-// tetherModule is the module the client is built from.
-const tetherModule = "github.com/tether-net/tether"
-
-// webClientPkg is the browser client's package, relative to the module.
-const webClientPkg = "./game/soccer/webclient"
-
-// wasmClient is the built client: gzipped wasm and the matching
-// wasm_exec.js.
-type wasmClient struct {
 	once   sync.Once
 	gz     []byte
 	execJS []byte
 	err    error
 }
 
-// get builds the client once, on the first call.
-func (w *wasmClient) get() ([]byte, []byte, error) {
-	w.once.Do(func() { w.gz, w.execJS, w.err = buildWasm() })
+// Get returns the gzipped client and the matching wasm_exec.js, building
+// them on the first call.
+func (w *WasmBuild) Get() (gz, execJS []byte, err error) {
+	w.once.Do(func() { w.gz, w.execJS, w.err = w.build() })
 	return w.gz, w.execJS, w.err
 }
 
@@ -61,34 +59,34 @@ func goTool(dir string, env []string, args ...string) (string, error) {
 }
 
 // moduleDir finds the module's source: the working directory's module if it
-// is this one, else the module cache's copy of the version this binary was
+// is Module, else the module cache's copy of the version this binary was
 // built from.
-func moduleDir() (string, error) {
+func (w *WasmBuild) moduleDir() (string, error) {
 	if dir, err := goTool("", nil, "list", "-m", "-f", "{{.Path}} {{.Dir}}"); err == nil {
-		if path, d, ok := strings.Cut(dir, " "); ok && path == tetherModule {
+		if path, d, ok := strings.Cut(dir, " "); ok && path == w.Module {
 			return d, nil
 		}
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == tetherModule && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		if dir, err := goTool("", nil, "list", "-m", "-f", "{{.Dir}}", tetherModule+"@"+bi.Main.Version); err == nil && dir != "" {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == w.Module && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		if dir, err := goTool("", nil, "list", "-m", "-f", "{{.Dir}}", w.Module+"@"+bi.Main.Version); err == nil && dir != "" {
 			return dir, nil
 		}
 	}
-	return "", errors.New("the browser client is built from the module's source with the Go toolchain: run tether from a checkout of " + tetherModule)
+	return "", errors.New("tether/web: the browser client is built from the module's source with the Go toolchain: run the server from a checkout of " + w.Module)
 }
 
 // wasmEnv is the environment of the client's build.
 var wasmEnv = []string{"GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0"}
 
-// wasmKey hashes the toolchain's version and the client's source files.
-func wasmKey(dir string) (string, error) {
+// key hashes the toolchain's version and the client's source files.
+func (w *WasmBuild) key(dir string) (string, error) {
 	ver, err := goTool(dir, wasmEnv, "version")
 	if err != nil {
 		return "", err
 	}
 	list, err := goTool(dir, wasmEnv, "list", "-deps", "-f", `{{if not .Standard}}{{range .GoFiles}}{{$.Dir}}/{{.}}
 {{end}}{{range .EmbedFiles}}{{$.Dir}}/{{.}}
-{{end}}{{end}}`, webClientPkg)
+{{end}}{{end}}`, w.Package)
 	if err != nil {
 		return "", err
 	}
@@ -107,12 +105,12 @@ func wasmKey(dir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 
-func buildWasm() (gz, execJS []byte, err error) {
-	dir, err := moduleDir()
+func (w *WasmBuild) build() (gz, execJS []byte, err error) {
+	dir, err := w.moduleDir()
 	if err != nil {
 		return nil, nil, err
 	}
-	key, err := wasmKey(dir)
+	key, err := w.key(dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -131,7 +129,7 @@ func buildWasm() (gz, execJS []byte, err error) {
 		return nil, nil, err
 	}
 	wasm := filepath.Join(out, "client.wasm")
-	if _, err := goTool(dir, wasmEnv, "build", "-trimpath", "-o", wasm, webClientPkg); err != nil {
+	if _, err := goTool(dir, wasmEnv, "build", "-trimpath", "-o", wasm, w.Package); err != nil {
 		return nil, nil, err
 	}
 	defer os.Remove(wasm)

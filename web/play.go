@@ -1,0 +1,167 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/transport/ws"
+	"github.com/tether-net/tether/transport/wt"
+)
+
+// PlayConfig configures a Play. Token, Serve and Client are required.
+type PlayConfig struct {
+	// Addr is the address of the page's HTTP server (TCP). Browsers'
+	// connect tokens name it, whichever carrier they use; WebTransport is
+	// served on the same port over UDP (so the page's own origin covers it).
+	// An unspecified IP stands for 127.0.0.1 in tokens: the address only
+	// names the match there.
+	Addr netip.AddrPort
+	// Token mints a connect token for one browser, in netcode's binary
+	// form: the place a real matchmaker plugs in.
+	Token func() ([]byte, error)
+	// Serve serves the browsers' datagrams: a netcode server over conn
+	// (tether/game/soccer/match.Live.ServeBrowsers), which owns conn from
+	// then on.
+	Serve func(conn net.PacketConn) error
+	// Left, if set, is told of a browser whose connection closed, so its
+	// slot is freed at once (match.Live.BrowserLeft).
+	Left func(addr net.Addr)
+	// Client returns the browser client's files: its WebAssembly,
+	// gzipped, and the wasm_exec.js of the toolchain that built it.
+	Client func() (wasmGz, wasmExec []byte, err error)
+	// MaxConns caps the browsers connected at once, both carriers together
+	// (default 16).
+	MaxConns int
+	// Link, if set, emulates a network between the server and each browser
+	// (ws.ListenerConfig.Link), seeded from Seed.
+	Link *netsim.LinkConfig
+	Seed uint64
+	// NoWebTransport serves the WebSocket alone.
+	NoWebTransport bool
+	// Certificate is WebTransport's certificate; nil makes a self-signed
+	// one that pages accept by its hash (wt.Config.Certificate).
+	Certificate *tls.Certificate
+}
+
+// Play serves the endpoints through which the page's "Play in this
+// browser" joins the match as a player, under /play/ (mount it as
+// HubConfig.Play): POST /play/token (a connect token), GET /play/ws (the
+// WebSocket), GET /play/wt (where and how to open a WebTransport session:
+// wt.Info, 404 without WebTransport), GET /play/client.wasm and
+// /play/wasm_exec.js (the client). The client prefers WebTransport and
+// falls back to the WebSocket; both carry the same netcode datagrams into
+// one ws.Listener, so a browser's token works over either, once.
+type Play struct {
+	ln  *ws.Listener
+	wt  *wt.Server // nil without WebTransport
+	mux *http.ServeMux
+}
+
+// NewPlay starts the browsers' transports and hands them to cfg.Serve.
+func NewPlay(cfg PlayConfig) (*Play, error) {
+	if cfg.Token == nil || cfg.Serve == nil || cfg.Client == nil {
+		return nil, errors.New("tether/web: PlayConfig needs Token, Serve and Client")
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = 16
+	}
+	ap := cfg.Addr
+	if ap.Addr().IsUnspecified() {
+		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
+	}
+	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: cfg.MaxConns, Link: cfg.Link, Seed: cfg.Seed, OnClose: cfg.Left})
+	if err != nil {
+		return nil, err
+	}
+	p := &Play{ln: ln, mux: http.NewServeMux()}
+	if !cfg.NoWebTransport {
+		udp, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Addr))
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("tether/web: WebTransport on UDP %v: %w", cfg.Addr, err)
+		}
+		if p.wt, err = wt.NewServer(udp, ln, wt.Config{Certificate: cfg.Certificate}); err != nil {
+			udp.Close()
+			ln.Close()
+			return nil, err
+		}
+		p.mux.Handle("GET /play/wt", p.wt)
+	}
+	if err := cfg.Serve(ln); err != nil {
+		p.Close()
+		ln.Close()
+		return nil, err
+	}
+	p.mux.Handle("GET /play/ws", ln)
+	p.mux.HandleFunc("POST /play/token", func(w http.ResponseWriter, r *http.Request) {
+		b, err := cfg.Token()
+		if err != nil {
+			http.Error(w, "tether/web: token: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(b)
+	})
+	// built returns the client's files, or answers the request with why not.
+	built := func(w http.ResponseWriter) (gz, js []byte, ok bool) {
+		gz, js, err := cfg.Client()
+		if err != nil {
+			http.Error(w, "tether/web: the browser client: "+err.Error(), http.StatusInternalServerError)
+		}
+		return gz, js, err == nil
+	}
+	p.mux.HandleFunc("GET /play/client.wasm", func(w http.ResponseWriter, r *http.Request) {
+		gz, _, ok := built(w)
+		if !ok {
+			return
+		}
+		w.Header().Set("Content-Type", "application/wasm")
+		w.Header().Set("Cache-Control", "no-cache")
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			if zr, err := gzip.NewReader(bytes.NewReader(gz)); err == nil {
+				io.Copy(w, zr)
+			}
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
+		w.Write(gz)
+	})
+	p.mux.HandleFunc("GET /play/wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
+		if _, js, ok := built(w); ok {
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-cache")
+			w.Write(js)
+		}
+	})
+	return p, nil
+}
+
+// ServeHTTP serves the endpoints.
+func (p *Play) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
+
+// Listener returns the Listener both carriers' browsers are peers of.
+func (p *Play) Listener() *ws.Listener { return p.ln }
+
+// WebTransport returns the WebTransport server, nil without one.
+func (p *Play) WebTransport() *wt.Server { return p.wt }
+
+// Close stops WebTransport; the Listener belongs to whoever cfg.Serve gave
+// it to.
+func (p *Play) Close() error {
+	if p.wt != nil {
+		return p.wt.Close()
+	}
+	return nil
+}
