@@ -52,7 +52,7 @@ const (
 //     header and tag included) plus 28 bytes each; down counts datagrams
 //     received, after the link's loss and duplicates, up those sent.
 //     clock_*_kbps count the clock's messages inside payloads (ping and pong
-//     bytes), estimated from their typical sizes, with no header.
+//     bytes), with no header (match.NetBetween).
 //   - Blackouts are not emulated live, so blackout_frames is 0.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr,
@@ -64,7 +64,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		"client does not predict its own player, the others do.",
 		"Headless, it reports in the lab's schema with the lab's definitions, after a 2 s warm-up;",
 		"live, net.* count whole datagrams after the warm-up (down as received, up as sent) and",
-		"clock_*_kbps the clock's messages by typical size.",
+		"clock_*_kbps the clock's messages.",
 		"       tether demo -game arena [-headless [-json]] [-http ADDR] [-duration D] [-bots N] [-link PRESET] [-seed N]",
 		"runs the arena (package game/arena) instead, every other bot drawing projectiles the naive",
 		"way: on the page your keys and mouse play one player; headless, it reports the lab's arena",
@@ -248,9 +248,9 @@ type demo struct {
 
 	mu       sync.Mutex
 	steering bool // the person's keys drive bots[0]
-	base     []netSample
-	last     []netSample
-	final    []netSample
+	base     []match.NetCounters
+	last     []match.NetCounters
+	final    []match.NetCounters
 }
 
 // monitor takes the traffic counters at the warm-up and once a second, keeps
@@ -320,7 +320,7 @@ func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
 		d.mu.Lock()
 		if d.base == nil && now >= demoWarmUp {
 			for _, b := range d.bots {
-				d.base = append(d.base, sampleNet(b, now))
+				d.base = append(d.base, b.NetCounters(now))
 			}
 		}
 		d.mu.Unlock()
@@ -337,9 +337,9 @@ func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
 
 // roll ends the page's window of figures.
 func (d *demo) roll(now time.Duration) {
-	samples := make([]netSample, len(d.bots))
+	samples := make([]match.NetCounters, len(d.bots))
 	for i, b := range d.bots {
-		samples[i] = sampleNet(b, now)
+		samples[i] = b.NetCounters(now)
 	}
 	d.mu.Lock()
 	prev := d.last
@@ -359,7 +359,7 @@ func (d *demo) roll(now time.Duration) {
 		c.shown.clockErrMs, c.shown.delayMs = mean(w.clock, w.clockN), mean(w.delay, w.delayN)
 		c.shown.ballFidelityM, c.shown.ballPresentM = mean(w.ball, w.ballN), mean(w.present, w.presentN)
 		if prev != nil {
-			k := kbps(prev[i], samples[i])
+			k := match.NetBetween(prev[i], samples[i])
 			c.shown.downKbps, c.shown.upKbps = k.DownKbps, k.UpKbps
 		}
 		c.win = window{}
@@ -478,9 +478,9 @@ func (d *demo) keys(in <-chan web.KeyInput) {
 // end of the run.
 func (d *demo) finalSample(now time.Duration) {
 	d.rec.meter.Stop(d.bots)
-	samples := make([]netSample, len(d.bots))
+	samples := make([]match.NetCounters, len(d.bots))
 	for i, b := range d.bots {
-		samples[i] = sampleNet(b, now)
+		samples[i] = b.NetCounters(now)
 	}
 	d.mu.Lock()
 	d.final = samples
@@ -499,7 +499,7 @@ func (d *demo) report(seed uint64, secs float64, end time.Duration) *lab.Report 
 		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: c.name, Clock: lab.ClockTether, Ball: string(d.ball), Link: c.link})
 		var net measure.NetMetrics
 		if d.base != nil && d.final != nil {
-			net = kbps(d.base[i], d.final[i])
+			net = match.NetBetween(d.base[i], d.final[i])
 		}
 		rep.Results = append(rep.Results, d.rec.result(i, end, string(d.ball), net))
 	}
