@@ -656,19 +656,13 @@ func (c *Client) Update(local time.Duration) {
 	if !c.connected {
 		return
 	}
+	packet := false // a packet goes out this time
 	if c.clk.PingDue(local) {
 		c.msg = protocol.AppendPing(c.msg[:0], c.clk.Ping(local))
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.stats.Pings++
 			c.stats.ClockBytesOut += uint64(len(c.msg))
-		}
-	}
-	if c.acked > c.ackSent {
-		c.msg = protocol.AppendAck(c.msg[:0], c.acked)
-		if c.ep.SendUnreliable(c.msg) == nil {
-			c.ackSent = c.acked
-			c.stats.Acks++
-			c.stats.AckBytesOut += uint64(len(c.msg))
+			packet = true
 		}
 	}
 	data, send, moves := c.input, c.hasInput, false
@@ -695,6 +689,17 @@ func (c *Client) Update(local time.Duration) {
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.stats.Inputs++
 			c.stats.InputBytesOut += uint64(len(c.msg))
+			packet = true
+		}
+	}
+	// The newest baseline kept rides on a packet that goes anyway (an
+	// input, a ping), never one of its own.
+	if c.acked > c.ackSent && packet {
+		c.msg = protocol.AppendAck(c.msg[:0], c.acked)
+		if c.ep.SendUnreliable(c.msg) == nil {
+			c.ackSent = c.acked
+			c.stats.Acks++
+			c.stats.AckBytesOut += uint64(len(c.msg))
 		}
 	}
 	for {

@@ -187,6 +187,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		in = v.choose(o, &cost, room)
 	}
 	t := v.sent.add(g.tick, base)
+	now := g.wireNow()
 	w := wire.NewBitWriter(dst)
 	w.Uint(uint64(bits.OnesCount64(in&slotBits(o))), countOrder)
 	prev = -1
@@ -200,10 +201,15 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		w.Uint(uint64(slot-prev-1), 0)
 		prev = slot
 		g.putPlayer(&w, o, j, base)
-		t.set(slot, known{q: o.q[j], t: g.now, gen: o.gen[j], team: o.team[j]})
+		t.set(slot, known{q: o.q[j], t: now, gen: o.gen[j], team: o.team[j]})
 	}
 	return append(w.Append(), o.tail...)
 }
+
+// wireNow is the tick's time as the snapshot's header carries it (whole
+// wire.TimeUnits), which a client extrapolates its baselines to: the same
+// integers on both sides.
+func (g *Game) wireNow() time.Duration { return g.now / wire.TimeUnit * wire.TimeUnit }
 
 // slotBits returns the slot bits of the snapshot's players.
 func slotBits(o *prepared) uint64 {
@@ -272,7 +278,7 @@ func deltaBase(o *prepared, j int, base *playerTable) *known {
 // playerBits is the bits of player j but its slot gap.
 func (g *Game) playerBits(o *prepared, j int, base *playerTable) int {
 	if k := deltaBase(o, j, base); k != nil {
-		if p := k.at(g.now); p != o.q[j] {
+		if p := k.at(g.wireNow()); p != o.q[j] {
 			return 2 + poseBits(o.q[j], p, &deltaOrders)
 		}
 		return 2
@@ -284,7 +290,7 @@ func (g *Game) putPlayer(w *wire.BitWriter, o *prepared, j int, base *playerTabl
 	k := deltaBase(o, j, base)
 	w.Bool(k != nil)
 	if k != nil {
-		p := k.at(g.now)
+		p := k.at(g.wireNow())
 		w.Bool(p != o.q[j])
 		if p != o.q[j] {
 			putPose(w, o.q[j], p, &deltaOrders)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/netcode/reliable"
@@ -55,7 +56,8 @@ func (d *deltaPlay) step() (due, regular bool) {
 
 // decodeFor decodes b, a snapshot of the tick just stepped, as client game cg.
 func (d *deltaPlay) decodeFor(cg *ClientGame, s *client.Snapshot, b []byte, regular bool) error {
-	s.Tick, s.Time, s.Regular, s.Entities, s.Base, s.Baseline = d.n, d.g.now, regular, s.Entities[:0], 0, false
+	// The time as the protocol's header carries it, in whole microseconds.
+	s.Tick, s.Time, s.Regular, s.Entities, s.Base, s.Baseline = d.n, d.g.now/time.Microsecond*time.Microsecond, regular, s.Entities[:0], 0, false
 	return cg.DecodeSnapshot(s, b)
 }
 
