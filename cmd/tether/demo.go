@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -19,7 +18,7 @@ import (
 
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
-	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/game/soccer/match/page"
 	"github.com/tether-net/tether/lab"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
@@ -29,9 +28,8 @@ import (
 
 // Demo limits and rates.
 const (
-	demoMaxBots  = 22               // soccer.DefaultRules().MaxPlayers
-	demoPublish  = time.Second / 30 // frames to the page
-	demoStatsWin = time.Second      // the page's figures are averaged over this
+	demoMaxBots = 22               // soccer.DefaultRules().MaxPlayers
+	demoPublish = time.Second / 30 // frames to the page
 	// demoIdle is how long the person's player stays under their keys with
 	// no key held before its bot plays it again.
 	demoIdle = 20 * time.Second
@@ -143,7 +141,14 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	// A resim client re-simulates the own player with the match, from the
 	// server's states: it does not predict it (see ClientGame.BallMethod).
 	predicts := ball != replicate.MethodResim
-	rec := newRecorder(names, links, predicts, *headless)
+	rec := newRecorder(links, predicts, *headless)
+	if !*headless {
+		var pcs []page.Client
+		for i, n := range names {
+			pcs = append(pcs, page.Client{Name: n, Ball: string(ball), LinkName: *linkName, Link: links[i]})
+		}
+		rec.page = page.New(rec.meter, pcs)
+	}
 	live, err := match.StartLive(match.Config{Seed: *seed, Bots: *bots, Link: link, Ball: ball, NoPrediction: !predicts,
 		OnTick: rec.onTick, OnFrame: rec.onFrame, OnMove: rec.onMove, OnCorrection: rec.onCorrection})
 	if err != nil {
@@ -158,7 +163,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	d := &demo{live: live, rec: rec, link: *linkName, ball: ball, bots: live.Bots()}
+	d := &demo{live: live, rec: rec, names: names, links: links, ball: ball, bots: live.Bots()}
 
 	var wg sync.WaitGroup
 	var hub *web.Hub
@@ -174,8 +179,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		defer play.Close()
 		wc.Play = play
 		hub = web.NewHubConfig(wc)
-		p := soccer.DefaultRules().Pitch
-		if err := hub.SetPitch(web.Pitch{Length: p.Length, Width: p.Width, GoalWidth: p.GoalWidth, GoalHeight: p.GoalHeight, GoalDepth: p.GoalDepth, Margin: p.Margin}); err != nil {
+		if err := hub.SetPitch(page.Pitch(soccer.Rules{})); err != nil {
 			ln.Close()
 			live.Close()
 			return err
@@ -184,7 +188,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.keys(hub.Inputs())
+			rec.page.Steer(d.bots[0], hub.Inputs(), demoIdle)
 		}()
 		fmt.Fprintf(stdout, "tether demo: %d bots over %s links, the ball shown by %s; the match is on http://%s/ (Ctrl-C to stop)\n", *bots, *linkName, ball, ln.Addr())
 	}
@@ -210,7 +214,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	for i, b := range d.bots {
 		select {
 		case <-b.Driver().Done():
-			lost = append(lost, d.rec.clients[i].name)
+			lost = append(lost, names[i])
 		default:
 		}
 	}
@@ -240,17 +244,14 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 
 // demo is a running demo.
 type demo struct {
-	live *match.Live
-	rec  *recorder
-	link string
-	ball replicate.Method // how every client shows the ball
-	bots []*match.Bot
+	live  *match.Live
+	rec   *recorder
+	names []string
+	links []netsim.LinkConfig
+	ball  replicate.Method // how every client shows the ball
+	bots  []*match.Bot
 
-	mu       sync.Mutex
-	steering bool // the person's keys drive bots[0]
-	base     []match.NetCounters
-	last     []match.NetCounters
-	final    []match.NetCounters
+	base, final []match.NetCounters // traffic at the warm-up's end and at the end, for the report
 }
 
 // monitor takes the traffic counters at the warm-up and once a second, keeps
@@ -307,106 +308,31 @@ func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	srv := d.live.Server()
 	var f web.Frame
-	nextWin := srv.Now() + demoStatsWin
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		now := srv.Now()
-		d.mu.Lock()
+		now := d.live.Server().Now()
 		if d.base == nil && now >= demoWarmUp {
-			for _, b := range d.bots {
-				d.base = append(d.base, b.NetCounters(now))
-			}
-		}
-		d.mu.Unlock()
-		if now >= nextWin {
-			nextWin = now + demoStatsWin
-			d.roll(now)
+			d.base = d.traffic(now)
 		}
 		if hub != nil {
-			d.frame(&f)
+			d.rec.page.Fill(&f, d.bots, now)
 			hub.Publish(f)
 		}
 	}
 }
 
-// roll ends the page's window of figures.
-func (d *demo) roll(now time.Duration) {
-	samples := make([]match.NetCounters, len(d.bots))
+// traffic reads every bot's traffic counters at server time now.
+func (d *demo) traffic(now time.Duration) []match.NetCounters {
+	n := make([]match.NetCounters, len(d.bots))
 	for i, b := range d.bots {
-		samples[i] = b.NetCounters(now)
+		n[i] = b.NetCounters(now)
 	}
-	d.mu.Lock()
-	prev := d.last
-	d.last = samples
-	d.mu.Unlock()
-	r := d.rec
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	mean := func(sum float64, n int) float64 {
-		if n == 0 {
-			return math.NaN()
-		}
-		return sum / float64(n)
-	}
-	for i, c := range r.clients {
-		w := c.win
-		c.shown.clockErrMs, c.shown.delayMs = mean(w.clock, w.clockN), mean(w.delay, w.delayN)
-		c.shown.ballFidelityM, c.shown.ballPresentM = mean(w.ball, w.ballN), mean(w.present, w.presentN)
-		if prev != nil {
-			k := match.NetBetween(prev[i], samples[i])
-			c.shown.downKbps, c.shown.upKbps = k.DownKbps, k.UpKbps
-		}
-		c.win = window{}
-	}
-}
-
-// frame fills f with the truth and every client's newest view.
-func (d *demo) frame(f *web.Frame) {
-	d.mu.Lock()
-	steering := d.steering
-	d.mu.Unlock()
-	r := d.rec
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	human, hasHuman := uint32(0), false
-	if steering && len(r.clients) > 0 && r.clients[0].hasSelf {
-		human, hasHuman = r.clients[0].self, true
-	}
-	t := &r.truth
-	f.ServerTime = t.Time.Seconds()
-	f.Truth.Ball = web.Ball{Pos: vec(t.Ball.Pos), Owner: owner(t.Possessor)}
-	f.Truth.Players = f.Truth.Players[:0]
-	for _, p := range t.Players {
-		f.Truth.Players = append(f.Truth.Players, web.Player{ID: int(p.ID), Team: int(p.Team), Pos: vec(p.Pos), Human: hasHuman && p.ID == human})
-	}
-	f.Truth.Score = t.Score
-	for len(f.Clients) < len(r.clients) {
-		f.Clients = append(f.Clients, web.ClientView{})
-	}
-	f.Clients = f.Clients[:len(r.clients)]
-	for i, c := range r.clients {
-		cv := &f.Clients[i]
-		cv.Name, cv.Link, cv.Ball = c.name, d.link, string(d.ball)
-		v := &c.view
-		cv.World.Players = cv.World.Players[:0]
-		cv.World.Ball = web.Ball{Pos: [3]float64{math.NaN(), math.NaN(), math.NaN()}, Owner: -1}
-		if v.ready {
-			cv.World.Ball = web.Ball{Pos: vec(v.ball), Owner: v.owner}
-		}
-		for _, p := range v.players {
-			cv.World.Players = append(cv.World.Players, web.Player{ID: int(p.id), Team: int(p.team), Pos: vec(p.pos), Human: hasHuman && p.id == human})
-		}
-		cv.World.Score = v.score
-		s := c.shown
-		cv.Stats = web.ClientStats{ClockErrMs: s.clockErrMs, BallFidelityM: s.ballFidelityM, BallPresentM: s.ballPresentM,
-			DelayMs: s.delayMs, DownKbps: s.downKbps, UpKbps: s.upKbps}
-	}
+	return n
 }
 
 // methodList names the ball methods a client can show the ball by.
@@ -418,73 +344,11 @@ func methodList() string {
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-func vec(v geom.Vec3) [3]float64 { return [3]float64{v.X, v.Y, v.Z} }
-
-func owner(id uint32) int {
-	if id == soccer.NoPlayer {
-		return -1
-	}
-	return int(id)
-}
-
-// keys drives the first bot's player with the page's keys: the first key
-// pressed takes it over, and demoIdle with no key held gives it back to its
-// bot. It returns when in is closed.
-func (d *demo) keys(in <-chan web.KeyInput) {
-	b := d.bots[0]
-	var k soccer.Keys
-	kick := false
-	idle := time.NewTimer(demoIdle)
-	idle.Stop()
-	defer idle.Stop()
-	for {
-		select {
-		case ki, ok := <-in:
-			if !ok {
-				return
-			}
-			x, z := ki.Axes()
-			k.Dir = geom.V(x, 0, z)
-			k.Sprint = ki.Sprint
-			if ki.Kick && !kick {
-				k.Kicks++
-			}
-			kick = ki.Kick
-			held := ki.Up || ki.Down || ki.Left || ki.Right || ki.Sprint || ki.Kick
-			d.mu.Lock()
-			if held && !d.steering {
-				d.steering = true
-			}
-			steering := d.steering
-			d.mu.Unlock()
-			if steering {
-				b.Steer(&k)
-			}
-			if held {
-				idle.Stop()
-			} else {
-				idle.Reset(demoIdle)
-			}
-		case <-idle.C:
-			d.mu.Lock()
-			d.steering = false
-			d.mu.Unlock()
-			b.Steer(nil)
-		}
-	}
-}
-
 // finalSample ends the measurement and takes the traffic counters at the
 // end of the run.
 func (d *demo) finalSample(now time.Duration) {
 	d.rec.meter.Stop(d.bots)
-	samples := make([]match.NetCounters, len(d.bots))
-	for i, b := range d.bots {
-		samples[i] = b.NetCounters(now)
-	}
-	d.mu.Lock()
-	d.final = samples
-	d.mu.Unlock()
+	d.final = d.traffic(now)
 }
 
 // report builds the lab's report of the run, which lasted secs seconds and
@@ -495,13 +359,15 @@ func (d *demo) report(seed uint64, secs float64, end time.Duration) *lab.Report 
 		TickHz: lab.DefaultTickHz, SnapshotHz: lab.DefaultSnapshotHz, FrameHz: lab.DefaultFrameHz,
 		Game: "soccer",
 	}}
-	for i, c := range d.rec.clients {
-		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: c.name, Clock: lab.ClockTether, Ball: string(d.ball), Link: c.link})
+	for i, name := range d.names {
+		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: name, Clock: lab.ClockTether, Ball: string(d.ball), Link: d.links[i]})
 		var net measure.NetMetrics
 		if d.base != nil && d.final != nil {
 			net = match.NetBetween(d.base[i], d.final[i])
 		}
-		rep.Results = append(rep.Results, d.rec.result(i, end, string(d.ball), net))
+		fig := d.rec.meter.Figures(i, end)
+		rep.Results = append(rep.Results, lab.Result{Client: name, ClockMethod: lab.ClockTether, BallMethod: string(d.ball),
+			Clock: fig.Clock, Ball: fig.Ball, Net: net, Others: &fig.Others, Own: &fig.Own})
 	}
 	return rep
 }

@@ -48,7 +48,7 @@ func TestResimKicksPooled(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		mc := MeterConfig{WarmUp: warmUp}
 		for range bots {
-			mc.Bots = append(mc.Bots, MeteredBot{Up: ms(link.Up.LatencyMs), Down: ms(link.Down.LatencyMs)})
+			mc.Bots = append(mc.Bots, MeteredBot{Up: latency(link.Up.LatencyMs), Down: latency(link.Down.LatencyMs)})
 		}
 		meter, err := NewMeter(mc)
 		if err != nil {
@@ -132,4 +132,4 @@ func TestResimKicksPooled(t *testing.T) {
 	}
 }
 
-func ms(x float64) time.Duration { return time.Duration(x * float64(time.Millisecond)) }
+func latency(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
