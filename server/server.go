@@ -38,7 +38,8 @@ type Game interface {
 // PerClient is implemented by a Game that encodes every client's snapshot on
 // its own: against a baseline that client acknowledged (a delta), and within
 // a byte budget (the most important entities first, never a snapshot dropped
-// whole). The server then calls AppendSnapshotFor once per client and tick
+// whole), holding only what is relevant to that client if the game so
+// chooses. The server then calls AppendSnapshotFor once per client and tick
 // in place of AppendSnapshot, which such a game still implements for callers
 // that want the same snapshot for everyone. A game opts in by implementing
 // it; one that does not gets the shared snapshot as before.
