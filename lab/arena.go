@@ -23,9 +23,8 @@ func NewArenaMeter(clients []Client) *arena.Meter { return arena.NewMeter(arenaM
 func arenaMeterConfig(clients []Client) arena.MeterConfig {
 	cfg := arena.MeterConfig{WarmUp: warmUp}
 	for _, spec := range clients {
-		l := spec.Link
-		cfg.Clients = append(cfg.Clients, arena.MeteredClient{Up: msDur(l.Up.LatencyMs), Down: msDur(l.Down.LatencyMs),
-			Spikes: l.Up.Spikes != nil || l.Down.Spikes != nil})
+		up, down := spec.Link.Latency()
+		cfg.Clients = append(cfg.Clients, arena.MeteredClient{Up: up, Down: down, Spikes: spec.Link.Spiky()})
 	}
 	return cfg
 }

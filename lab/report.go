@@ -64,8 +64,8 @@ func (c *client) measureAgainst(tr *measure.Truth) {
 		at := time.Duration(b.AtS * float64(time.Second))
 		c.blackouts = append(c.blackouts, measure.Span{From: at, To: at + time.Duration(b.LenS*float64(time.Second))})
 	}
-	l := c.spec.Link
-	c.clockMeter = measure.NewClockMeter(warmUp, msDur(l.Up.LatencyMs), msDur(l.Down.LatencyMs), l.Up.Spikes != nil || l.Down.Spikes != nil)
+	up, down := c.spec.Link.Latency()
+	c.clockMeter = measure.NewClockMeter(warmUp, up, down, c.spec.Link.Spiky())
 	c.ballMeter = measure.BallMeter{WarmUp: warmUp, Blackouts: c.blackouts}
 }
 

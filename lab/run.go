@@ -135,7 +135,7 @@ func (m *sim) run(runUntil func(time.Duration)) {
 func (m *sim) newClient(spec Client, tr *measure.Truth) *client {
 	c := &client{
 		sim: m, spec: spec,
-		asym: time.Duration((spec.Link.Up.LatencyMs - spec.Link.Down.LatencyMs) / 2 * float64(time.Millisecond)),
+		asym: spec.Link.Asymmetry(),
 	}
 	c.measureAgainst(tr)
 	m.clients = append(m.clients, c)

@@ -87,8 +87,8 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		cfg.Balls = append(cfg.Balls, ball)
 		c := m.newClient(spec, nil)
 		l := spec.Link
-		mc.Bots = append(mc.Bots, match.MeteredBot{Up: msDur(l.Up.LatencyMs), Down: msDur(l.Down.LatencyMs),
-			Spikes: l.Up.Spikes != nil || l.Down.Spikes != nil, Blackouts: c.blackouts, Predicts: predicts(i)})
+		up, down := l.Latency()
+		mc.Bots = append(mc.Bots, match.MeteredBot{Up: up, Down: down, Spikes: l.Spiky(), Blackouts: c.blackouts, Predicts: predicts(i)})
 		sm.clients = append(sm.clients, &soccerClient{c: c})
 	}
 	var err error

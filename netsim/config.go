@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Jitter is the distribution of the random delay added to each datagram on top
@@ -75,6 +76,21 @@ type LinkConfig struct {
 	Clock     Clock      `json:"clock"`
 	Blackouts []Blackout `json:"blackouts,omitempty"` // both directions drop everything
 }
+
+// Latency returns the link's base latency each way.
+func (l LinkConfig) Latency() (up, down time.Duration) {
+	return msDur(l.Up.LatencyMs), msDur(l.Down.LatencyMs)
+}
+
+// Asymmetry is half the difference of the base latencies, up less down: the
+// error in a clock offset that no round trip can see.
+func (l LinkConfig) Asymmetry() time.Duration {
+	up, down := l.Latency()
+	return (up - down) / 2
+}
+
+// Spiky reports whether the link has latency spikes either way.
+func (l LinkConfig) Spiky() bool { return l.Up.Spikes != nil || l.Down.Spikes != nil }
 
 // Limits enforced by Validate.
 const (

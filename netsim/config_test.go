@@ -227,3 +227,19 @@ func FuzzLinkConfigJSON(f *testing.F) {
 		}
 	})
 }
+
+// A link's base latencies, their asymmetry and whether it spikes, as the
+// meters read them.
+func TestLinkLatency(t *testing.T) {
+	l, err := Preset("mobile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, down := l.Latency()
+	if up != time.Duration(l.Up.LatencyMs*1e6) || down != time.Duration(l.Down.LatencyMs*1e6) || l.Asymmetry() != (up-down)/2 || !l.Spiky() {
+		t.Errorf("mobile: up %v, down %v, asymmetry %v, spiky %v", up, down, l.Asymmetry(), l.Spiky())
+	}
+	if b, _ := Preset("broadband"); b.Spiky() {
+		t.Error("broadband spikes")
+	}
+}

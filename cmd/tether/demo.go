@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -235,9 +234,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	}
 	rep := d.report(*seed, ran, end)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	return lab.WriteTable(stdout, rep)
 }

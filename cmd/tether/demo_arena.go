@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -96,9 +95,7 @@ func (o arenaDemo) run(ctx context.Context, stdout, stderr io.Writer) error {
 	scen.DurationS = ran.Seconds()
 	rep := lab.ArenaReport(scen, rec, func(i int) harness.Traffic { return m.Traffic(i) })
 	if o.asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	return lab.WriteTable(stdout, rep)
 }

@@ -44,8 +44,8 @@ func newRecorder(links []netsim.LinkConfig, predicts, report bool) *recorder {
 	r := &recorder{report: report}
 	mc := match.MeterConfig{WarmUp: demoWarmUp, TickHz: lab.DefaultTickHz}
 	for _, l := range links {
-		mc.Bots = append(mc.Bots, match.MeteredBot{Up: msDur(l.Up.LatencyMs), Down: msDur(l.Down.LatencyMs),
-			Spikes: l.Up.Spikes != nil || l.Down.Spikes != nil, Predicts: predicts})
+		up, down := l.Latency()
+		mc.Bots = append(mc.Bots, match.MeteredBot{Up: up, Down: down, Spikes: l.Spiky(), Predicts: predicts})
 	}
 	if !report {
 		mc.KeepBall = keepTruth
@@ -56,8 +56,6 @@ func newRecorder(links []netsim.LinkConfig, predicts, report bool) *recorder {
 	}
 	return r
 }
-
-func msDur(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 
 // onTick measures the server's match after a tick (on the server's
 // goroutine, which runs the game: its counters are ours to read).

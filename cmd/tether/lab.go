@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -74,9 +73,7 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return printJSON(stdout, rep)
 	}
 	return lab.WriteTable(stdout, rep)
 }
@@ -103,9 +100,7 @@ func runSweep(s lab.Scenario, spec, seedSpec string, asJSON bool, stdout, stderr
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		return printJSON(stdout, rows)
 	}
 	return lab.WriteSweep(stdout, s, seeds, rows)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -249,9 +248,7 @@ play:
 	rep.ClockBoundP99Ms = measure.Summarise(p99s)
 	rep.BallDelayMs = measure.Summarise(delays)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(&rep)
+		return printJSON(stdout, &rep)
 	}
 	return rep.write(stdout)
 }

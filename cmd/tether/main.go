@@ -8,6 +8,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -124,4 +125,11 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
 	return nil
+}
+
+// printJSON writes v to w as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -62,7 +62,7 @@ func New(meter *match.Meter, clients []Client) *Page {
 		l := c.Link
 		nan := math.NaN()
 		p.clients = append(p.clients, &pageClient{Client: c,
-			asym:  time.Duration((l.Up.LatencyMs - l.Down.LatencyMs) / 2 * float64(time.Millisecond)),
+			asym:  l.Asymmetry(),
 			shown: web.ClientStats{ClockErrMs: nan, BallFidelityM: nan, BallPresentM: nan, DelayMs: nan, DownKbps: nan, UpKbps: nan}})
 	}
 	return p
