@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"net"
 	"net/http"
@@ -259,6 +260,29 @@ func (h *Hub) Stats() Stats {
 // Close disconnects every page, refuses new ones, waits until the goroutines
 // serving pages have ended (at most about a second for a page that does not
 // answer the close), then closes Inputs. It returns nil; later calls do
+
+// Serve serves the hub's page (Handler) on ln until the returned stop is
+// called, which closes the hub, so that its Inputs end, and shuts the server
+// down, waiting up to 2 s for requests in flight. A failure to serve is
+// handed to onError.
+func (h *Hub) Serve(ln net.Listener, onError func(error)) (stop func()) {
+	hs := &http.Server{Handler: h.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			onError(err)
+		}
+	}()
+	return func() {
+		h.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+		<-done
+	}
+}
+
 // nothing.
 func (h *Hub) Close() error {
 	h.mu.Lock()

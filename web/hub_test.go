@@ -7,8 +7,8 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -30,14 +30,15 @@ type message struct {
 
 // serve starts h on a loopback port and returns its address; both are closed
 // when the test ends.
+// serve serves h's page on a loopback port (Hub.Serve) until the test ends.
 func serve(t *testing.T, h *Hub) string {
 	t.Helper()
-	srv := httptest.NewServer(h.Handler()) // binds 127.0.0.1:0
-	t.Cleanup(func() {
-		h.Close()
-		srv.Close()
-	})
-	return srv.Listener.Addr().String()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Serve(ln, func(err error) { t.Errorf("serve: %v", err) }))
+	return ln.Addr().String()
 }
 
 func dial(t *testing.T, addr string) *websocket.Conn {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -251,9 +250,6 @@ type demo struct {
 	base, final []match.NetCounters // traffic at the warm-up's end and at the end, for the report
 }
 
-// monitor takes the traffic counters at the warm-up and once a second, keeps
-// the page's figures and, with a hub, publishes frames to the page, until
-// ctx ends.
 // webConfig lets the page be reached by the host name given in -http (IP
 // addresses and localhost always are).
 func webConfig(httpAddr string) web.HubConfig {
@@ -265,27 +261,12 @@ func webConfig(httpAddr string) web.HubConfig {
 }
 
 // serveWeb serves hub's page on ln, warning on stderr if ln is reachable
-// from the network, until the function it returns is called: that closes
-// the hub (and its Inputs) and shuts the server down.
+// from the network, until the function it returns is called.
 func serveWeb(ln net.Listener, hub *web.Hub, stderr io.Writer) (stop func()) {
 	if warn := exposedWarning(ln.Addr()); warn != "" {
 		fmt.Fprintln(stderr, warn)
 	}
-	hs := &http.Server{Handler: hub.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(stderr, "tether demo: web: %v\n", err)
-		}
-	}()
-	return func() {
-		hub.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(ctx)
-		<-done
-	}
+	return hub.Serve(ln, func(err error) { fmt.Fprintf(stderr, "tether demo: web: %v\n", err) })
 }
 
 // exposedWarning returns a warning if the web view listens beyond the
@@ -298,6 +279,8 @@ func exposedWarning(a net.Addr) string {
 	return fmt.Sprintf("tether demo: warning: the web view on %s is reachable from the network: anyone who reaches it can watch the match and steer a player (use -http 127.0.0.1:PORT to keep it on this machine)", a)
 }
 
+// monitor takes the traffic counters at the warm-up and, with a hub,
+// publishes frames to the page, until ctx ends.
 func (d *demo) monitor(ctx context.Context, hub *web.Hub) {
 	every := demoPublish
 	if hub == nil {
