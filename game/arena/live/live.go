@@ -229,13 +229,12 @@ func (m *Match) join(i int, addr netip.AddrPort, key *netcode.Key, router *netsi
 func (m *Match) frame(i int, f *client.Frame) []byte {
 	t := m.Now()
 	b := m.bots[i]
-	replied, ready := false, [2]time.Duration{math.MaxInt64, math.MaxInt64}
+	replied, fired := false, arena.NoWeapon
 	if d := b.driver.Load(); d != nil {
 		d.Do(func(c *client.Client) {
 			replied = c.Clock().Stats().Samples > 0
 			if own := b.game.Own(); own != nil {
-				st := own.State()
-				ready = [2]time.Duration{st.ProjReady, st.HitscanReady}
+				fired = own.State().Fired
 			}
 		})
 	}
@@ -247,7 +246,7 @@ func (m *Match) frame(i int, f *client.Frame) []byte {
 	defer m.mu.Unlock()
 	m.record(b, t, f)
 	if i == 0 && m.steering {
-		in = m.person.input(f, ready)
+		in = m.person.input(f, fired)
 	}
 	return arena.AppendInput(nil, in)
 }

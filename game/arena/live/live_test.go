@@ -122,31 +122,28 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// A person's tap fires once, as soon as the weapon is ready; a button
-// held fires at every frame; the aim is at the point the mouse is over.
+// A person's tap asks for a shot until a move fires one; a button held
+// fires at every frame; the aim is at the point the mouse is over.
 func TestPersonInput(t *testing.T) {
 	f := &client.Frame{Ready: true, HasSelf: true, Self: 4, Server: time.Second,
 		Entities: []client.Entity{{ID: 4, Kind: arena.KindPlayer, Pos: geom.V(1, 0, 1)}}}
 	var p person
 	p.take(web.KeyInput{Up: true, Right: true, Primary: true, Aiming: true, Aim: [2]float64{1, -3}})
 	p.take(web.KeyInput{Up: true, Right: true, Aiming: true, Aim: [2]float64{1, -3}})
-	notReady := [2]time.Duration{2 * time.Second, 0}
-	in := p.input(f, notReady)
+	in := p.input(f, arena.NoWeapon)
 	if d := in.Dir.Sub(geom.V(1, 0, -1).Norm()).Len(); d > 1e-12 || math.Abs(in.Aim-math.Pi/2) > 1e-12 || in.Fire != arena.Projectile {
 		t.Fatalf("input %+v: want up-right, aimed north (+pi/2), firing", in)
 	}
-	if in = p.input(f, notReady); in.Fire != arena.Projectile {
-		t.Fatalf("tap not kept while the weapon cools: %+v", in)
+	// The weapon cools: no move fired yet.
+	if in = p.input(f, arena.Hitscan); in.Fire != arena.Projectile {
+		t.Fatalf("tap dropped before a move fired it: %+v", in)
 	}
-	if in = p.input(f, [2]time.Duration{}); in.Fire != arena.Projectile {
-		t.Fatalf("tap not fired once ready: %+v", in)
-	}
-	if in = p.input(f, [2]time.Duration{}); in.Fire != arena.NoWeapon {
+	if in = p.input(f, arena.Projectile); in.Fire != arena.NoWeapon {
 		t.Fatalf("one tap fired twice: %+v", in)
 	}
 	p.take(web.KeyInput{Secondary: true})
 	for range 3 {
-		if in = p.input(f, [2]time.Duration{}); in.Fire != arena.Hitscan || in.Dir != (geom.Vec3{}) || math.Abs(in.Aim-math.Pi/2) > 1e-12 {
+		if in = p.input(f, arena.Hitscan); in.Fire != arena.Hitscan || in.Dir != (geom.Vec3{}) || math.Abs(in.Aim-math.Pi/2) > 1e-12 {
 			t.Fatalf("held: %+v, want hitscan at every frame, standing, the aim kept", in)
 		}
 	}

@@ -164,19 +164,19 @@ func (p *person) take(k web.KeyInput) {
 }
 
 // input returns the input for frame f of the person's client, whose
-// weapons are ready at server times ready (projectile, hitscan).
-func (p *person) input(f *client.Frame, ready [2]time.Duration) arena.Input {
+// latest predicted move fired the weapon fired (or arena.NoWeapon).
+func (p *person) input(f *client.Frame, fired arena.Weapon) arena.Input {
 	in := arena.Input{Dir: p.dir, Aim: p.lastAim}
 	if self := f.Find(f.Self); self != nil && f.HasSelf && p.aiming {
 		in.Aim = arena.AimAt(self.Pos, p.aim)
 	}
 	p.lastAim = in.Aim
 	for i, w := range [2]arena.Weapon{arena.Projectile, arena.Hitscan} {
+		// A tap asks for a shot until a move fires one (the weapon may be
+		// cooling down until then).
+		p.taps[i] = p.taps[i] && fired != w
 		if p.held[i] || p.taps[i] {
 			in.Fire = w
-			// The next move ends after this frame: a tap is spent once the
-			// weapon is ready by now.
-			p.taps[i] = p.taps[i] && f.Server < ready[i]
 			break
 		}
 	}
