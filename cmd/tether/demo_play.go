@@ -18,7 +18,7 @@ import (
 // server's side of its connection (its clock is its own: link.Clock is not
 // emulated).
 func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed uint64, noWT bool) (*web.Play, error) {
-	client := &web.WasmBuild{Module: "github.com/tether-net/tether", Package: "./game/soccer/webclient"}
+	client := webClient()
 	return web.NewPlay(web.PlayConfig{
 		Addr: addr.(*net.TCPAddr).AddrPort(),
 		Token: func() ([]byte, error) {
@@ -36,4 +36,9 @@ func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed u
 		Seed:           seed ^ 0x62726f77,
 		NoWebTransport: noWT,
 	})
+}
+
+// webClient is the soccer match's browser client, built on first use.
+func webClient() *web.WasmBuild {
+	return &web.WasmBuild{Module: "github.com/tether-net/tether", Package: "./game/soccer/webclient"}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,22 +31,7 @@ func playInBrowser(t *testing.T, bin, transport string, flags ...string) {
 	cmd, out, stderr := startProcess(t, append([]string{"demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "lan"}, flags...)...)
 	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 
-	// The first build of the client takes up to a minute or two on a busy
-	// machine; later runs find it in the user cache.
-	ctx, cancelTab := browserTab(t, bin, 5*time.Minute)
-	poll := func(expr string, d time.Duration) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
-			t.Fatalf("waiting for %s: %v; demo stderr: %s", expr, err, stderr.String())
-		}
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(m[1])); err != nil {
-		t.Fatal(err)
-	}
-	poll(`!document.getElementById('play').hidden`, 20*time.Second)
-	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('play').click()`)); err != nil {
-		t.Fatal(err)
-	}
+	ctx, cancelTab, poll := pressPlay(t, bin, m[1], stderr)
 	poll(`window.tetherStats.play && window.tetherStats.play.framesDrawn > 0 && window.tetherStats.truth`, 4*time.Minute)
 
 	// x of the browser's player in the server's truth (the hub's frames).
@@ -98,4 +85,29 @@ func playInBrowser(t *testing.T, bin, transport string, flags ...string) {
 	}
 	cancelTab()
 	stopProcess(t, cmd, stderr, 10*time.Second)
+}
+
+// pressPlay opens url in a headless Chromium tab and presses "Play in this
+// browser". It returns the tab, the function that closes it, and one that
+// waits for a JavaScript expression to be true (failing the test with the
+// server's stderr if it is not within d).
+func pressPlay(t *testing.T, bin, url string, stderr *bytes.Buffer) (context.Context, context.CancelFunc, func(expr string, d time.Duration)) {
+	t.Helper()
+	// The first build of the client takes up to a minute or two on a busy
+	// machine; later runs find it in the user cache.
+	ctx, cancelTab := browserTab(t, bin, 5*time.Minute)
+	poll := func(expr string, d time.Duration) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
+			t.Fatalf("waiting for %s: %v; server stderr: %s", expr, err, stderr.String())
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	poll(`!document.getElementById('play').hidden`, 20*time.Second)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById('play').click()`)); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, cancelTab, poll
 }

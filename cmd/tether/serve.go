@@ -37,6 +37,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("serve", stderr,
 		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
 		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D] [-agones [-agones-port NAME]]",
+		"                   [-http ADDR [-tls-cert FILE -tls-key FILE]]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
 		"minted with the same key and protocol id, until interrupted.",
 	)
@@ -52,6 +53,9 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog)")
 	agonesFlag := fs.Bool("agones", false, "report the lifecycle (ready, allocated, health, shutdown) to the Agones SDK sidecar's REST API on localhost:$AGONES_SDK_HTTP_PORT")
 	agonesPort := fs.String("agones-port", "", "with -agones: before serving, take the public address from the GameServer record (status.address and the port of this name), for Dynamic or Passthrough ports; with -addr port 0 also listen on that port (Passthrough)")
+	httpAddr := fs.String("http", "", "serve the page on ADDR (IP:PORT): whoever opens it can join the match as a player from the browser, in 8 slots beyond -max-clients (WebTransport on the same port over UDP, else a WebSocket); off when empty")
+	tlsCert := fs.String("tls-cert", "", "with -http: certificate file (PEM) to serve the page over HTTPS and WebTransport with (default: HTTP, and a self-signed WebTransport certificate)")
+	tlsKey := fs.String("tls-key", "", "with -http: the -tls-cert's private key file (PEM)")
 	grace := fs.Duration("drain-grace", 30*time.Second, "on SIGTERM or Ctrl-C, how long the match may go on with the clients it has before they are disconnected (a second signal stops at once)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -78,8 +82,14 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return usagef("-protocol-id %q: want a 64-bit unsigned number", *protocol)
 	}
-	if *maxClients < 1 || *maxClients > maxServePlayers {
-		return usagef("-max-clients %d: want 1 to %d", *maxClients, maxServePlayers)
+	slots := *maxClients
+	if *httpAddr != "" {
+		slots += match.BrowserSlots
+	} else if *tlsCert != "" || *tlsKey != "" {
+		return usagef("-tls-cert and -tls-key need -http")
+	}
+	if *maxClients < 1 || slots > maxServePlayers {
+		return usagef("-max-clients %d: want 1 to %d (%d with -http)", *maxClients, maxServePlayers, maxServePlayers-match.BrowserSlots)
 	}
 	var pub netip.AddrPort
 	if *agonesPort != "" && (!*agonesFlag || *public != "") {
@@ -133,12 +143,12 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 
 	rules := soccer.DefaultRules()
-	rules.MaxPlayers = *maxClients
+	rules.MaxPlayers = slots
 	game, err := soccer.NewGame(rules, 60)
 	if err != nil {
 		return err
 	}
-	core, err := server.New(server.Config{MaxClients: *maxClients, ClockEpoch: uint32(time.Now().UnixNano())}, game)
+	core, err := server.New(server.Config{MaxClients: slots, ClockEpoch: uint32(time.Now().UnixNano())}, game)
 	if err != nil {
 		return err
 	}
@@ -178,6 +188,14 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
+	if *httpAddr != "" {
+		stopPlay, err := servePlay(srv, *maxClients, *httpAddr, *tlsCert, *tlsKey, ncfg, log)
+		if err != nil {
+			srv.Close()
+			return err
+		}
+		defer stopPlay()
+	}
 	health := ops.TickHealth(srv, stallLimit)
 	var adminSrv *http.Server
 	adminAt := "off"

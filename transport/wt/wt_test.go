@@ -234,3 +234,29 @@ func TestServer64Clients(t *testing.T) {
 		t.Errorf("listener stats %+v: want %d sessions open", ls, n+2)
 	}
 }
+
+// A session's close reaches the Listener's OnClose at once: a closed tab's
+// player can leave without waiting for netcode's timeout.
+func TestSessionClose(t *testing.T) {
+	closed := make(chan net.Addr, 1)
+	ln, srv, url := serve(t, ws.ListenerConfig{OnClose: func(a net.Addr) { closed <- a }})
+	s, err := rawSession(t, url, srv.CertificateHash(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SendDatagram([]byte("hello"))
+	ln.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, from, err := ln.ReadFrom(make([]byte, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.CloseWithError(0, "")
+	select {
+	case a := <-closed:
+		if a.String() != from.String() {
+			t.Errorf("closed %v, want %v", a, from)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no OnClose 5 s after the session closed")
+	}
+}

@@ -941,6 +941,8 @@
       draw(f);
       const b = f.truth.ball.pos;
       stats.ball = [b[0], b[1], b[2]];
+      const carrier = {webtransport: 'WebTransport', websocket: 'WebSocket'}[stats.play && stats.play.transport];
+      if (carrier) playButton.textContent = 'Playing over ' + carrier;
       if (performance.now() - lastTable > 250) {
         lastTable = performance.now();
         updateHeader(f);
@@ -953,7 +955,7 @@
     playButton.disabled = true;
     playButton.textContent = 'Loading the client…';
     startPlay().then(() => {
-      playButton.textContent = 'Playing over WebSocket';
+      playButton.textContent = 'Connecting…';
     }, (err) => {
       playing = false;
       playButton.disabled = false;
