@@ -170,6 +170,18 @@ func FuzzConnectToken(f *testing.F) {
 		if !bytes.Equal(b, b2) {
 			t.Fatal("token does not round-trip")
 		}
+		text, err := tok.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fromText ConnectToken
+		if err := fromText.UnmarshalText(append(text, '\n')); err != nil {
+			t.Fatal(err)
+		}
+		if b3, _ := fromText.MarshalBinary(); !bytes.Equal(b, b3) {
+			t.Fatal("token does not round-trip as text")
+		}
+		_ = fromText.UnmarshalText(data) // arbitrary text: an error, never a panic
 	})
 }
 

@@ -1,7 +1,9 @@
 package netcode
 
 import (
+	"bytes"
 	"crypto/cipher"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -188,6 +190,26 @@ func (t *ConnectToken) AppendBinary(b []byte) ([]byte, error) {
 // MarshalBinary returns the 2048-byte encoding of t.
 func (t *ConnectToken) MarshalBinary() ([]byte, error) {
 	return t.AppendBinary(make([]byte, 0, ConnectTokenSize))
+}
+
+// MarshalText returns t as standard base64 of its 2048 bytes: the form a
+// token travels in as text (a terminal, a file, a matchmaker's JSON).
+func (t *ConnectToken) MarshalText() ([]byte, error) {
+	b, err := t.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return base64.StdEncoding.AppendEncode(nil, b), nil
+}
+
+// UnmarshalText decodes MarshalText's form into t, as UnmarshalBinary
+// does; white space around it is ignored.
+func (t *ConnectToken) UnmarshalText(text []byte) error {
+	b, err := base64.StdEncoding.AppendDecode(nil, bytes.TrimSpace(text))
+	if err != nil {
+		return fmt.Errorf("%w: token is not base64: %v", ErrMalformed, err)
+	}
+	return t.UnmarshalBinary(b)
 }
 
 // UnmarshalBinary decodes a 2048-byte connect token into t, reusing the

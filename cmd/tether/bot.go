@@ -1,8 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -233,18 +233,14 @@ func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
 	if err != nil {
 		return nil, fmt.Errorf("token: %w", err)
 	}
-	if len(b) != netcode.ConnectTokenSize {
-		text := strings.TrimSpace(string(b))
-		if text == "" {
-			return nil, fmt.Errorf("token: %s is empty", from)
-		}
-		if b, err = base64.StdEncoding.DecodeString(text); err != nil {
-			return nil, fmt.Errorf("token: %s is neither a %d-byte token nor base64: %w", from, netcode.ConnectTokenSize, err)
-		}
-	}
 	tok := new(netcode.ConnectToken)
-	if err := tok.UnmarshalBinary(b); err != nil {
-		return nil, fmt.Errorf("token from %s: %w", from, err)
+	if len(b) == netcode.ConnectTokenSize {
+		err = tok.UnmarshalBinary(b)
+	} else if err = tok.UnmarshalText(b); len(bytes.TrimSpace(b)) == 0 {
+		err = fmt.Errorf("%s is empty", from)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("token from %s: neither a %d-byte token nor base64 of one: %w", from, netcode.ConnectTokenSize, err)
 	}
 	return tok, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -103,12 +102,15 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b, err := tok.MarshalBinary()
-	if err != nil {
+	if *out == "" {
+		text, err := tok.MarshalText()
+		if err == nil {
+			_, err = fmt.Fprintf(stdout, "%s\n", text)
+		}
 		return err
 	}
-	if *out == "" {
-		_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(b))
+	b, err := tok.MarshalBinary()
+	if err != nil {
 		return err
 	}
 	if err := privfile.Write(*out, b, true); err != nil {
