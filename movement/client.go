@@ -14,21 +14,24 @@ type ClientConfig struct {
 	// full the oldest is forgotten. Range [8, 65536].
 	MaxMoves int
 	// Redundancy is how many packets after its first each move is sent in
-	// again at least, so that that many consecutive lost packets lose no
-	// input; 0 means 3, negative means none. Range up to 16.
+	// again, so that that many consecutive lost packets lose no input; 0
+	// means as many as SendIntervals cover 100 ms (6 at 60 packets a
+	// second, 3 at 30), negative means none. Range up to 16. A move goes in at most
+	// 1+Redundancy packets unless the server's acknowledgements show it lost
+	// (then the client goes back to it), however long its acknowledgement
+	// takes.
 	Redundancy int
-	// PacketMoves is the most moves one packet carries; 0 means 8. Range
-	// [1, MaxPacketMoves]. A packet carries every move not yet acknowledged
-	// while they fit, so that losses longer than Redundancy packets lose
-	// nothing either as long as the backlog fits; beyond that, the newest
-	// that fit, or, with a backlog of moves not yet sent 1+Redundancy times
-	// (after an outage), the oldest of those, so that it goes out over the
+	// PacketMoves is the most moves one packet carries; 0 means 16. Range
+	// [1, MaxPacketMoves]. With a backlog of moves not yet sent
+	// 1+Redundancy times that does not fit (after an outage), a packet
+	// carries the oldest of those, so that the backlog goes out over the
 	// next packets.
 	PacketMoves int
 	// SendInterval is the least time between two packets (3/4 of it, so that
 	// a frame rate equal to the send rate sends on every frame); moves made
-	// in between are combined where Game.Combine allows. 0 means 1/60 s.
-	// Range up to 1 s.
+	// in between are combined where Game.Combine allows. 0 means 1/60 s; a
+	// game sets its own (each packet's headers outweigh its moves). Range up
+	// to 1 s.
 	SendInterval time.Duration
 	// MaxMoveDelta is the longest move; a longer frame becomes several
 	// moves. It must not exceed the server's. 0 means 125 ms. Range 1 ms to
@@ -52,25 +55,25 @@ func (c *ClientConfig) fill() error {
 	if c.MaxMoves < 8 || c.MaxMoves > 65536 {
 		return configErr("MaxMoves", c.MaxMoves, "8 to 65536")
 	}
+	if c.SendInterval == 0 {
+		c.SendInterval = time.Second / 60
+	}
+	if c.SendInterval < 0 || c.SendInterval > time.Second {
+		return configErr("SendInterval", c.SendInterval, "0 to 1s")
+	}
 	switch {
 	case c.Redundancy == 0:
-		c.Redundancy = 3
+		c.Redundancy = int(min(16, max(1, (redundancyTime+c.SendInterval-1)/max(c.SendInterval, 1))))
 	case c.Redundancy < 0:
 		c.Redundancy = 0
 	case c.Redundancy > 16:
 		return configErr("Redundancy", c.Redundancy, "up to 16")
 	}
 	if c.PacketMoves == 0 {
-		c.PacketMoves = 8
+		c.PacketMoves = 16
 	}
 	if c.PacketMoves < 1 || c.PacketMoves > MaxPacketMoves {
 		return configErr("PacketMoves", c.PacketMoves, "1 to 64")
-	}
-	if c.SendInterval == 0 {
-		c.SendInterval = time.Second / 60
-	}
-	if c.SendInterval < 0 || c.SendInterval > time.Second {
-		return configErr("SendInterval", c.SendInterval, "0 to 1s")
 	}
 	if err := fillDelta(&c.MaxMoveDelta); err != nil {
 		return err
@@ -83,6 +86,10 @@ func (c *ClientConfig) fill() error {
 	}
 	return c.Smoothing.fill()
 }
+
+// redundancyTime is the span of packets that carry each move by default
+// (ClientConfig.Redundancy): a burst of loss that long loses no input.
+const redundancyTime = 100 * time.Millisecond
 
 // Correction describes an adjustment or a reset the client applied.
 type Correction struct {
@@ -124,6 +131,7 @@ type saved[S, I any] struct {
 	sent   bool          // sent at least once: never combined into again
 	sends  int           // packets it went in since it was made, or since the client went back
 	sentAt time.Duration // estimated server time of its first send
+	resent bool          // sent again after the client went back: its acknowledgement times no round trip
 }
 
 // Client predicts the player's own character: every frame's input becomes a
@@ -152,8 +160,9 @@ type Client[S, I any] struct {
 	lastSend   time.Duration
 	progressAt time.Duration // when the server last acknowledged something (or the first send)
 	srtt       time.Duration // smoothed time from a move's first send to its acknowledgement
-	stalled    bool
-	goBack     bool // an acknowledgement showed the oldest move lost
+	stalled    bool          // the client went back for want of acknowledgements, which still do not come
+	goBack     bool          // an acknowledgement showed the oldest move lost
+	backAt     time.Duration // when the client last went back to resend
 
 	off Offset
 	cut bool
@@ -259,42 +268,42 @@ func (c *Client[S, I]) wire(in I) I {
 }
 
 // AppendPacket appends to dst the packet to send at estimated server time now,
-// if one is due: the saved moves, oldest first, at most PacketMoves of them
-// (see ClientConfig.PacketMoves), and the predicted position after the last.
-// None is due within 3/4 SendInterval of the previous one, nor when there is
-// nothing to send. When the server has acknowledged nothing for a while
+// if one is due: the saved moves sent in fewer than 1+Redundancy packets,
+// oldest first, at most PacketMoves of them, and the predicted position after
+// the last. None is due within 3/4 SendInterval of the previous one, nor when
+// there is nothing to send. When the server has acknowledged nothing for a while
 // (twice the usual time to an acknowledgement, plus 50 ms, at least 150 ms),
 // or acknowledged the moves before one sent longer ago than the usual time
 // to an acknowledgement plus 50 ms, the client sends again from the oldest
 // move not acknowledged.
 func (c *Client[S, I]) AppendPacket(dst []byte, now time.Duration) ([]byte, bool) {
-	if c.n == 0 || (c.sentAny && now-c.lastSend < c.cfg.SendInterval*3/4) {
+	// Until the server's first reset every move goes at once: the
+	// prediction starts (and is drawn) when that reset arrives.
+	if c.n == 0 || (c.synced && now-c.lastSend < c.cfg.SendInterval*3/4) {
 		return dst, false
 	}
 	full := c.cfg.Redundancy + 1
-	lo := 0
-	if c.sentAny && c.at(0).sent && (c.goBack || now-c.progressAt > max(150*time.Millisecond, 2*c.srtt+50*time.Millisecond)) {
-		c.goBack = false
-		// Nothing acknowledged for a while: what was sent may be lost. Send
-		// the oldest moves until the server acknowledges them, and count
-		// the rest as not sent, so that they follow in order.
-		if !c.stalled {
-			c.stalled = true
-			c.stats.Resends++
+	stall := now-c.progressAt > max(150*time.Millisecond, 2*c.srtt+50*time.Millisecond)
+	if c.sentAny && c.at(0).sent && (c.goBack || stall && (!c.stalled || now-c.backAt > c.srtt)) {
+		// An acknowledgement showed the oldest move lost, or nothing was
+		// acknowledged for a while (what was sent may be lost): send every
+		// move not acknowledged once more, oldest first, and again after a
+		// round trip if the server still acknowledges nothing.
+		c.goBack, c.stalled, c.backAt = false, stall, now
+		c.stats.Resends++
+		for i := range c.n {
+			if s := c.at(i); s.sent {
+				s.sends, s.resent = min(s.sends, full-1), true
+			}
 		}
-		for i := c.cfg.PacketMoves; i < c.n; i++ {
-			c.at(i).sends = 0
-		}
-	} else {
-		c.stalled = false
-		under := 0 // the first move sent fewer than 1+Redundancy times
-		for under < c.n && c.at(under).sends >= full {
-			under++
-		}
-		// Every unacknowledged move while they fit; past that, the newest
-		// that fit, or, with a backlog of moves not yet sent often enough,
-		// the oldest of those.
-		lo = max(0, min(under, c.n-c.cfg.PacketMoves))
+	}
+	c.stalled = c.stalled && stall
+	lo := 0 // from the first move sent fewer than 1+Redundancy times
+	for lo < c.n && c.at(lo).sends >= full {
+		lo++
+	}
+	if lo == c.n {
+		return dst, false // every move sent often enough: wait for the server
 	}
 	c.pkt.Moves = c.pkt.Moves[:0]
 	for i := lo; i < c.n && len(c.pkt.Moves) < c.cfg.PacketMoves; i++ {
@@ -344,10 +353,13 @@ func (c *Client[S, I]) HandleReply(b []byte, now time.Duration) error {
 			c.progressAt = now
 			c.stats.Acks++
 		}
-		// The server has applied up to r.Seq; a move sent well over a round
-		// trip ago and not among them was lost on the way (the server holds
-		// the later ones for a while): send again from it.
-		if c.n > 0 && c.at(0).sent && now-c.at(0).sentAt > c.srtt+50*time.Millisecond {
+		// The server has applied up to r.Seq; the move after it was lost
+		// on the way if the server says it holds later ones (Gap; unless
+		// the client sent it again less than a round trip ago: it is on its
+		// way), or if it was sent well over a round trip ago: send again
+		// from it.
+		first := c.at(0)
+		if c.n > 0 && first.sent && (r.Gap && !(first.resent && now-c.backAt <= c.srtt) || now-first.sentAt > c.srtt+50*time.Millisecond) {
 			c.goBack = true
 		}
 		return nil
@@ -404,12 +416,13 @@ func (c *Client[S, I]) HandleReply(b []byte, now time.Duration) error {
 
 // forget drops the saved moves up to seq, keeping the state after the last
 // dropped as the base, and learns from their first sending how long
-// acknowledgements take.
+// acknowledgements take (not from moves sent again, whose acknowledgement
+// may answer either sending: Karn's rule).
 func (c *Client[S, I]) forget(seq uint32, now time.Duration) {
 	var sample time.Duration = -1
 	for c.n > 0 && c.at(0).m.Seq <= seq {
 		s := c.at(0)
-		if s.sent {
+		if s.sent && !s.resent {
 			sample = now - s.sentAt
 		}
 		c.base = s.end

@@ -1,6 +1,7 @@
 package movement
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"time"
@@ -53,13 +54,23 @@ const (
 // maxDelta): a mask of the bytes that differ (an unsigned varint, bit k for
 // byte k) and those bytes. A move whose length, lag or input is the previous
 // move's sends none of it (moveSame: the input is the previous one), so a move
-// that only continues the one before costs its flags byte alone.
+// that only continues the one before costs its flags byte alone, and a run of
+// such moves shares one: a flags byte of moveSame alone counts in its high
+// four bits the moves after it that repeat it (up to 15), so a run of 16
+// unchanged moves costs a byte, half a bit each. In any other flags byte of a
+// move after the first, the high four bits hold a small change of length
+// (moveDt, from -8 to 7 wire.TimeUnits, zigzag-coded: 1 for -1, 2 for 1, ...),
+// so a length that only wavers around the frame time (16.7 ms is 166 or 167
+// units) costs nothing beyond the flags byte; they are zero when the change
+// follows as a varint.
 const (
 	moveDt    = 1 << 0
 	moveLag   = 1 << 1
 	moveWhole = 1 << 2
 	moveSame  = 1 << 3
 	moveMask  = moveDt | moveLag | moveWhole | moveSame
+	moveRun   = 1 << 4 // the unit of a run's count, in a flags byte of moveSame alone
+	maxRun    = 15
 	maxDelta  = 63
 )
 
@@ -85,6 +96,7 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	dst = append(dst, byte(n))
 	dst = wire.AppendTime(dst, first.Time-first.Dt)
 	var prevDt, prevLag int64
+	run := -1 // the index in dst of the flags byte of a run of unchanged moves going on
 	for i := range p.Moves {
 		m := &p.Moves[i]
 		if i > 0 && (m.Seq != p.Moves[i-1].Seq+1 || m.Time-m.Dt != p.Moves[i-1].Time) {
@@ -97,17 +109,25 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 		p.in[i%2] = cur
 		flags := byte(moveDt | moveLag | moveWhole)
 		var mask uint64
+		small := false // the change of length fits the flags byte
 		if i > 0 {
 			flags = 0
-			if dt != prevDt {
+			if d := dt - prevDt; d != 0 {
 				flags |= moveDt
+				if d >= -8 && d <= 7 {
+					flags |= byte((d<<1)^(d>>63)) << 4
+					small = true
+				}
 			}
 			if lag != prevLag {
 				flags |= moveLag
 			}
-			if len(cur) != len(prev) || len(cur) > maxDelta {
+			switch {
+			case bytes.Equal(cur, prev):
+				flags |= moveSame
+			case len(cur) != len(prev) || len(cur) > maxDelta:
 				flags |= moveWhole
-			} else {
+			default:
 				changed := 0
 				for k := range cur {
 					if cur[k] != prev[k] {
@@ -115,19 +135,24 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 						changed++
 					}
 				}
-				switch {
-				case changed == 0:
-					flags |= moveSame
-				case changed+uvarintLen(mask) >= len(cur):
+				if changed+uvarintLen(mask) >= len(cur) {
 					flags |= moveWhole
 				}
 			}
+		}
+		if flags == moveSame && run >= 0 && dst[run]>>4 < maxRun {
+			dst[run] += moveRun // one more move repeating the one before
+			continue
+		}
+		run = -1
+		if flags == moveSame {
+			run = len(dst)
 		}
 		dst = append(dst, flags)
 		switch {
 		case flags&moveDt != 0 && i == 0:
 			dst = binary.AppendUvarint(dst, uint64(dt))
-		case flags&moveDt != 0:
+		case flags&moveDt != 0 && !small:
 			dst = binary.AppendVarint(dst, dt-prevDt)
 		}
 		switch {
@@ -195,14 +220,30 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 		maxDiffU = maxDtU + maxLagU
 	)
 	var dt, lag int64
+	repeat := 0 // moves still to come of a run of unchanged ones
 	for k := range n {
-		flags := r.Byte()
-		if flags&^moveMask != 0 || (k == 0 && flags != moveMask&^moveSame) || flags&(moveWhole|moveSame) == moveWhole|moveSame {
+		var flags, small byte
+		if repeat > 0 {
+			flags = moveSame
+			repeat--
+		} else {
+			flags = r.Byte()
+			if k > 0 && flags&moveMask == moveSame {
+				repeat = int(flags >> 4)
+				flags = moveSame
+			}
+			if k > 0 && flags&moveDt != 0 {
+				small, flags = flags>>4, flags&moveMask
+			}
+		}
+		if flags&^moveMask != 0 || (k == 0 && flags != moveMask&^moveSame) || flags&(moveWhole|moveSame) == moveWhole|moveSame || k+repeat >= n {
 			r.Fail(ErrMalformed)
 		}
 		switch {
 		case flags&moveDt != 0 && k == 0:
 			dt = int64(r.Uvarint(uint64(maxDtU)))
+		case flags&moveDt != 0 && small != 0:
+			dt += int64(small>>1) ^ -int64(small&1)
 		case flags&moveDt != 0:
 			dt += r.Varint(maxDiffU)
 		}
@@ -263,6 +304,9 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 	return r.Done()
 }
 
+// replyGap marks an Ack's Gap in its kind byte.
+const replyGap = 0x80
+
 // ReplyKind says what a Reply is.
 type ReplyKind uint8
 
@@ -298,6 +342,10 @@ func (k ReplyKind) String() string {
 type Reply[S any] struct {
 	Kind ReplyKind
 	Seq  uint32 // the newest move applied (Ack), or the move State follows
+	// Gap, on an Ack, says the server holds later moves than Seq+1: the
+	// move after Seq was lost on the way, and the client should send again
+	// from it without waiting for its usual acknowledgement time.
+	Gap bool
 	// ID numbers the adjustments and resets of one client, from 1; the
 	// client echoes the newest it applied in Packet.Fix. Zero for an Ack.
 	ID uint32
@@ -307,10 +355,15 @@ type Reply[S any] struct {
 	State S
 }
 
-// AppendReply appends the encoding of r: the kind, Seq, and for an Adjust or a
-// Reset the ID, the time and the game's encoding of the state.
+// AppendReply appends the encoding of r: the kind (with bit 7 for an Ack's
+// Gap), Seq, and for an Adjust or a Reset the ID, the time and the game's
+// encoding of the state.
 func AppendReply[S, I any](dst []byte, g Game[S, I], r *Reply[S]) []byte {
-	dst = append(dst, byte(r.Kind))
+	k := byte(r.Kind)
+	if r.Gap && r.Kind == Ack {
+		k |= replyGap
+	}
+	dst = append(dst, k)
 	dst = binary.AppendUvarint(dst, uint64(r.Seq))
 	if r.Kind == Ack {
 		return dst
@@ -324,7 +377,11 @@ func AppendReply[S, I any](dst []byte, g Game[S, I], r *Reply[S]) []byte {
 func DecodeReply[S, I any](r *Reply[S], b []byte, g Game[S, I]) error {
 	*r = Reply[S]{}
 	rd := wire.NewReader(b)
-	r.Kind = ReplyKind(rd.Byte())
+	k := rd.Byte()
+	r.Kind, r.Gap = ReplyKind(k&^replyGap), k&replyGap != 0
+	if r.Gap && r.Kind != Ack {
+		return ErrMalformed
+	}
 	r.Seq = uint32(rd.Uvarint(math.MaxUint32))
 	if err := rd.Err(); err != nil {
 		return err

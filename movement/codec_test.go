@@ -47,7 +47,9 @@ func TestPacketRoundTrip(t *testing.T) {
 }
 
 // TestPacketSameInput: a move that continues the one before it (the same
-// length, lag and input) costs one byte, and decodes to that move.
+// length, lag and input) costs one byte, and a run of up to 16 of them one
+// byte in all, and decodes to those moves; a run counting past the packet's
+// moves is malformed.
 func TestPacketSameInput(t *testing.T) {
 	g := testGame()
 	packet := func(n int) []byte {
@@ -69,17 +71,31 @@ func TestPacketSameInput(t *testing.T) {
 		}
 		return b
 	}
-	one, eight := packet(1), packet(8)
-	if got := len(eight) - len(one); got != 7 {
-		t.Fatalf("7 moves like the first cost %d bytes, want 7", got)
+	one, two, eight := packet(1), packet(2), packet(8)
+	if got := len(eight) - len(one); got != 1 {
+		t.Fatalf("7 moves like the first cost %d bytes, want 1", got)
+	}
+	for n, want := range map[int]int{16: 1, 17: 1, 18: 2, 33: 2, 34: 3} {
+		if got := len(packet(n)) - len(one); got != want {
+			t.Fatalf("%d moves like the first cost %d bytes, want %d", n-1, got, want)
+		}
 	}
 	// The second move's flags byte follows the first move, and is the flag
-	// alone. With a whole input as well it is malformed, and so is the flag
-	// on the first move (its flags byte follows flags, sequence, fix, count
-	// and start time).
+	// alone, with the run's count above it. With a whole input as well it is
+	// malformed, and so is the flag on the first move (its flags byte
+	// follows flags, sequence, fix, count and start time).
 	second, first := len(one), 4+len(wire.AppendTime(nil, 5*time.Second))
-	if eight[second] != moveSame || eight[first] != moveDt|moveLag|moveWhole {
-		t.Fatalf("flags %#x and %#x", eight[first], eight[second])
+	if two[second] != moveSame || eight[second] != moveSame|6*moveRun || eight[first] != moveDt|moveLag|moveWhole {
+		t.Fatalf("flags %#x, %#x and %#x", eight[first], two[second], eight[second])
+	}
+	for _, bad := range [][]byte{
+		append(append([]byte(nil), eight[:second]...), moveSame|moveWhole|6*moveRun), // a run of whole inputs
+		append(append([]byte(nil), eight[:second]...), moveSame|7*moveRun),           // one move too many
+		append(append([]byte(nil), eight[:first]...), moveSame|moveRun),              // a run first
+	} {
+		if err := DecodePacket(&Packet[winput]{}, append(bad, eight[len(bad):]...), g); !errors.Is(err, ErrMalformed) {
+			t.Fatalf("flags %#x: %v", bad[len(bad)-1], err)
+		}
 	}
 	for _, i := range []int{first, second} {
 		bad := append([]byte(nil), eight...)
@@ -90,11 +106,23 @@ func TestPacketSameInput(t *testing.T) {
 	}
 }
 
+// TestReplyGapOnAckOnly: Gap rides on an Ack's kind byte; on an adjustment it
+// is malformed.
+func TestReplyGapOnAckOnly(t *testing.T) {
+	g := testGame()
+	b := AppendReply(nil, g, &Reply[wstate]{Kind: Adjust, Seq: 3, ID: 1})
+	b[0] |= replyGap
+	if err := DecodeReply(&Reply[wstate]{}, b, g); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("an adjustment with Gap: %v", err)
+	}
+}
+
 // TestReplyRoundTrip: every kind of reply decodes to what was encoded.
 func TestReplyRoundTrip(t *testing.T) {
 	g := testGame()
 	for _, r := range []Reply[wstate]{
 		{Kind: Ack, Seq: 9},
+		{Kind: Ack, Seq: 9, Gap: true},
 		{Kind: Adjust, Seq: 10, ID: 3, Time: 1234567 * time.Microsecond, State: wstate{Pos: geom.V(1.0/3, 0, 2), Vel: geom.V(-1, 0, 1e-9)}},
 		{Kind: Reset, Seq: 0, ID: 1, State: wstate{Pos: geom.V(-9, 0, 0)}},
 	} {
@@ -154,6 +182,7 @@ func FuzzDecodePacket(f *testing.F) {
 func FuzzDecodeReply(f *testing.F) {
 	g := testGame()
 	f.Add(AppendReply(nil, g, &Reply[wstate]{Kind: Ack, Seq: 9}))
+	f.Add(AppendReply(nil, g, &Reply[wstate]{Kind: Ack, Seq: 9, Gap: true}))
 	f.Add(AppendReply(nil, g, &Reply[wstate]{Kind: Adjust, Seq: 3, ID: 2, Time: time.Second, State: wstate{Pos: geom.V(1, 0, 2)}}))
 	f.Add(AppendReply(nil, g, &Reply[wstate]{Kind: Reset, Seq: 0, ID: 1}))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -175,4 +204,40 @@ func FuzzDecodeReply(f *testing.F) {
 			t.Fatalf("drawn at %v", pos)
 		}
 	})
+}
+
+// TestPacketSmallLength: a change of a move's length by -8 to 7
+// wire.TimeUnits rides in its flags byte, a larger one follows it; both
+// decode exactly.
+func TestPacketSmallLength(t *testing.T) {
+	g := testGame()
+	for _, d := range []int{-9, -8, -1, 1, 7, 8} {
+		p := Packet[winput]{}
+		end := 5 * time.Second
+		for i, dt := range []time.Duration{166, 166 + time.Duration(d), 166} {
+			dt *= wire.TimeUnit
+			end += dt
+			p.Moves = append(p.Moves, Move[winput]{Seq: 1 + uint32(i), Time: end, Dt: dt, View: end - 80*ms, Input: winput{Dir: geom.V(0, 0, -1)}})
+		}
+		b := AppendPacket(nil, g, &p)
+		var q Packet[winput]
+		if err := DecodePacket(&q, b, g); err != nil {
+			t.Fatalf("change %d: %v", d, err)
+		}
+		for i := range q.Moves {
+			if q.Moves[i] != p.Moves[i] {
+				t.Fatalf("change %d, move %d: %+v, want %+v", d, i, q.Moves[i], p.Moves[i])
+			}
+		}
+		one := AppendPacket(nil, g, &Packet[winput]{Moves: p.Moves[:1]})
+		want := 2 // two flags bytes, and a varint byte for each change out of range
+		for _, c := range []int{d, -d} {
+			if c < -8 || c > 7 {
+				want++
+			}
+		}
+		if got := len(b) - len(one); got != want {
+			t.Fatalf("change %d: two moves cost %d bytes, want %d", d, got, want)
+		}
+	}
 }

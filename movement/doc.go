@@ -33,12 +33,14 @@
 // SendInterval (with 3/4 of it as tolerance): moves made in between extend
 // the newest move instead of adding one, where Game.Combine says the inputs
 // allow it, up to MaxMoveDelta, and the extended move is simulated again from
-// its start, as the server will. A move once sent is never extended. Each
-// packet carries every move not yet acknowledged, oldest first, up to
-// PacketMoves (8), and at least the moves of the previous Redundancy packets:
-// so up to Redundancy (3) consecutive lost packets lose no input, and while
-// the unacknowledged moves fit in a packet, longer runs of loss lose none
-// either. When nothing has been acknowledged for twice the usual time to an
+// its start, as the server will. A move once sent is never extended. A game
+// sets the packet rate (ClientConfig.SendInterval): each packet's headers
+// outweigh its moves. Each packet carries the new moves and those of the
+// previous Redundancy packets, oldest first, up to PacketMoves (8): so up to
+// Redundancy (3) consecutive lost packets lose no input, and no move is sent
+// more than 1+Redundancy times however long its acknowledgement takes; the
+// server's acknowledgements tell the client of longer runs of loss. When
+// nothing has been acknowledged for twice the usual time to an
 // acknowledgement (an outage), or the server acknowledges the moves before
 // one the client sent well over a round trip ago (it was lost), the client
 // sends again from the oldest move not acknowledged, in order, so the moves
@@ -52,9 +54,10 @@
 // Server applies one client's moves in order, each exactly once: a move is
 // known by its number (Move.Seq), copies of moves already applied are
 // ignored. A packet whose moves do not follow those applied (one before it
-// is late, or lost) is held back, up to ServerConfig.GapWait (250 ms), while
-// the server acknowledges what it has so that the client sends the missing
-// moves again; moves that never arrive are counted in ServerStats.Lost, their
+// is late, or lost) is held back, up to ServerConfig.GapWait (400 ms), while
+// the server acknowledges what it has, at once and flagged Gap (Reply.Gap),
+// so that the client sends the missing moves again without waiting for its
+// usual time to an acknowledgement; moves that never arrive are counted in ServerStats.Lost, their
 // time simulated with the next move's input, up to MaxMoveDelta. Each move is
 // checked:
 //

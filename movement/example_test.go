@@ -73,5 +73,5 @@ func Example() {
 	// frame 1 drawn at x = 0.067
 	// frame 2 drawn at x = 0.133
 	// frame 3 drawn at x = 0.200
-	// server at x = 0.200, client stats {Moves:3 Combined:0 Packets:3 Resends:0 Acks:0 Corrections:0 Resets:1 Snaps:0 Duplicates:0 BadReplies:0 Replayed:3 Dropped:0 Gaps:0 Saved:3}
+	// server at x = 0.200, client stats {Moves:3 Combined:0 Packets:3 Resends:0 Acks:0 Corrections:0 Resets:1 Snaps:0 Duplicates:0 BadReplies:0 Replayed:2 Dropped:0 Gaps:0 Saved:2}
 }

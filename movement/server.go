@@ -43,11 +43,12 @@ type ServerConfig struct {
 	// GapWait is how long a packet whose moves do not follow those applied
 	// (an earlier packet is late, overtaken on the way) is held back for the
 	// missing moves to arrive, before it is applied over the gap; 0 means
-	// 250 ms (a spike on the way up delays a run of packets by as much),
-	// negative none. Up to 24 packets are held; one more releases the
-	// oldest. Meanwhile the server acknowledges the moves it has, so that the
-	// client sends the missing ones again.
-	// Range up to 1 s.
+	// 400 ms, negative none. Meanwhile the server acknowledges the moves it
+	// has, at once and with Reply.Gap, so that the client sends the missing
+	// ones again: the wait covers that resend and one more, should the
+	// first be lost (a round trip each, a spike on the way up delaying a
+	// run of packets by as much). Up to 32 packets are held; one more
+	// releases the oldest. Range up to 1 s.
 	GapWait time.Duration
 }
 
@@ -86,7 +87,7 @@ func (c *ServerConfig) fill() error {
 		return configErr("MaxViewLag", c.MaxViewLag, "0 to 10s")
 	}
 	if c.GapWait == 0 {
-		c.GapWait = 250 * time.Millisecond
+		c.GapWait = 400 * time.Millisecond
 	}
 	if c.GapWait > time.Second {
 		return configErr("GapWait", c.GapWait, "up to 1s")
@@ -147,6 +148,7 @@ type Server[S, I any] struct {
 	adjSent bool
 	adjAt   time.Duration
 	ackDue  bool
+	gapNew  bool // a packet was held with none held before: acknowledge at once, with Gap
 	ackSent bool
 	ackAt   time.Duration
 
@@ -176,8 +178,9 @@ func (v *Server[S, I]) Config() ServerConfig { return v.cfg }
 // client's position: within MaxError it owes an acknowledgement, beyond it an
 // adjustment (take both with AppendReply). The first packet sets the time
 // base — its first move's start, but not before the packet's arrival less
-// MaxMoveDelta — and owes a reset, so that the client learns the true
-// starting state.
+// MaxMoveDelta — and owes a reset of the state after its moves as applied,
+// so that the client learns the true starting state and how its first moves
+// went.
 // A packet that does not decode, or whose first move is numbered more than
 // 2^20 past the newest applied, is dropped whole and ErrMalformed (or
 // ErrTruncated) returned.
@@ -209,6 +212,12 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 			v.tApplied = min(v.tApplied, now+v.cfg.TimeAllowance)
 		}
 		v.queue(Reset)
+		v.apply(now, p)
+		// The reset is of the state after the first moves as applied: the
+		// first may have been shortened (see above), and the client then
+		// replays only its later moves.
+		v.adj.Seq, v.adj.Time, v.adj.State = v.seq, v.tClient, v.state
+		return nil
 	}
 	if p.Moves[0].Seq > v.seq+1 && v.cfg.GapWait > 0 {
 		// Moves are missing before these: they may be on their way in a
@@ -231,7 +240,9 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 		h.at, h.b = now, append(h.b[:0], b...)
 		v.stats.Held++
 		if !v.pending {
-			v.ackDue = true // tell the client where the moves stop: it resends from there
+			// Tell the client where the moves stop, at once: it resends
+			// from there.
+			v.ackDue, v.gapNew = true, v.gapNew || len(v.held) == 1
 		}
 		return nil
 	}
@@ -242,7 +253,7 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 
 // maxHeld bounds the packets held back waiting for missing moves: GapWait of
 // them at 60 a second, with room.
-const maxHeld = 24
+const maxHeld = 32
 
 type held struct {
 	at time.Duration
@@ -412,10 +423,10 @@ func (v *Server[S, I]) AppendReply(dst []byte, now time.Duration) []byte {
 		v.adjSent, v.adjAt = true, now
 		return AppendReply(dst, v.g, &v.adj)
 	}
-	if v.ackDue && (!v.ackSent || now-v.ackAt >= v.cfg.AckInterval) {
-		v.ackDue, v.ackSent, v.ackAt = false, true, now
+	if v.ackDue && (!v.ackSent || now-v.ackAt >= v.cfg.AckInterval || v.gapNew) {
+		v.ackDue, v.ackSent, v.ackAt, v.gapNew = false, true, now, false
 		v.stats.Acks++
-		v.ack = Reply[S]{Kind: Ack, Seq: v.seq}
+		v.ack = Reply[S]{Kind: Ack, Seq: v.seq, Gap: len(v.held) > 0}
 		return AppendReply(dst, v.g, &v.ack)
 	}
 	return dst

@@ -150,7 +150,8 @@ func TestServerReplies(t *testing.T) {
 		return &r
 	}
 	send(100*ms, 0, geom.V(0.1, 0, 0), mv(1, 20*ms, 20*ms, east))
-	if r := reply(100 * ms); r == nil || r.Kind != Reset || r.ID != 1 || r.Seq != 0 || r.State.Pos.X != 3 {
+	// The reset is of the state after the first move as applied: 3 + 5 m/s × 20 ms.
+	if r := reply(100 * ms); r == nil || r.Kind != Reset || r.ID != 1 || r.Seq != 1 || math.Abs(r.State.Pos.X-3.1) > 1e-12 {
 		t.Fatalf("first reply %+v", r)
 	}
 	if r := reply(110 * ms); r != nil {
@@ -369,11 +370,11 @@ func TestReorder(t *testing.T) {
 		t.Fatalf("applied %v, %+v", order, s.Stats())
 	}
 	must(s.Receive(140*ms, pk(mv(9, 180*ms, 20*ms, east))))
-	s.AppendReply(nil, 350*ms)
+	s.AppendReply(nil, 500*ms)
 	if len(order) != 6 {
 		t.Fatalf("crossed the gap early: %v", order)
 	}
-	s.AppendReply(nil, 400*ms)
+	s.AppendReply(nil, 550*ms)
 	if len(order) != 7 || s.Stats().Lost != 2 || s.Stats().Held != 3 {
 		t.Fatalf("applied %v, %+v", order, s.Stats())
 	}
