@@ -1,0 +1,61 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"net"
+	"net/netip"
+	"time"
+
+	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/server"
+	"github.com/tether-net/tether/transport/udp"
+)
+
+// ServerPlay says how browsers join a dedicated server's core as players
+// (PlayOn).
+type ServerPlay struct {
+	// First and Slots are the core's client slots the browsers take,
+	// beyond those of the server's first transport.
+	First, Slots int
+	// Transport configures the browsers' netcode server: the key and
+	// protocol id of the server's first transport, and any callbacks.
+	// PublicAddress and MaxClients are PlayOn's to set.
+	Transport udp.ServerConfig
+}
+
+// PlayOn returns the play endpoints (NewPlay with cfg) that let browsers
+// join srv as players: POST /play/token mints a token with sp's key for
+// whoever asks (the place a matchmaker plugs in, handing tokens only to
+// the players it admits), the browsers' carriers are served as another of
+// srv's transports (server.UDP.Serve) in sp's slots, and a closed tab's
+// player leaves at once.
+func PlayOn(srv *server.UDP, sp ServerPlay, cfg PlayConfig) (*Play, error) {
+	var play *Play
+	nc := sp.Transport.Netcode
+	cfg.Token = func() ([]byte, error) {
+		var id [8]byte
+		rand.Read(id[:])
+		tok, err := netcode.NewConnectToken(rand.Reader, &nc.PrivateKey, netcode.TokenParams{
+			ProtocolID: nc.ProtocolID, ClientID: binary.LittleEndian.Uint64(id[:]), Now: time.Now(),
+			ServerAddresses: []netip.AddrPort{play.Listener().LocalAddr().(*net.UDPAddr).AddrPort()},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return tok.MarshalBinary()
+	}
+	cfg.Serve = func(conn net.PacketConn) error {
+		tc := sp.Transport
+		tc.Netcode.PublicAddress, tc.Netcode.MaxClients = conn.LocalAddr().(*net.UDPAddr).AddrPort(), sp.Slots
+		return srv.Serve(conn, sp.First, tc)
+	}
+	cfg.Left = func(a net.Addr) {
+		for _, t := range srv.Transports()[1:] {
+			t.DisconnectAddr(a.(*net.UDPAddr).AddrPort())
+		}
+	}
+	var err error
+	play, err = NewPlay(cfg)
+	return play, err
+}
