@@ -131,10 +131,18 @@ func Example() {
 	defer cl.Close()
 
 	select {
+	case <-cl.Connected():
+		fmt.Println("connected")
+	case <-time.After(10 * time.Second): // a guard against a hang, not a measurement
+		fmt.Println("not connected")
+	}
+	select {
 	case <-walked:
 		fmt.Println("my dot walked a metre east")
 	case <-time.After(10 * time.Second): // a guard against a hang, not a measurement
 		fmt.Println("no dot walked")
 	}
-	// Output: my dot walked a metre east
+	// Output:
+	// connected
+	// my dot walked a metre east
 }

@@ -38,7 +38,9 @@ type UDP struct {
 	start time.Time
 	stop  chan struct{}
 	done  chan struct{}
+	up    chan struct{} // closed once connected
 	once  sync.Once
+	upped sync.Once
 	err   error
 
 	sendErrors uint64
@@ -54,7 +56,7 @@ func DialUDP(conn net.PacketConn, token *netcode.ConnectToken, core *Client, cfg
 	if cfg.FrameHz < 1 || cfg.FrameHz > 1000 {
 		return nil, &netcode.ConfigError{Field: "FrameHz", Value: cfg.FrameHz, Allowed: "range [1, 1000]"}
 	}
-	u := &UDP{core: core, cfg: cfg, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
+	u := &UDP{core: core, cfg: cfg, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{}), up: make(chan struct{})}
 	if u.cfg.Local == nil {
 		u.cfg.Local = func() time.Duration { return time.Since(u.start) }
 	}
@@ -65,6 +67,7 @@ func DialUDP(conn net.PacketConn, token *netcode.ConnectToken, core *Client, cfg
 			u.mu.Lock()
 			u.core.Connected(u.cfg.Local())
 			u.mu.Unlock()
+			u.upped.Do(func() { close(u.up) })
 		}
 		if onState != nil {
 			onState(s)
@@ -162,6 +165,10 @@ func (u *UDP) Transport() *udp.Client { return u.conn }
 // Done is closed when the driver's goroutine has ended: after Close, or when
 // the connection ended (disconnected, timed out, denied).
 func (u *UDP) Done() <-chan struct{} { return u.done }
+
+// Connected returns a channel closed once the client has connected (it
+// stays closed after the connection ends: see Done).
+func (u *UDP) Connected() <-chan struct{} { return u.up }
 
 // SendErrors returns the number of payloads the transport failed to send.
 func (u *UDP) SendErrors() uint64 {

@@ -6,13 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -82,7 +79,7 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	driver, connected := pb.driver, pb.connected
+	driver := pb.driver
 	defer driver.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -90,7 +87,7 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	wait := time.NewTimer(botConnectWait)
 	defer wait.Stop()
 	select {
-	case <-connected:
+	case <-driver.Connected():
 	case <-driver.Done():
 		return fmt.Errorf("could not connect to %s: %v%s", servers(tok), driver.Transport().State(), connectCauses(driver.Transport().State()))
 	case <-wait.C:
@@ -166,35 +163,28 @@ func connectCauses(st netcode.ClientState) string {
 
 // playBot is a bot playing through a client driver, measured by its meter.
 type playBot struct {
-	driver    *client.UDP
-	meter     *match.HindsightMeter
-	connected chan struct{} // closed once connected
+	driver *client.UDP
+	meter  *match.HindsightMeter
 }
 
 // dialBot starts a bot connecting with tok to a server running protocol pid;
 // seed seeds its decisions.
 func dialBot(tok *netcode.ConnectToken, pid, seed uint64) (*playBot, error) {
-	conn, err := listenFor(tok.ServerAddresses)
+	conn, err := udp.ListenFor(tok.ServerAddresses)
 	if err != nil {
 		return nil, err
 	}
 	m := match.NewHindsightMeter(soccer.Rules{}, botWarmUp)
-	connected := make(chan struct{})
-	var once sync.Once
 	b, err := match.Dial(conn, tok, match.Config{Seed: seed, NoPrediction: true,
 		OnSnapshot: func(_ *match.Bot, _ time.Duration, s *client.Snapshot) { m.Snapshot(s) },
 		OnFrame:    func(_ *match.Bot, f *client.Frame, _ *soccer.View) { m.Frame(f) },
-	}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}, OnState: func(s netcode.ClientState) {
-		if s == netcode.StateConnected {
-			once.Do(func() { close(connected) })
-		}
-	}})
+	}, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: pid}})
 	if err != nil {
 		conn.Close()
 		return nil, tokenRefused(err)
 	}
 	driver := b.Driver()
-	return &playBot{driver: driver, meter: m, connected: connected}, nil
+	return &playBot{driver: driver, meter: m}, nil
 }
 
 // finish stops the bot and returns its figures over played.
@@ -243,24 +233,6 @@ func readToken(path string, stdin io.Reader) (*netcode.ConnectToken, error) {
 		return nil, fmt.Errorf("token from %s: neither a %d-byte token nor base64 of one: %w", from, netcode.ConnectTokenSize, err)
 	}
 	return tok, nil
-}
-
-// listenFor opens the bot's socket: on the loopback interface when every
-// server is on it, otherwise on any interface.
-func listenFor(servers []netip.AddrPort) (*net.UDPConn, error) {
-	loop4, loop6 := true, true
-	for _, s := range servers {
-		a := s.Addr().Unmap()
-		loop4 = loop4 && a.Is4() && a.IsLoopback()
-		loop6 = loop6 && a.Is6() && a.IsLoopback()
-	}
-	switch {
-	case loop4:
-		return net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	case loop6:
-		return net.ListenUDP("udp6", &net.UDPAddr{IP: net.IPv6loopback})
-	}
-	return net.ListenUDP("udp", &net.UDPAddr{})
 }
 
 func servers(tok *netcode.ConnectToken) string {

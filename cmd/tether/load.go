@@ -260,7 +260,7 @@ const leaveWait = 2 * time.Second
 // fires or ctx ends.
 func (pb *playBot) waitConnected(ctx context.Context, timeout <-chan time.Time) error {
 	select {
-	case <-pb.connected:
+	case <-pb.driver.Connected():
 		return nil
 	case <-pb.driver.Done():
 		return fmt.Errorf("could not connect: %v", pb.driver.Transport().State())

@@ -3,6 +3,7 @@ package udp
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -166,4 +167,23 @@ func (c *Client) Close() error {
 	err := c.io.conn.Close()
 	<-c.done
 	return err
+}
+
+// ListenFor opens a client's socket for a connect token's servers: on the
+// loopback interface when every server is on it (so nothing leaves the
+// machine), otherwise on any interface.
+func ListenFor(servers []netip.AddrPort) (*net.UDPConn, error) {
+	loop4, loop6 := true, true
+	for _, s := range servers {
+		a := s.Addr().Unmap()
+		loop4 = loop4 && a.Is4() && a.IsLoopback()
+		loop6 = loop6 && a.Is6() && a.IsLoopback()
+	}
+	switch {
+	case loop4:
+		return net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	case loop6:
+		return net.ListenUDP("udp6", &net.UDPAddr{IP: net.IPv6loopback})
+	}
+	return net.ListenUDP("udp", &net.UDPAddr{})
 }

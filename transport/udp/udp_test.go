@@ -375,3 +375,23 @@ func TestSixtyFourClients(t *testing.T) {
 	t.Logf("64 clients connected in %v; %d ticks at %d Hz: up %d/%d payloads, down %d/%d; server dropped %d datagrams during traffic (%d redundant disconnect packets after the slots were freed); process CPU %v over %v of traffic (all 65 endpoints, race detector %v)",
 		connectTime.Round(time.Millisecond), ticks, hz, up, sent, down, sent, before.Dropped.Total(), redundant, cpu.Round(time.Millisecond), wall.Round(time.Millisecond), raceEnabled)
 }
+
+// ListenFor binds loopback for servers on loopback, of the same family.
+func TestListenForLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		servers string
+		want    netip.Addr
+	}{
+		{"127.0.0.1:40000", netip.MustParseAddr("127.0.0.1")},
+		{"[::ffff:127.0.0.1]:40000", netip.MustParseAddr("127.0.0.1")},
+	} {
+		c, err := ListenFor([]netip.AddrPort{netip.MustParseAddrPort(tc.servers)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap(); got != tc.want {
+			t.Errorf("servers %s: bound %v, want %v", tc.servers, got, tc.want)
+		}
+		c.Close()
+	}
+}
