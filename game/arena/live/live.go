@@ -61,12 +61,12 @@ type Config struct {
 // Match is an arena match running live. Its methods may be called from
 // any goroutine.
 type Match struct {
-	cfg    Config
-	game   *arena.Game
-	srv    *server.UDP
-	epoch  time.Time // server time 0
-	bots   []*bot
-	asymMs float64 // the link's unobservable clock asymmetry, (up - down)/2
+	cfg   Config
+	game  *arena.Game
+	srv   *server.UDP
+	epoch time.Time // server time 0
+	bots  []*bot
+	asym  time.Duration // the link's unobservable clock asymmetry (netsim.LinkConfig.Asymmetry)
 
 	mu       sync.Mutex // guards the fields below and every bot's page fields
 	steering bool       // the person drives bot 0
@@ -113,8 +113,7 @@ func Start(cfg Config) (*Match, error) {
 	if cfg.Bots < 1 || cfg.Bots > 16 {
 		return nil, fmt.Errorf("%w: Bots = %d, want 1 to 16", ErrConfig, cfg.Bots)
 	}
-	m := &Match{cfg: cfg, flights: map[shot]arena.Flight{},
-		asymMs: (cfg.Link.Up.LatencyMs - cfg.Link.Down.LatencyMs) / 2}
+	m := &Match{cfg: cfg, flights: map[shot]arena.Flight{}, asym: cfg.Link.Asymmetry()}
 	game, err := arena.NewGame(arena.Config{MaxPlayers: cfg.Bots, OnShot: m.onShot, OnProjectile: m.onProjectile})
 	if err != nil {
 		return nil, err
@@ -258,7 +257,7 @@ func (m *Match) record(b *bot, t time.Duration, f *client.Frame) {
 	w.Ball = web.Ball{Pos: [3]float64{math.NaN(), math.NaN(), math.NaN()}, Owner: -1}
 	w.Players, w.Projectiles = w.Players[:0], w.Projectiles[:0]
 	if f.Ready {
-		b.win.clock += math.Abs(float64(f.Server-t)/float64(time.Millisecond) - m.asymMs)
+		b.win.clock += math.Abs(float64(f.Server-t-m.asym)) / float64(time.Millisecond)
 		b.win.clockN++
 		if f.RenderTime != 0 {
 			b.win.delay += float64(f.Server-f.RenderTime) / float64(time.Millisecond)
