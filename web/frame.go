@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -190,6 +191,33 @@ type KeyInput struct {
 	Secondary bool       `json:"secondary"`
 	Aiming    bool       `json:"aiming"`
 	Aim       [2]float64 `json:"aim"`
+}
+
+// Steer passes a page's inputs from in (Hub.Inputs) to take, in order,
+// until in is closed, and calls release each time idle passes after an
+// input with nothing held (Held): a person who takes a player over with
+// a key gives it back by leaving the keys alone. It returns when in is
+// closed.
+func Steer(in <-chan KeyInput, idle time.Duration, take func(KeyInput), release func()) {
+	t := time.NewTimer(idle)
+	t.Stop()
+	defer t.Stop()
+	for {
+		select {
+		case k, ok := <-in:
+			if !ok {
+				return
+			}
+			take(k)
+			if k.Held() {
+				t.Stop()
+			} else {
+				t.Reset(idle)
+			}
+		case <-t.C:
+			release()
+		}
+	}
 }
 
 // Axes returns the direction the keys of k ask for, as the page shows the

@@ -593,3 +593,31 @@ func BenchmarkPublish(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "bytes/frame")
 }
+
+// Steer passes every input on, in order, and releases after an input with
+// nothing held once idle has passed; it returns when the inputs end.
+func TestSteer(t *testing.T) {
+	in := make(chan KeyInput)
+	took := make(chan KeyInput, 4)
+	released := make(chan struct{}, 4)
+	done := make(chan struct{})
+	go func() {
+		Steer(in, time.Millisecond, func(k KeyInput) { took <- k }, func() { released <- struct{}{} })
+		close(done)
+	}()
+	in <- KeyInput{Up: true}
+	in <- KeyInput{Aiming: true, Aim: [2]float64{1, 2}}
+	if k := <-took; k != (KeyInput{Up: true}) {
+		t.Fatalf("took %+v first", k)
+	}
+	if k := <-took; k.Held() || k.Aim != [2]float64{1, 2} {
+		t.Fatalf("took %+v second", k)
+	}
+	select {
+	case <-released:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not released after an input with nothing held")
+	}
+	close(in)
+	<-done
+}

@@ -111,33 +111,19 @@ func (m *Match) roll(now time.Duration) {
 // bot, and idle with nothing held gives it back. W A S D run, the mouse
 // aims (at the point of the ground it is over), its left button fires a
 // projectile and its right button a hitscan shot, each as often as the
-// weapon is ready while held; a tap fires as soon as the weapon is ready.
+// weapon is ready while held; a tap fires once, as soon as the weapon is
+// ready.
 func (m *Match) Steer(in <-chan web.KeyInput, idle time.Duration) {
-	t := time.NewTimer(idle)
-	t.Stop()
-	defer t.Stop()
-	for {
-		select {
-		case k, ok := <-in:
-			if !ok {
-				return
-			}
-			m.mu.Lock()
-			m.steering = m.steering || k.Held()
-			m.person.take(k)
-			m.mu.Unlock()
-			if k.Held() {
-				t.Stop()
-			} else {
-				t.Reset(idle)
-			}
-		case <-t.C:
-			m.mu.Lock()
-			m.steering = false
-			m.person = person{}
-			m.mu.Unlock()
-		}
-	}
+	web.Steer(in, idle, func(k web.KeyInput) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.steering = m.steering || k.Held()
+		m.person.take(k)
+	}, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.steering, m.person = false, person{}
+	})
 }
 
 // person is the state of the page that steers bot 0.

@@ -197,40 +197,25 @@ func (p *Page) roll(bots []*match.Bot, now time.Duration) {
 func (p *Page) Steer(b *match.Bot, in <-chan web.KeyInput, idle time.Duration) {
 	var k soccer.Keys
 	kick := false
-	timer := time.NewTimer(idle)
-	timer.Stop()
-	defer timer.Stop()
-	for {
-		select {
-		case ki, ok := <-in:
-			if !ok {
-				return
-			}
-			x, z := ki.Axes()
-			k.Dir = geom.V(x, 0, z)
-			k.Sprint = ki.Sprint
-			if ki.Kick && !kick {
-				k.Kicks++
-			}
-			kick = ki.Kick
-			held := ki.Up || ki.Down || ki.Left || ki.Right || ki.Sprint || ki.Kick
-			p.mu.Lock()
-			p.steering = p.steering || held
-			steering := p.steering
-			p.mu.Unlock()
-			if steering {
-				b.Steer(&k)
-			}
-			if held {
-				timer.Stop()
-			} else {
-				timer.Reset(idle)
-			}
-		case <-timer.C:
-			p.mu.Lock()
-			p.steering = false
-			p.mu.Unlock()
-			b.Steer(nil)
+	web.Steer(in, idle, func(ki web.KeyInput) {
+		x, z := ki.Axes()
+		k.Dir = geom.V(x, 0, z)
+		k.Sprint = ki.Sprint
+		if ki.Kick && !kick {
+			k.Kicks++
 		}
-	}
+		kick = ki.Kick
+		p.mu.Lock()
+		p.steering = p.steering || ki.Held()
+		steering := p.steering
+		p.mu.Unlock()
+		if steering {
+			b.Steer(&k)
+		}
+	}, func() {
+		p.mu.Lock()
+		p.steering = false
+		p.mu.Unlock()
+		b.Steer(nil)
+	})
 }
