@@ -54,6 +54,27 @@ func (s ClientState) String() string {
 	return fmt.Sprintf("ClientState(%d)", int8(s))
 }
 
+// Causes says, for a person to read, what a connection attempt that ended
+// in s most likely means, one cause a line; "" for the states that need no
+// explanation. A server refuses a bad request silently (netcode sends no
+// reason back), so only the server's own log can tell which cause it was.
+func (s ClientState) Causes() string {
+	switch s {
+	case StateRequestTimedOut:
+		return "the server never answered the connection request. Likely causes:" +
+			"\n  - no server is running at that address, or a firewall drops UDP to it" +
+			"\n  - the token was minted with another key than the server's" +
+			"\n  - the token names another protocol id than the server's" +
+			"\n  - the token was already used (once a client leaves, its token is spent)" +
+			"\n  - the server's clock says the token expired, or it expires too far ahead"
+	case StateDenied:
+		return "the server is full (every client slot is taken)"
+	case StateResponseTimedOut:
+		return "the server stopped answering during the handshake"
+	}
+	return ""
+}
+
 // Err returns the sentinel error for a terminal error state, or nil.
 func (s ClientState) Err() error {
 	switch s {

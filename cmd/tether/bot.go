@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -55,13 +54,9 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	duration := fs.Duration("duration", 30*time.Second, "how long to play once connected (0: until interrupted)")
 	asJSON := fs.Bool("json", false, "print the metrics as JSON")
 	seed := fs.Uint64("seed", 0, "seed of the bot's decisions (0: from the clock)")
-	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id of the game, as given to tether serve; a token for another is refused before sending")
+	pid := protocolFlag(fs, "protocol id of the game, as given to tether serve; a token for another is refused before sending")
 	if err := parseFlags(fs, args); err != nil {
 		return err
-	}
-	pid, err := strconv.ParseUint(*protocol, 0, 64)
-	if err != nil || pid == 0 {
-		return usagef("-protocol-id %q: want a non-zero 64-bit unsigned number", *protocol)
 	}
 	if *duration < 0 {
 		return usagef("-duration %v: want 0 (until interrupted) or more", *duration)
@@ -75,7 +70,7 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	}
 
 	start := time.Now()
-	pb, err := dialBot(tok, pid, *seed)
+	pb, err := dialBot(tok, *pid, *seed)
 	if err != nil {
 		return err
 	}
@@ -141,22 +136,13 @@ func tokenRefused(err error) error {
 	return err
 }
 
-// connectCauses lists what a connection attempt that ended in st is likely
-// to mean; the server's log names the reason for a refused request.
+// connectCauses explains a connection attempt that ended in st.
 func connectCauses(st netcode.ClientState) string {
-	switch st {
-	case netcode.StateRequestTimedOut:
-		return "\nthe server never answered the connection request. Likely causes:" +
-			"\n  - no server is running at that address, or a firewall drops UDP to it" +
-			"\n  - the token was minted with another key than the server's (-key)" +
-			"\n  - the token names another protocol id than the server's (-protocol-id)" +
-			"\n  - the token was already used (once a client leaves, its token is spent)" +
-			"\n  - the server's clock says the token expired, or it expires too far ahead" +
-			"\ntether serve logs the reason for each refused request."
-	case netcode.StateDenied:
-		return "\nthe server is full (every client slot is taken)"
-	case netcode.StateResponseTimedOut:
-		return "\nthe server stopped answering during the handshake"
+	switch c := st.Causes(); {
+	case st == netcode.StateRequestTimedOut:
+		return "\n" + c + "\ntether serve logs the reason for each refused request."
+	case c != "":
+		return "\n" + c
 	}
 	return ""
 }

@@ -9,12 +9,10 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/ops/prom"
@@ -40,7 +38,7 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	)
 	addr := fs.String("server", "127.0.0.1:40000", "the server's public address, IP:PORT")
 	keyPath := fs.String("key", "tether.key", "the server's private key file (tether keygen)")
-	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id the server runs")
+	pid := protocolFlag(fs, "protocol id the server runs")
 	bots := fs.Int("bots", 22, fmt.Sprintf("bots to play, 1 to %d", maxLoadBots))
 	duration := fs.Duration("duration", time.Minute, "how long to play once every bot is connected, up to "+maxLoadDuration.String())
 	churn := fs.Duration("churn", 0, "if set, every interval one bot leaves and a new one (new client id) joins in its place, in turn")
@@ -53,10 +51,6 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	server, err := netip.ParseAddrPort(*addr)
 	if err != nil {
 		return usagef("-server %q: want IP:PORT", *addr)
-	}
-	pid, err := strconv.ParseUint(*protocol, 0, 64)
-	if err != nil || pid == 0 {
-		return usagef("-protocol-id %q: want a non-zero 64-bit unsigned number", *protocol)
 	}
 	if *bots < 1 || *bots > maxLoadBots {
 		return usagef("-bots %d: want 1 to %d", *bots, maxLoadBots)
@@ -84,12 +78,12 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	firstID := uint64(ids[0])<<32 | uint64(ids[1])<<24 // distinct ids per run
 	dial := func(n int) (*playBot, error) {            // the run's nth bot
 		tok, err := netcode.NewConnectToken(rand.Reader, &key, netcode.TokenParams{
-			ProtocolID: pid, ClientID: firstID + uint64(n) + 1, ServerAddresses: []netip.AddrPort{server}, Now: time.Now(),
+			ProtocolID: *pid, ClientID: firstID + uint64(n) + 1, ServerAddresses: []netip.AddrPort{server}, Now: time.Now(),
 		})
 		if err != nil {
 			return nil, err
 		}
-		return dialBot(tok, pid, firstID+uint64(n)*0x9e3779b97f4a7c15)
+		return dialBot(tok, *pid, firstID+uint64(n)*0x9e3779b97f4a7c15)
 	}
 	rep := loadReport{Bots: *bots}
 	metrics := "http://" + *adminFlag + "/metrics"

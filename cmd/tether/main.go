@@ -14,6 +14,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+
+	"github.com/tether-net/tether/game/soccer/match"
 )
 
 // command is one subcommand: run parses its own flags from args.
@@ -132,4 +135,19 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// protocolFlag defines -protocol-id on fs: the game's netcode protocol id,
+// decimal or 0x-prefixed hex, not 0; the soccer match's by default.
+func protocolFlag(fs *flag.FlagSet, usage string) *uint64 {
+	id := uint64(match.ProtocolID)
+	fs.Func("protocol-id", fmt.Sprintf("%s, decimal or 0x-prefixed hex (default %#x)", usage, id), func(s string) error {
+		v, err := strconv.ParseUint(s, 0, 64)
+		if err != nil || v == 0 {
+			return errors.New("want a non-zero 64-bit unsigned number")
+		}
+		id = v
+		return nil
+	})
+	return &id
 }

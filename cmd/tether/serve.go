@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -44,7 +43,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	addr := fs.String("addr", "127.0.0.1:40000", "UDP address to listen on, IP:PORT (port 0: any free port)")
 	public := fs.String("public", "", "address clients send to, as written in their tokens (default: -addr; required when -addr is 0.0.0.0 or ::)")
 	keyPath := fs.String("key", "tether.key", "private key file written by tether keygen")
-	protocol := fs.String("protocol-id", fmt.Sprintf("%#x", uint64(match.ProtocolID)), "protocol id of the game, decimal or 0x-prefixed hex; tokens must carry the same")
+	pid := protocolFlag(fs, "protocol id of the game; tokens must carry the same")
 	allowReadable := fs.Bool("allow-readable-key", false, "use a key file other users can read")
 	usedPath := fs.String("used-tokens", "", `file that keeps the tokens clients used, so a restarted server refuses them (default: the -key file's name with ".used" added; "none": forget them on exit)`)
 	maxClients := fs.Int("max-clients", 22, fmt.Sprintf("client slots, one player each, 1 to %d", maxServePlayers))
@@ -78,10 +77,6 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return usagef("-addr %q: want IP:PORT or [IPv6]:PORT", *addr)
 	}
-	pid, err := strconv.ParseUint(*protocol, 0, 64)
-	if err != nil {
-		return usagef("-protocol-id %q: want a 64-bit unsigned number", *protocol)
-	}
 	slots := *maxClients
 	if *httpAddr != "" {
 		slots += match.BrowserSlots
@@ -106,7 +101,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return fmt.Errorf("-key: %w", err)
 	}
-	ncfg := netcode.ServerConfig{ProtocolID: pid, PrivateKey: key, MaxClients: *maxClients,
+	ncfg := netcode.ServerConfig{ProtocolID: *pid, PrivateKey: key, MaxClients: *maxClients,
 		OnRefused: ops.NewRefusalLog(log, time.Now).Refused}
 	if *usedPath == "" {
 		*usedPath = *keyPath + ".used"
@@ -214,7 +209,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if err := lc.Ready(); err != nil {
 		return err
 	}
-	log.Info("listening", "udp", local.String(), "public", pub.String(), "protocol_id", fmt.Sprintf("%#x", pid), "max_clients", *maxClients, "admin", adminAt)
+	log.Info("listening", "udp", local.String(), "public", pub.String(), "protocol_id", fmt.Sprintf("%#x", *pid), "max_clients", *maxClients, "admin", adminAt)
 	<-signals
 	second, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()

@@ -107,7 +107,7 @@ func TestServeBotFlagErrors(t *testing.T) {
 		{[]string{"serve", "-key", key, "-addr", "0.0.0.0:0"}, "give -public"},
 		{[]string{"serve", "-key", key, "-public", "0.0.0.0:5"}, `-public "0.0.0.0:5"`},
 		{[]string{"serve", "-key", key, "-max-clients", "0"}, "-max-clients 0: want 1 to 64"},
-		{[]string{"serve", "-key", key, "-protocol-id", "x"}, `-protocol-id "x"`},
+		{[]string{"serve", "-key", key, "-protocol-id", "x"}, `invalid value "x" for flag -protocol-id: want a non-zero`},
 		{[]string{"serve", "-key", filepath.Join(dir, "missing")}, "-key: open"},
 		{[]string{"serve", "-key", garbage}, "-key: " + garbage},
 		{[]string{"bot", "-token", filepath.Join(dir, "missing")}, "token: open"},
