@@ -10,7 +10,6 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
 
@@ -59,12 +58,10 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	stdout = &lockedWriter{w: stdout} // the transport's callbacks print too
 	log, err := newLogger(*logFormat, stdout)
 	if err != nil {
 		return err
 	}
-	stdout = logWriter{log}
 	if *pprof && *admin == "" {
 		return usagef("-pprof needs -admin")
 	}
@@ -236,15 +233,3 @@ const stallLimit = 5 * time.Second
 // agonesAddressWait bounds how long tether serve waits for its GameServer
 // record to name its address.
 const agonesAddressWait = time.Minute
-
-// lockedWriter serialises writes from several goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}

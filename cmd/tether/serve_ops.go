@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/tether-net/tether/ops"
@@ -16,7 +15,8 @@ import (
 	"github.com/tether-net/tether/server"
 )
 
-// newLogger returns tether serve's logger: log/slog's text or JSON handler on w.
+// newLogger returns tether serve's logger: log/slog's text or JSON handler on
+// w, which writes each record whole, whichever goroutine logs it.
 func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	switch format {
 	case "text":
@@ -25,17 +25,6 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	}
 	return nil, fmt.Errorf("-log-format %q: want text or json", format)
-}
-
-// logWriter turns each line written to it into a log record, for code that
-// prints lines.
-type logWriter struct{ log *slog.Logger }
-
-func (l logWriter) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		l.log.Info(strings.TrimPrefix(line, "tether serve: "))
-	}
-	return len(p), nil
 }
 
 // adminAddr resolves -admin: a port without a host means loopback.
