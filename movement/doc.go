@@ -30,24 +30,27 @@
 // acknowledges them.
 //
 // Client.AppendPacket builds the packet to send, at most one per
-// SendInterval (with 3/4 of it as tolerance): moves made in between extend
-// the newest move instead of adding one, where Game.Combine says the inputs
-// allow it, up to MaxMoveDelta, and the extended move is simulated again from
-// its start, as the server will. A move once sent is never extended. A game
-// sets the packet rate (ClientConfig.SendInterval): each packet's headers
-// outweigh its moves. Each packet carries the new moves and those of the
-// previous Redundancy packets, oldest first, up to PacketMoves (8): so up to
-// Redundancy (3) consecutive lost packets lose no input, and no move is sent
-// more than 1+Redundancy times however long its acknowledgement takes; the
-// server's acknowledgements tell the client of longer runs of loss. When
-// nothing has been acknowledged for twice the usual time to an
-// acknowledgement (an outage), or the server acknowledges the moves before
-// one the client sent well over a round trip ago (it was lost), the client
-// sends again from the oldest move not acknowledged, in order, so the moves
-// of an outage are applied rather than skipped. The packet ends with the
-// predicted position after its last move. A move after the first of a packet
-// travels as its change from the one before (its length, its lag, the bytes
-// of its input that differ), a few bytes when the input changed little.
+// SendInterval (with 3/4 of it as tolerance; before the server's first reset,
+// one per move): moves made in between extend the newest move instead of
+// adding one, where Game.Combine says the inputs allow it, up to
+// MaxMoveDelta, and the extended move is simulated again from its start, as
+// the server will. A move once sent is never extended. A game sets the packet
+// rate (ClientConfig.SendInterval): each packet's headers outweigh its moves.
+// Each packet carries the new moves and those of the previous Redundancy
+// packets (by default the packets of 100 ms), oldest first, up to PacketMoves
+// (16): so up to Redundancy consecutive lost packets lose no input, and no
+// move is sent more than 1+Redundancy times however long its acknowledgement
+// takes. Longer runs of loss are the acknowledgements' business: when the
+// server holds moves behind a missing one (Reply.Gap), or acknowledges the
+// moves before one the client sent well over a round trip ago, or nothing
+// has been acknowledged for twice the usual time to an acknowledgement (an
+// outage; then once a round trip while it lasts), the client sends every move
+// not acknowledged once more, oldest first, so the moves of an outage are
+// applied rather than skipped. The packet ends with the predicted position
+// after its last move. A move after the first of a packet travels as its
+// change from the one before (its length, its lag, the bytes of its input
+// that differ), a few bytes when the input changed little, and a run of
+// unchanged moves shares one byte.
 //
 // # Server
 //
