@@ -41,21 +41,25 @@
 // # A browser client for your own game
 //
 // The client side is game-agnostic: build a Go program with GOOS=js
-// GOARCH=wasm that fetches a connect token from your matchmaker, opens the
-// server's WebSocket with Dial, runs tether/transport/udp.Dial over it, and
-// drives a tether/client.Client with your game's client side from the
-// page's requestAnimationFrame, with performance.now() as its local clock:
-// Frame, your input, SetInput, Update, then Send what Transmit returns.
-// Command tether/game/soccer/webclient is a complete one (about 300 lines
-// with its drawing hand-off), served by `tether demo`. On the server, mount
-// a Listener behind a Host check and give it to server.UDP.Serve with
-// netcode settings of its own: the Listener's address is the one its tokens
-// name.
+// GOARCH=wasm that fetches a connect token from your matchmaker, opens a
+// WebTransport session with tether/transport/wt.Dial (or, where that
+// fails, the server's WebSocket with Dial), runs tether/transport/udp.Dial
+// over it, and drives a tether/client.Client with your game's client side
+// from the page's requestAnimationFrame, with performance.now() as its
+// local clock: Frame, your input, SetInput, Update, then Send what Transmit
+// returns. Command tether/game/soccer/webclient is a complete one (about
+// 350 lines with its drawing hand-off), served by `tether demo` and `tether
+// serve -http`. On the server, mount a Listener behind a Host check, hand
+// it WebTransport sessions with a tether/transport/wt Server, and give it
+// to server.UDP.Serve with netcode settings of its own: the Listener's
+// address is the one its tokens name (tether/web.Play does all of this, and
+// web.WasmBuild builds a client on first use).
 //
 // In production serve the page and the WebSocket over HTTPS (wss://):
 // netcode already encrypts and authenticates every datagram, but a page
 // loaded over plain HTTP can be altered on the way. Certificates are the
-// HTTP server's concern (a reverse proxy or the usual ACME setup).
+// HTTP server's concern (a reverse proxy or the usual ACME setup); package
+// tether/transport/wt's documentation tells WebTransport's side.
 //
 // # Headers
 //
