@@ -123,3 +123,17 @@ func BenchmarkDecodeState(b *testing.B) {
 		_, _, _ = DecodeState(buf)
 	}
 }
+
+// A quantised state stands for the very state DecodeState gives.
+func TestQStateIsDecodeState(t *testing.T) {
+	for _, s := range append(sampleStates(), kinematic.State{Time: time.Second, Pos: geom.V(1, 2, 3), AngVel: geom.V(1e-5, 0, 0), Rot: geom.Identity}) {
+		want, _, err := DecodeState(AppendState(nil, s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := QuantiseState(s)
+		if got := q.State(want.Time); got != want || q.Rot>>RotPackBits != 0 || q.Flags&^FlagMask != 0 {
+			t.Fatalf("%+v: quantised gives %+v, decoded %+v", s, got, want)
+		}
+	}
+}

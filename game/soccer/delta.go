@@ -12,12 +12,17 @@ import (
 
 // Per-client snapshots (server.PerClient). The server encodes every client's
 // snapshot on its own: the same flags (with bit 3 set), score and ball
-// states as a shared snapshot, then, when it holds the players, the players
-// against a baseline the client acknowledged keeping, then the carriers:
+// states as a shared snapshot, then, when it holds the players, the ball's
+// current state and the players against a baseline the client acknowledged
+// keeping, then the carriers. The ball's current state (the last of its
+// states; its carrier, offset and blend stay where they were) then moves
+// into the bit-packed section:
 //
 //	baseline   unsigned varint: the snapshot's tick less the baseline's,
-//	           0 for none (every player whole)
-//	players    a bit-packed section (wire.BitWriter): the count of players
+//	           0 for none (everything whole)
+//	ball       (bit-packed, see ballDeltaOrders) the current state, its time
+//	           the snapshot's
+//	players    in the same bit-packed section (wire.BitWriter): the count of players
 //	           (order-3 exponential-Golomb code), then per player, in order
 //	           of slot, its slot less the previous one's plus one (order 0;
 //	           the first: its slot), and a bit: delta or whole.
@@ -93,11 +98,16 @@ func roundDiv(a, b int64) int64 {
 	return -((-a + b/2) / b)
 }
 
-// playerTable is a snapshot's players as its client rebuilt them.
+// playerTable is a snapshot's ball and players as its client rebuilt them.
 type playerTable struct {
 	tick uint64 // 0: unused
 	has  uint64 // slot bits of the players known
 	p    [maxSlots]known
+	// The ball at the snapshot's tick, its server time and generation.
+	hasBall bool
+	ballGen uint8
+	ballT   time.Duration
+	ball    wire.QState
 }
 
 func (t *playerTable) set(slot int, k known) {
@@ -158,7 +168,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	start := len(dst)
 	dst = append(dst, o.head...)
 	if !o.players {
-		return dst
+		return wire.AppendState(dst, o.ballState)
 	}
 	dst[start] |= snapDelta
 	v := g.views[cl]
@@ -172,7 +182,8 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	} else {
 		dst = append(dst, 0)
 	}
-	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder)
+	now := g.wireNow()
+	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - ballBits(o, base, now)
 	var cost [maxSlots]int
 	total, prev := 0, -1
 	for j := range o.n {
@@ -187,8 +198,9 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		in = v.choose(o, &cost, room)
 	}
 	t := v.sent.add(g.tick, base)
-	now := g.wireNow()
 	w := wire.NewBitWriter(dst)
+	putBall(&w, o, base, now)
+	t.ball, t.ballT, t.ballGen, t.hasBall = o.ball, now, o.ballGen, true
 	w.Uint(uint64(bits.OnesCount64(in&slotBits(o))), countOrder)
 	prev = -1
 	for j := range o.n {
@@ -348,10 +360,97 @@ type received struct {
 	scratch playerTable
 }
 
+// The ball's state in a per-client snapshot leads the bit-packed section: a
+// bit delta or whole; its flags (3 bits); its position, velocity and
+// angular velocity (wire.QState's steps), each component a difference from
+// the baseline's ball extrapolated by its velocity (delta; same generation
+// only) or from zero (whole), with ballOrders; then a bit: the rotation as
+// the baseline's, or else its packed form (wire.RotPackBits).
+var (
+	ballDeltaOrders = [3]int{3, 7, 9}
+	ballWholeOrders = [3]int{15, 12, 12}
+)
+
+// ballBase returns the baseline's ball to delta-code against, or nil.
+func ballBase(base *playerTable, gen uint8) *playerTable {
+	if base == nil || !base.hasBall || base.ballGen != gen {
+		return nil
+	}
+	return base
+}
+
+// ballRef returns what the ball at time t is coded against, and the orders.
+func ballRef(base *playerTable, gen uint8, t time.Duration) (wire.QState, *[3]int) {
+	b := ballBase(base, gen)
+	if b == nil {
+		return wire.QState{}, &ballWholeOrders
+	}
+	q := b.ball
+	dt := int64(t - b.ballT)
+	for i := range q.Pos {
+		q.Pos[i] += roundDiv(q.Vel[i]*dt, 1e9) // mm/s × ns = 1e-9 mm
+	}
+	return q, &ballDeltaOrders
+}
+
+func ballBits(o *prepared, base *playerTable, t time.Duration) int {
+	ref, k := ballRef(base, o.ballGen, t)
+	n := 1 + 3 + 1
+	for i := range 3 {
+		n += wire.IntBits(o.ball.Pos[i]-ref.Pos[i], k[0]) + wire.IntBits(o.ball.Vel[i]-ref.Vel[i], k[1]) + wire.IntBits(o.ball.AngVel[i]-ref.AngVel[i], k[2])
+	}
+	if o.ball.Rot != ref.Rot {
+		n += wire.RotPackBits
+	}
+	return n
+}
+
+func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration) {
+	ref, k := ballRef(base, o.ballGen, t)
+	q := &o.ball
+	w.Bool(ballBase(base, o.ballGen) != nil)
+	w.Bits(uint64(q.Flags), 3)
+	for i := range 3 {
+		w.Int(q.Pos[i]-ref.Pos[i], k[0])
+		w.Int(q.Vel[i]-ref.Vel[i], k[1])
+		w.Int(q.AngVel[i]-ref.AngVel[i], k[2])
+	}
+	w.Bool(q.Rot == ref.Rot)
+	if q.Rot != ref.Rot {
+		w.Bits(q.Rot, wire.RotPackBits)
+	}
+}
+
+func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration) wire.QState {
+	delta := r.Bool()
+	if delta && ballBase(base, gen) == nil {
+		r.Fail(ErrMalformed)
+		return wire.QState{}
+	}
+	if !delta {
+		base = nil
+	}
+	ref, k := ballRef(base, gen, t)
+	q := wire.QState{Flags: byte(r.Bits(3))}
+	for i := range 3 {
+		q.Pos[i] = ref.Pos[i] + r.Int(k[0], 2*maxQuant)
+		q.Vel[i] = ref.Vel[i] + r.Int(k[1], 2*maxQuant)
+		q.AngVel[i] = ref.AngVel[i] + r.Int(k[2], 2*maxQuant)
+	}
+	q.Rot = ref.Rot
+	if !r.Bool() {
+		q.Rot = r.Bits(wire.RotPackBits)
+	}
+	if q.Flags&^wire.FlagMask != 0 {
+		r.Fail(ErrMalformed)
+	}
+	return q
+}
+
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, bl *baselines, scratch *playerTable) uint64 {
+func readDelta(r *wire.Reader, s *client.Snapshot, bl *baselines, scratch *playerTable, ballGen uint8, ball *wire.QState) uint64 {
 	dist := r.Uvarint(1 << 32)
 	var base *playerTable
 	if r.Err() == nil && dist > 0 {
@@ -371,6 +470,8 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *baselines, scratch *playe
 	}
 	scratch.tick = s.Tick
 	br := wire.NewBitReader(r.Remaining())
+	*ball = getBall(&br, base, ballGen, s.Time)
+	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
 	n := br.Uint(countOrder, maxSlots)
 	slot := -1
 	for range n {

@@ -88,7 +88,7 @@ type Score struct {
 // follow.
 func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	o := g.prepare(regular)
-	dst = append(dst, o.head...)
+	dst = wire.AppendState(append(dst, o.head...), o.ballState)
 	if !o.players {
 		return dst
 	}
@@ -125,15 +125,20 @@ type prepared struct {
 	ok      bool // for tick and regular, and nothing changed since
 	tick    uint64
 	regular bool
-	head    []byte // flags, score, ball states
-	players bool   // the snapshot holds the players
-	n       int    // active players
-	slots   [maxSlots]uint8
-	q       [maxSlots]qpose
-	team    [maxSlots]uint8
-	gen     [maxSlots]uint8
-	forced  uint64 // slot bits of the carriers (the tail names them) and the possessor
-	tail    []byte // the carriers section
+	head    []byte // flags, score, ball states but the current one's state
+	// The ball's state at the tick (the head's last state), as it is and
+	// quantised, and its generation.
+	ballState kinematic.State
+	ball      wire.QState
+	ballGen   uint8
+	players   bool // the snapshot holds the players
+	n         int  // active players
+	slots     [maxSlots]uint8
+	q         [maxSlots]qpose
+	team      [maxSlots]uint8
+	gen       [maxSlots]uint8
+	forced    uint64 // slot bits of the carriers (the tail names them) and the possessor
+	tail      []byte // the carriers section
 }
 
 // prepare fills and returns g.out for the snapshot of the tick just stepped.
@@ -189,7 +194,9 @@ func (g *Game) prepare(regular bool) *prepared {
 		dst = wire.AppendState(dst, bodyOf(g.sent.prevTime, g.prevBall, false, false))
 	}
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
-	o.head = wire.AppendState(dst, bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped))
+	o.head = dst
+	o.ballState = bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped)
+	o.ball, o.ballGen = wire.QuantiseState(o.ballState), g.ballGen
 	o.players, o.n, o.forced, o.tail = flags&snapPlayers != 0, 0, 0, o.tail[:0]
 	if !o.players {
 		return o
@@ -390,7 +397,8 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	if flags&^snapMask != 0 || nb < 1 || nb > 3 || flags&snapDelta != 0 && (flags&snapPlayers == 0 || rc == nil) {
 		r.Fail(ErrMalformed)
 	}
-	for range nb {
+	var ballAge time.Duration // of the blend of a per-client snapshot's current ball
+	for k := range nb {
 		parent, off := client.NoParent, geom.Vec3{}
 		var blend client.Blend
 		var age time.Duration // of the blend, at the state
@@ -404,11 +412,18 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		} else if pos == 1 {
 			r.Fail(ErrMalformed)
 		}
-		w := r.State()
+		// A per-client snapshot's current ball goes with its players.
+		current := k == nb-1 && flags&snapDelta != 0
+		var w kinematic.State
+		if !current {
+			w = r.State()
+		}
 		if r.Err() != nil {
 			break
 		}
-		if blend.Span > 0 {
+		if current {
+			ballAge = age
+		} else if blend.Span > 0 {
 			blend.Since = w.Time - age
 		}
 		s.Entities = append(s.Entities, client.EntityState{
@@ -418,7 +433,14 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	}
 	players := len(s.Entities)
 	if r.Err() == nil && flags&snapDelta != 0 {
-		s.Base = readDelta(&r, s, &rc.kept, &rc.scratch)
+		var ball wire.QState
+		s.Base = readDelta(&r, s, &rc.kept, &rc.scratch, gen, &ball)
+		if e := &s.Entities[players-1]; r.Err() == nil {
+			e.State = ball.State(s.Time)
+			if e.Blend.Span > 0 {
+				e.Blend.Since = e.State.Time - ballAge
+			}
+		}
 	} else if r.Err() == nil && flags&snapPlayers != 0 {
 		n := r.Uvarint(64)
 		id := uint64(FirstPlayerID)
