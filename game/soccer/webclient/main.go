@@ -21,7 +21,10 @@
 // p99 over the last 600 frames in ms, from reading the clock to the view
 // encoded for the page; totalMsP99 with the page's drawing too), the
 // clock's error bound, the render delay, the time from the page's start to
-// the first drawn frame, and its player.
+// the first drawn frame, and its player; and clockLog, a flat array of the
+// last 10,000 frames' pairs (the frame's time on the page's wall clock,
+// performance.timeOrigin + now, and the clock's estimate of server time,
+// both in ms), to measure the clock against a server on the same machine.
 package main
 
 import (
@@ -74,6 +77,7 @@ type player struct {
 	frameMs   []float64 // the client's time (Go) in the last frameWindow frames, ms
 	totalMs   []float64 // the same with the page's drawing
 	sorted    []float64
+	clockLog  js.Value // stats.clockLog: wall-clock ms, estimated server ms, per frame
 	firstDraw float64 // performance.now() of the first frame drawn with the match, ms; 0 before
 	state     netcode.ClientState
 }
@@ -122,6 +126,8 @@ func run(stats js.Value) error {
 		draw: g.Get("tetherPlay").Get("draw"), keys: g.Get("tetherPlay").Get("keys"),
 		frameMs: make([]float64, 0, frameWindow), totalMs: make([]float64, 0, frameWindow)}
 	p.start = p.perf.Call("now").Float()
+	p.clockLog = g.Get("Array").New()
+	stats.Set("clockLog", p.clockLog)
 	conn, transport, err := dial(ctx, base, wsBase+"ws")
 	if err != nil {
 		return err
@@ -246,6 +252,9 @@ func (p *player) frame() {
 		_ = p.conn.Send(b) // a lost payload is loss
 	}
 	bound, delay := f.Bound, f.Delay
+	if f.Ready {
+		p.logClock(local, f.Server)
+	}
 	state := p.state
 	p.json = appendView(p.json[:0], &p.view)
 	p.mu.Unlock()
@@ -271,6 +280,19 @@ func (p *player) frame() {
 		s.Set("frameMsMax", slices.Max(p.frameMs))
 		s.Set("totalMsP99", p.p99(p.totalMs))
 	}
+}
+
+// clockLogFrames is how many frames clockLog keeps.
+const clockLogFrames = 10000
+
+// logClock appends a frame's local time, as the page's wall clock, and the
+// clock's estimate of server time to clockLog, both in ms.
+func (p *player) logClock(local, server time.Duration) {
+	if p.clockLog.Get("length").Int() >= 2*clockLogFrames {
+		p.clockLog.Call("splice", 0, 2)
+	}
+	wall := p.perf.Get("timeOrigin").Float() + p.start + float64(local)/1e6
+	p.clockLog.Call("push", wall, float64(server)/1e6)
 }
 
 // readKeys reads the keys the page holds (window.tetherPlay.keys()).
