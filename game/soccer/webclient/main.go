@@ -78,7 +78,7 @@ type player struct {
 	totalMs   []float64 // the same with the page's drawing
 	sorted    []float64
 	clockLog  js.Value // stats.clockLog: wall-clock ms, estimated server ms, per frame
-	firstDraw float64 // performance.now() of the first frame drawn with the match, ms; 0 before
+	firstDraw float64  // performance.now() of the first frame drawn with the match, ms; 0 before
 	state     netcode.ClientState
 }
 
