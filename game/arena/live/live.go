@@ -140,6 +140,9 @@ func Start(cfg Config) (*Match, error) {
 		return nil, err
 	}
 	m.epoch = time.Now().Add(-m.srv.Now())
+	for range cfg.Bots { // all of them before any runs: their frames read m.bots
+		m.bots = append(m.bots, &bot{})
+	}
 	for i := range cfg.Bots {
 		if err := m.join(i, addr, &key, router); err != nil {
 			m.Close()
@@ -195,8 +198,8 @@ func (m *Match) join(i int, addr netip.AddrPort, key *netcode.Key, router *netsi
 	seed := m.cfg.Seed*1000 + uint64(i)
 	router.Route(raw.LocalAddr().(*net.UDPAddr).AddrPort(), m.cfg.Link.Down, seed^0x646f776e)
 	conn := netsim.NewPacketConn(raw, m.cfg.Link.Up, seed)
-	b := &bot{ai: arena.NewBot(seed)}
-	m.bots = append(m.bots, b)
+	b := m.bots[i]
+	b.ai = arena.NewBot(seed)
 	cc := arena.ClientConfig{NaiveSpawn: m.cfg.Naive != nil && m.cfg.Naive(i)}
 	if m.cfg.OnClaim != nil {
 		cc.OnShot = func(s arena.ClientShot) { m.cfg.OnClaim(i, s, m.Now()) }
