@@ -39,7 +39,7 @@ const botConnectWait = 15 * time.Second
 // Without the server's truth the lab's ball.pops cannot be measured exactly:
 // the bot estimates them in hindsight, against the ball states it received
 // (match.HindsightMeter). In virtual matches (seed 1, 4 bots, 60 s) it
-// counts 4, 32, 15 and 4 pops where the server's truth gives 3, 34, 12 and 1
+// counts 4, 46, 6 and 7 pops where the server's truth gives 3, 51, 6 and 4
 // (broadband, wan, mobile, lossy; match.TestHindsightAgainstTruth).
 // fidelity_m is the distance from the drawn ball to that curve at its render
 // time.
