@@ -80,7 +80,6 @@ type arenaPool map[string]*struct {
 // playArena plays the validated scenario s of game arena to its end, on
 // package harness, and returns its record, measured.
 func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness.Rig, error) {
-	end := time.Duration(s.DurationS * float64(time.Second))
 	mc := arenaMeterConfig(s.Clients)
 	for i, spec := range s.Clients {
 		if p := pool[spec.Ball]; p != nil {
@@ -115,13 +114,7 @@ func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness
 			return nil, nil, err
 		}
 	}
-	step := end / 100
-	for t := step; t <= end; t += step {
-		rig.RunUntil(t)
-		if opts.Progress != nil {
-			opts.Progress(float64(t) / float64(end))
-		}
-	}
+	newSim(s, opts).run(rig.RunUntil)
 	for _, f := range g.Flights() {
 		rec.Flight(f)
 	}

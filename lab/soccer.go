@@ -125,7 +125,7 @@ func (sm *soccerMatch) onTick(t *soccer.Truth) {
 	if sm.ticks == nil {
 		return
 	}
-	sm.ticks = append(sm.ticks, restorable(func(dst *soccer.Truth) { *dst = *t }))
+	sm.ticks = append(sm.ticks, restorable(t))
 	if keep := int(oracleKeep / sm.sim.tick); len(sm.ticks) > 2*keep {
 		drop := len(sm.ticks) - keep
 		sm.ticks = sm.ticks[:copy(sm.ticks, sm.ticks[drop:])]

@@ -29,7 +29,9 @@ func newSoccerBallView(method string, sm *soccerMatch, c *client) soccerBallView
 			panic(err) // the lab's own rules
 		}
 		if sm.ticks == nil {
-			sm.ticks = []soccer.Truth{restorable(sm.v.Truth)}
+			var start soccer.Truth
+			sm.v.Truth(&start)
+			sm.ticks = []soccer.Truth{restorable(&start)}
 		}
 		return &soccerOracle{world: w, sm: sm, delay: msDur(down.LatencyMs + meanJitterMs(down.Jitter))}
 	case BallOraclePlayers:
@@ -77,12 +79,10 @@ type soccerOracle struct {
 // restores: the ball, who has it and who may not win it, and the players at
 // their running velocity, facing as they did and not turning (what the
 // server does next is unknown).
-func restorable(read func(*soccer.Truth)) soccer.Truth {
-	var t soccer.Truth
-	read(&t)
-	players := t.Players
-	t.Players = make([]soccer.PlayerTruth, 0, len(players))
-	for _, p := range players {
+func restorable(after *soccer.Truth) soccer.Truth {
+	t := *after
+	t.Players = make([]soccer.PlayerTruth, 0, len(after.Players))
+	for _, p := range after.Players {
 		t.Players = append(t.Players, soccer.PlayerTruth{ID: p.ID, PlayerState: p.PlayerState, NoTouchUntil: p.NoTouchUntil})
 	}
 	return t
