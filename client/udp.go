@@ -38,9 +38,7 @@ type UDP struct {
 	start time.Time
 	stop  chan struct{}
 	done  chan struct{}
-	up    chan struct{} // closed once connected
 	once  sync.Once
-	upped sync.Once
 	err   error
 
 	sendErrors uint64
@@ -56,7 +54,7 @@ func DialUDP(conn net.PacketConn, token *netcode.ConnectToken, core *Client, cfg
 	if cfg.FrameHz < 1 || cfg.FrameHz > 1000 {
 		return nil, &netcode.ConfigError{Field: "FrameHz", Value: cfg.FrameHz, Allowed: "range [1, 1000]"}
 	}
-	u := &UDP{core: core, cfg: cfg, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{}), up: make(chan struct{})}
+	u := &UDP{core: core, cfg: cfg, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
 	if u.cfg.Local == nil {
 		u.cfg.Local = func() time.Duration { return time.Since(u.start) }
 	}
@@ -67,7 +65,6 @@ func DialUDP(conn net.PacketConn, token *netcode.ConnectToken, core *Client, cfg
 			u.mu.Lock()
 			u.core.Connected(u.cfg.Local())
 			u.mu.Unlock()
-			u.upped.Do(func() { close(u.up) })
 		}
 		if onState != nil {
 			onState(s)
@@ -168,7 +165,7 @@ func (u *UDP) Done() <-chan struct{} { return u.done }
 
 // Connected returns a channel closed once the client has connected (it
 // stays closed after the connection ends: see Done).
-func (u *UDP) Connected() <-chan struct{} { return u.up }
+func (u *UDP) Connected() <-chan struct{} { return u.conn.Connected() }
 
 // SendErrors returns the number of payloads the transport failed to send.
 func (u *UDP) SendErrors() uint64 {

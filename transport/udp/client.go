@@ -33,6 +33,7 @@ type Client struct {
 	mu   sync.Mutex
 	core *netcode.Client
 	done chan struct{}
+	up   chan struct{} // closed once connected
 
 	closed bool
 	state  netcode.ClientState
@@ -51,7 +52,7 @@ func Dial(conn net.PacketConn, token *netcode.ConnectToken, cfg ClientConfig) (*
 	if err := core.Connect(time.Now(), token); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, io: newPacketIO(conn), core: core, done: make(chan struct{}), state: core.State()}
+	c := &Client{cfg: cfg, io: newPacketIO(conn), core: core, done: make(chan struct{}), up: make(chan struct{}), state: core.State()}
 	c.mu.Lock()
 	c.flushLocked()
 	c.mu.Unlock()
@@ -82,6 +83,10 @@ func (c *Client) Stats() netcode.ClientStats {
 
 // Done is closed when the client's goroutine has ended.
 func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Connected returns a channel closed once the client has connected, after
+// OnState was told; it stays closed after the connection ends (see Done).
+func (c *Client) Connected() <-chan struct{} { return c.up }
 
 // Send encrypts payload (1 to netcode.MaxPayloadSize bytes) and sends it.
 func (c *Client) Send(payload []byte) error {
@@ -140,6 +145,9 @@ func (c *Client) run() {
 		c.mu.Unlock()
 		if changed && c.cfg.OnState != nil {
 			c.cfg.OnState(st)
+		}
+		if changed && st == netcode.StateConnected {
+			close(c.up)
 		}
 		if payload != nil && c.cfg.OnPayload != nil {
 			c.cfg.OnPayload(payload)

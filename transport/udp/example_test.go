@@ -37,20 +37,14 @@ func Example() {
 		Now:             time.Now(),
 	})
 
-	connected := make(chan struct{})
 	replies := make(chan string, 1)
 	clientConn, _ := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	cl, _ := udp.Dial(clientConn, token, udp.ClientConfig{
-		OnState: func(s netcode.ClientState) {
-			if s == netcode.StateConnected {
-				close(connected)
-			}
-		},
 		OnPayload: func(p []byte) { replies <- string(p) },
 	})
 	defer cl.Close()
 
-	<-connected
+	<-cl.Connected()
 	cl.Send([]byte("hello"))
 	fmt.Println(<-replies)
 	// Output: echo: hello

@@ -153,18 +153,12 @@ func Example() {
 		ServerAddresses: []netip.AddrPort{tcp.Addr().(*net.TCPAddr).AddrPort()},
 	})
 	conn, _ := ws.Dial(context.Background(), "ws://"+tcp.Addr().String()+"/")
-	connected := make(chan struct{})
 	replies := make(chan string, 1)
 	cl, _ := udp.Dial(conn, token, udp.ClientConfig{
-		OnState: func(s netcode.ClientState) {
-			if s == netcode.StateConnected {
-				close(connected)
-			}
-		},
 		OnPayload: func(p []byte) { replies <- string(p) },
 	})
 	defer cl.Close()
-	<-connected
+	<-cl.Connected()
 	cl.Send([]byte("hello"))
 	fmt.Println(<-replies)
 	// Output: echo: hello
@@ -239,13 +233,7 @@ func TestListener64Clients(t *testing.T) {
 			t.Fatal(err)
 		}
 		var cl *udp.Client
-		connected := make(chan struct{})
 		cl, err = udp.Dial(conn, tok, udp.ClientConfig{
-			OnState: func(s netcode.ClientState) {
-				if s == netcode.StateConnected {
-					close(connected)
-				}
-			},
 			OnPayload: func(p []byte) { echoes <- string(p) },
 		})
 		if err != nil {
@@ -253,7 +241,7 @@ func TestListener64Clients(t *testing.T) {
 		}
 		go func() {
 			select {
-			case <-connected:
+			case <-cl.Connected():
 				cl.Send([]byte(msg))
 			case <-cl.Done():
 			}

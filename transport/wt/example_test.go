@@ -52,18 +52,12 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	connected := make(chan struct{})
 	replies := make(chan string, 1)
 	cl, _ := udp.Dial(pc, token, udp.ClientConfig{
-		OnState: func(s netcode.ClientState) {
-			if s == netcode.StateConnected {
-				close(connected)
-			}
-		},
 		OnPayload: func(p []byte) { replies <- string(p) },
 	})
 	defer cl.Close()
-	<-connected
+	<-cl.Connected()
 	cl.Send([]byte("hello"))
 	fmt.Println(<-replies)
 	// Output: echo: hello

@@ -172,13 +172,7 @@ func TestServer64Clients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		connected := make(chan struct{})
 		cl, err := udp.Dial(conn, tok, udp.ClientConfig{
-			OnState: func(s netcode.ClientState) {
-				if s == netcode.StateConnected {
-					close(connected)
-				}
-			},
 			OnPayload: func(p []byte) { echoes <- string(p) },
 		})
 		if err != nil {
@@ -186,7 +180,7 @@ func TestServer64Clients(t *testing.T) {
 		}
 		go func() {
 			select {
-			case <-connected:
+			case <-cl.Connected():
 				cl.Send([]byte(msg))
 			case <-cl.Done():
 			}
