@@ -1,0 +1,283 @@
+package crowd
+
+import (
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/harness"
+	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/server"
+)
+
+// Meter measures a crowd's clients with package measure's definitions:
+// every sphere's true trajectory (a measure.Truth each), and per client
+// how far from it every sphere is drawn, how often each is refreshed, and
+// what the snapshots cost. Feed it the server's ticks (Tick), the snapshots
+// encoded (Encoded, from Config.OnSnapshot) and each client's snapshots and
+// frames (ClientMeter); read Figures at the end. Not safe for concurrent
+// use.
+type Meter struct {
+	warmUp  time.Duration
+	truth   []measure.Truth // by sphere
+	contact []time.Duration // scratch: by sphere, its first contact in the last step, or -1
+	forgot  time.Duration
+	clients []*ClientMeter
+}
+
+// MeterConfig configures a Meter.
+type MeterConfig struct {
+	// WarmUp is the true time before which nothing is measured.
+	WarmUp time.Duration
+	// Clients are the clients measured, by index.
+	Clients []MeteredClient
+}
+
+// MeteredClient is one client a Meter measures.
+type MeteredClient struct {
+	Up, Down time.Duration // its link's base latency each way
+	Spikes   bool          // the link has latency spikes
+	// Blackouts are its link's blackouts: frames in them are not measured
+	// for fidelity, as the ball's are not (measure.BallMeter).
+	Blackouts measure.Spans
+}
+
+// ClientMeter measures one client.
+type ClientMeter struct {
+	m         *Meter
+	blackouts measure.Spans
+	clock     measure.ClockMeter
+	first     time.Duration // true time of the first frame with a clock sample
+	replied   bool
+	fid       measure.Series // metres
+	moving    measure.Series // metres, of the spheres moving
+	refresh   measure.Series // milliseconds
+	last      []time.Duration
+	pending   []pendingFrame
+	free      [][]drawn
+
+	frames, undrawn int64 // sphere-frames measured, and of them not drawn
+	snapshots       int64
+	rest, restBits  int64
+	leftOut, bytes  int64
+}
+
+// pendingFrame is a frame drawn at true time t that waits for the truth.
+type pendingFrame struct {
+	t      time.Duration
+	bodies []drawn
+}
+
+type drawn struct {
+	id  uint32
+	at  time.Duration // its render time
+	pos geom.Vec3
+}
+
+// Figures are one client's measurements.
+type Figures struct {
+	// FidelityM is the distance between where a sphere is drawn and where
+	// it was on the server at the moment drawn (its render time), metres,
+	// over every sphere drawn in every frame after the warm-up but those in
+	// a blackout of the link.
+	FidelityM measure.Stat `json:"fidelity_m"`
+	// MovingM is FidelityM over the spheres moving at the moment drawn:
+	// that moved more than 1 mm in the 1/60 s before it.
+	MovingM measure.Stat `json:"moving_fidelity_m"`
+	// RefreshMs is the server time between two snapshots the client
+	// received that refreshed a sphere (unchanged or sent), milliseconds.
+	RefreshMs measure.Stat `json:"refresh_ms"`
+	// Undrawn is the share of spheres not drawn in the frames after the
+	// warm-up (not yet known to the client, or forgotten).
+	Undrawn float64 `json:"undrawn"`
+	// RestBits is the bits a snapshot spent on a sphere at rest, on average
+	// over every sphere at rest in every snapshot encoded after the
+	// warm-up; SnapshotBytes the game's bytes of a snapshot and LeftOut the
+	// spheres the budget left out of one, on average.
+	RestBits      float64 `json:"rest_bits"`
+	SnapshotBytes float64 `json:"snapshot_bytes"`
+	LeftOut       float64 `json:"left_out"`
+	// Clock is the client's clock, and Net its traffic on the wire,
+	// headers included: the figures every game reports beside its own.
+	Clock measure.ClockMetrics `json:"-"`
+	Net   measure.NetMetrics   `json:"-"`
+}
+
+// A sphere drawn at a moment is moving if it moved more than movingDist
+// metres in the movingSpan before.
+const (
+	movingDist = 0.001
+	movingSpan = time.Second / 60
+)
+
+// contactSpeed is the approach speed, m/s, above which a contact inside a
+// step is marked on the truth (a sphere resting on the floor touches it
+// every step at about 0).
+const contactSpeed = 0.05
+
+// NewMeter returns a meter of a crowd of n spheres and the clients cfg
+// describes.
+func NewMeter(n int, cfg MeterConfig) *Meter {
+	m := &Meter{warmUp: cfg.WarmUp, truth: make([]measure.Truth, n), contact: make([]time.Duration, n)}
+	for _, c := range cfg.Clients {
+		last := make([]time.Duration, n)
+		for i := range last {
+			last[i] = -1
+		}
+		m.clients = append(m.clients, &ClientMeter{m: m, blackouts: c.Blackouts, last: last,
+			clock: measure.NewClockMeter(cfg.WarmUp, c.Up, c.Down, c.Spikes)})
+	}
+	return m
+}
+
+// Client returns the meter of client i.
+func (m *Meter) Client(i int) *ClientMeter { return m.clients[i] }
+
+// Tick records the spheres of g after its tick t (the server's OnTick).
+func (m *Meter) Tick(g *Game, t server.Tick) {
+	for i := range m.contact {
+		m.contact[i] = -1
+	}
+	for _, c := range g.w.phys.Contacts() {
+		for _, id := range [2]physics.BodyID{c.Body, c.Other} {
+			if c.Speed > contactSpeed && id >= 0 && int(id) < len(m.truth) && m.contact[id] < 0 {
+				m.contact[id] = t.Time - t.Dt + c.At
+			}
+		}
+	}
+	for i := range m.truth {
+		b := g.Body(i)
+		s := measure.Sample{T: t.Time, Pos: b.Pos, Vel: b.Vel, VelIn: b.Vel}
+		s.Contact, s.ContactAt = m.contact[i] >= 0, m.contact[i]
+		m.truth[i].Add(s)
+	}
+	for j := len(g.kicks) - 1; j >= 0; j-- { // a sphere kicked twice arrived at its first kick's
+		m.truth[g.kicks[j].id].Newest().VelIn = g.kicks[j].velIn
+	}
+	// No frame asks for more than a second or so into the past.
+	if t.Time-m.forgot >= time.Second {
+		m.forgot = t.Time
+		for i := range m.truth {
+			m.truth[i].Forget(t.Time - 2*time.Second)
+		}
+	}
+}
+
+// Encoded records a snapshot encoded for client c (Config.OnSnapshot).
+func (c *ClientMeter) Encoded(e Encoded) {
+	if e.Time < c.m.warmUp {
+		return
+	}
+	c.snapshots++
+	c.rest += int64(e.Rest)
+	c.restBits += int64(e.RestBits)
+	c.leftOut += int64(e.LeftOut)
+	c.bytes += int64(e.Bytes)
+}
+
+// Received records a snapshot the client decoded (client.Config.OnSnapshot).
+func (c *ClientMeter) Received(s *client.Snapshot) {
+	for i := range s.Entities {
+		id := s.Entities[i].ID
+		if int(id) >= len(c.last) {
+			continue
+		}
+		if last := c.last[id]; last >= 0 && s.Time >= c.m.warmUp && s.Time > last {
+			c.refresh.Add(float64(s.Time-last) / float64(time.Millisecond))
+		}
+		c.last[id] = max(c.last[id], s.Time)
+	}
+}
+
+// Frame records frame f the client drew at true time t; replied says its
+// clock had had a reply by then.
+func (c *ClientMeter) Frame(t time.Duration, f *client.Frame, replied bool) {
+	if replied && !c.replied {
+		c.first, c.replied = t, true
+	}
+	fr := measure.Frame{T: t, Est: f.Server, Ready: f.Ready, Bound: -1}
+	if f.Ready {
+		fr.Bound = f.Bound
+	}
+	c.clock.Add(fr)
+	if !f.Ready || t < c.m.warmUp {
+		return
+	}
+	c.frames += int64(len(c.last))
+	c.undrawn += int64(len(c.last))
+	var bodies []drawn
+	if n := len(c.free); n > 0 {
+		bodies, c.free = c.free[n-1][:0], c.free[:n-1]
+	}
+	for i := range f.Entities {
+		e := &f.Entities[i]
+		if e.Kind != KindBody || int(e.ID) >= len(c.last) {
+			continue
+		}
+		c.undrawn--
+		bodies = append(bodies, drawn{id: e.ID, at: e.RenderTime, pos: e.Pos})
+	}
+	c.pending = append(c.pending, pendingFrame{t: t, bodies: bodies})
+	c.measure(false)
+}
+
+// measure measures the frames the truth covers (all, if over).
+func (c *ClientMeter) measure(over bool) {
+	n := 0
+	for ; n < len(c.pending); n++ {
+		p := &c.pending[n]
+		if !over && !c.covered(p) {
+			break
+		}
+		if !c.blackouts.In(p.t) {
+			for _, d := range p.bodies {
+				tr := &c.m.truth[d.id]
+				if tr.Len() == 0 || c.blackouts.In(d.at) {
+					continue
+				}
+				x := tr.At(d.at)
+				c.fid.Add(d.pos.Dist(x))
+				if x.Dist(tr.At(d.at-movingSpan)) > movingDist {
+					c.moving.Add(d.pos.Dist(x))
+				}
+			}
+		}
+		c.free = append(c.free, p.bodies)
+	}
+	c.pending = c.pending[:copy(c.pending, c.pending[n:])]
+}
+
+// covered says whether the truth covers every render time of frame p.
+func (c *ClientMeter) covered(p *pendingFrame) bool {
+	tr := &c.m.truth[0]
+	if tr.Len() == 0 {
+		return false
+	}
+	newest := tr.Newest().T
+	for _, d := range p.bodies {
+		if d.at > newest {
+			return false
+		}
+	}
+	return true
+}
+
+// Figures returns client i's figures, its traffic tr over a run of d.
+func (m *Meter) Figures(i int, tr harness.Traffic, d time.Duration) Figures {
+	c := m.clients[i]
+	c.measure(true)
+	per := func(x, n int64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return measure.Round(float64(x) / float64(n))
+	}
+	kbps := func(bytes int64) float64 { return measure.Round(float64(bytes) * 8 / d.Seconds() / 1000) }
+	return Figures{
+		FidelityM: c.fid.Stat(), MovingM: c.moving.Stat(), RefreshMs: c.refresh.Stat(), Undrawn: per(c.undrawn, c.frames),
+		RestBits: per(c.restBits, c.rest), SnapshotBytes: per(c.bytes, c.snapshots), LeftOut: per(c.leftOut, c.snapshots),
+		Clock: c.clock.Metrics(c.first, c.replied),
+		Net:   measure.NetMetrics{DownKbps: kbps(tr.WireDown), UpKbps: kbps(tr.WireUp)},
+	}
+}

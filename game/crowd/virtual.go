@@ -1,0 +1,112 @@
+package crowd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/harness"
+	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/server"
+)
+
+// VirtualConfig configures a Virtual crowd. The zero value gives the
+// defaults noted.
+type VirtualConfig struct {
+	// Game configures the crowd; its OnSnapshot is the Virtual's own.
+	Game Config
+	// SnapshotHz is the rate of snapshots; 0 means the tick rate (60 Hz).
+	SnapshotHz int
+	// FrameHz is the clients' frame rate; 0 means 60.
+	FrameHz int
+	// Budget is the server's byte budget of a snapshot
+	// (server.Config.SnapshotBudget); 0 means one MTU-safe packet.
+	Budget int
+	// Links are the clients' links, one client each; every link is seeded
+	// with Seed (identically seeded links: a paired comparison).
+	Links []netsim.LinkConfig
+	Seed  uint64
+	// WarmUp is the true time before which nothing is measured; 0 means
+	// 2 s.
+	WarmUp time.Duration
+}
+
+// Virtual is a crowd watched by clients over emulated links in virtual
+// time (package harness), measured by a Meter.
+type Virtual struct {
+	game  *Game
+	rig   *harness.Rig
+	meter *Meter
+}
+
+// NewVirtual sets up the crowd and its clients, which join 10 ms apart
+// from time 0; run it with RunUntil.
+func NewVirtual(cfg VirtualConfig) (*Virtual, error) {
+	if cfg.WarmUp == 0 {
+		cfg.WarmUp = 2 * time.Second
+	}
+	v := &Virtual{}
+	slots := map[int]*ClientMeter{}
+	gc := cfg.Game
+	gc.OnSnapshot = func(e Encoded) {
+		if c := slots[e.Client]; c != nil {
+			c.Encoded(e)
+		}
+	}
+	var err error
+	if v.game, err = NewGame(gc); err != nil {
+		return nil, err
+	}
+	tickHz := v.game.cfg.TickHz
+	mc := MeterConfig{WarmUp: cfg.WarmUp}
+	for _, l := range cfg.Links {
+		var spans measure.Spans
+		for _, b := range l.Blackouts {
+			at := time.Duration(b.AtS * float64(time.Second))
+			spans = append(spans, measure.Span{From: at, To: at + time.Duration(b.LenS*float64(time.Second))})
+		}
+		up, down := l.Latency()
+		mc.Clients = append(mc.Clients, MeteredClient{Up: up, Down: down, Spikes: l.Spiky(), Blackouts: spans})
+	}
+	v.meter = NewMeter(v.game.cfg.Bodies, mc)
+	snapHz := cfg.SnapshotHz
+	if snapHz == 0 {
+		snapHz = tickHz
+	}
+	sc := server.Config{TickHz: tickHz, SnapshotHz: snapHz, SnapshotBudget: cfg.Budget, MaxClients: max(1, len(cfg.Links)),
+		OnTick: func(t server.Tick) { v.meter.Tick(v.game, t) }}
+	if v.rig, err = harness.New(harness.Config{Server: sc, FrameHz: cfg.FrameHz}, v.game); err != nil {
+		return nil, fmt.Errorf("tether/crowd: %w", err)
+	}
+	for i, l := range cfg.Links {
+		cm := v.meter.Client(i)
+		_, err := v.rig.Join(time.Duration(i)*10*time.Millisecond, harness.ClientConfig{Link: l, Seed: cfg.Seed, Game: &ClientGame{},
+			Core: client.Config{OnSnapshot: func(_ time.Duration, s *client.Snapshot) { cm.Received(s) }},
+			OnFrame: func(hc *harness.Client, f *client.Frame) {
+				if hc.Slot() >= 0 {
+					slots[hc.Slot()] = cm
+				}
+				cm.Frame(hc.Now(), f, hc.Core().Clock().Stats().Samples > 0)
+			}})
+		if err != nil {
+			return nil, fmt.Errorf("tether/crowd: %w", err)
+		}
+	}
+	return v, nil
+}
+
+// RunUntil runs the crowd and its clients to true time t.
+func (v *Virtual) RunUntil(t time.Duration) { v.rig.RunUntil(t) }
+
+// Game returns the server's game.
+func (v *Virtual) Game() *Game { return v.game }
+
+// Rig returns the harness the crowd runs on.
+func (v *Virtual) Rig() *harness.Rig { return v.rig }
+
+// Figures returns client i's figures, its traffic averaged over the time
+// run so far.
+func (v *Virtual) Figures(i int) Figures {
+	return v.meter.Figures(i, v.rig.Clients()[i].Traffic(), v.rig.Now())
+}
