@@ -37,6 +37,6 @@ func Example() {
 	fmt.Printf("drawn %.0f ms behind the server\n", last.Delay.Seconds()*1000)
 	fmt.Println("within 3 m of the server's ball now:", last.Pos.Dist(truth) < 3)
 	// Output:
-	// drawn 53 ms behind the server
+	// drawn 54 ms behind the server
 	// within 3 m of the server's ball now: true
 }

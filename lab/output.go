@@ -251,6 +251,9 @@ func ownColumns() []column {
 		{"input-to-visible max frames", func(res *Result) (string, bool) {
 			return num("%.0f", math.Max(0, res.Own.InputDelayFrames.Max), true)
 		}},
+		{"first predicted s", func(res *Result) (string, bool) {
+			return num("%.2f", res.Own.FirstPredictedS, res.Own.FirstPredictedS > 0)
+		}},
 		{"inputs lost", func(res *Result) (string, bool) { return count(res.Own.InputsLost, true) }},
 	}
 }

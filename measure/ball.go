@@ -19,6 +19,14 @@ const TeleportSpan = 500 * time.Millisecond
 // BallMetrics.PopsAfterBlackout.
 const AfterBlackout = 3 * time.Second
 
+// Recovery is how long after a blackout ends a client is taken to be still
+// catching up with what the blackout hid: until states sent after it arrive, a
+// client can only hold the ball still (on the lossy preset, 10 % loss, the
+// frozen frames after its blackout end within 150 ms in 40 seeds) and plays its
+// own player on a world it could not see. Frozen ball frames and the own
+// player's figures leave it out.
+const Recovery = time.Second
+
 // Pop reports whether a frame that drew a body at drawn, after the frame
 // before drew it at drawnPrev, is a pop, the true body having moved from
 // truePrev to truth over the frames' advance of render time.
@@ -49,7 +57,8 @@ type BallMetrics struct {
 	// PopsAfterBlackout counts the pops in the 3 s after each blackout ends.
 	PopsAfterBlackout int `json:"pops_after_blackout"`
 	// ExtrapFrames counts frames rendered past the newest state received;
-	// FrozenFrames those held still for lack of data, outside blackouts.
+	// FrozenFrames those held still for lack of data, outside blackouts and
+	// their Recovery.
 	ExtrapFrames int `json:"extrap_frames"`
 	FrozenFrames int `json:"frozen_frames"`
 	// BlackoutFrames counts frames whose true time or render time falls in a
@@ -235,7 +244,7 @@ func (b *BallMeter) measure(tr *Truth, f *Drawn) {
 		return
 	}
 	b.fid.Add(f.Pos.Dist(shown))
-	if f.Frozen {
+	if f.Frozen && !b.Blackouts.After(f.T, Recovery) {
 		bm.FrozenFrames++
 	}
 	// Across a teleport or a jump the server made, no motion is true: a

@@ -26,6 +26,7 @@
 // the frame's advance of render time by more than PopM; across a teleport or
 // a jump the server made no motion is true, so no frame across one is a pop.
 // Statistics are over the frames after a warm-up; frames in the TeleportSpan
-// after a teleport are left out of the error statistics, and frames in a
-// blackout of the link out of fidelity, pops and frozen frames.
+// after a teleport are left out of the error statistics, frames in a
+// blackout of the link out of fidelity, pops and frozen frames, and frames in
+// the Recovery after one out of frozen frames too.
 package measure

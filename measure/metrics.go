@@ -50,8 +50,14 @@ type OwnMetrics struct {
 	// was decided at the drawn player first shows it: 0 when the next frame
 	// does (the frame's move is made with it and drawn at once); without
 	// prediction, the frames until the player's render time reaches the
-	// input's time plus the link's base latency up.
+	// input's time plus the link's base latency up. A predicting client's
+	// frames count from its first predicted frame: before it, it is starting
+	// up (FirstPredictedS).
 	InputDelayFrames Stat `json:"input_delay_frames"`
+	// FirstPredictedS is the true time of the first frame drawn from the
+	// client's own moves, seconds (0: none): connecting, the clock getting
+	// ready and the first moves' round trip to the server's reset.
+	FirstPredictedS float64 `json:"first_predicted_s"`
 	// InputsLost counts the client's moves the server never applied, made
 	// after the warm-up, outside blackouts and more than a second before
 	// the end.

@@ -124,11 +124,17 @@ func (o *OwnMeter) Frame(d OwnDrawn) {
 // it is predicted and drawn at once (the frame's move is made with it);
 // otherwise the frames until its render time reaches the input's time plus
 // the latency up.
+// A predicting client's frames count from its first predicted one.
 func (o *OwnMeter) inputDelay(f OwnDrawn) {
 	if !f.OK {
 		return
 	}
-	if f.T >= o.WarmUp && o.n > 0 && o.last.OK {
+	if f.Predicted && o.m.FirstPredictedS == 0 {
+		o.m.FirstPredictedS = f.T.Seconds()
+	}
+	// A predicting client starts up (its clock gets ready, its first moves
+	// make the round trip) until its first predicted frame.
+	if f.T >= o.WarmUp && o.n > 0 && o.last.OK && (!o.Predicted || o.m.FirstPredictedS > 0) {
 		if f.Predicted && f.RenderTime == f.Est {
 			o.delays.Add(0)
 		} else {
@@ -208,9 +214,9 @@ func (o *OwnMeter) measureFrame(f *OwnDrawn) {
 }
 
 // blackout reports whether true time t is in a blackout of the link or the
-// second after it: the client played a world it could not see.
+// Recovery after it: the client played a world it could not see.
 func (o *OwnMeter) blackout(t time.Duration) bool {
-	return o.Blackouts.In(t) || o.Blackouts.In(t-time.Second)
+	return o.Blackouts.In(t) || o.Blackouts.After(t, Recovery)
 }
 
 // Metrics measures the frames still waiting and returns the figures of a

@@ -56,8 +56,9 @@ type ConnStats struct {
 }
 
 // NewPacketConn wraps conn, applying out (validated as by LinkConfig.Validate;
-// it panics if invalid) to every datagram written, with random streams seeded
-// from seed.
+// it panics if invalid) to every datagram written, with fates keyed by seed
+// and each write's time since NewPacketConn (see Path): real time never repeats
+// exactly, so two runs do not see the same fates.
 func NewPacketConn(conn net.PacketConn, out Direction, seed uint64) *PacketConn {
 	c := &PacketConn{
 		conn:  conn,

@@ -56,16 +56,9 @@ func TestPacketConnFates(t *testing.T) {
 	a, b := udpPair(t)
 	d := Direction{LatencyMs: 2, Jitter: Jitter{Dist: "uniform", MaxMs: 5}, Loss: Loss{Rate: 0.3}, Dup: 0.2}
 	const n, seed = 300, 9
-	// With no time-dependent features the fates depend only on the seed and the
-	// order of writes, so a twin path predicts them.
-	twin := NewPath(d, nil, seed)
-	expect := make(map[uint32]int)
-	total := 0
-	for i := range n {
-		k := len(twin.Send(0, 4, nil))
-		expect[uint32(i)] = k
-		total += k
-	}
+	// The fates are keyed by the wall-clock write times, so no twin path can
+	// predict them one by one: check that what arrives is what the model
+	// delivered, and that the model lost and duplicated at its rates.
 	pc := NewPacketConn(a, d, seed)
 	for i := range n {
 		msg := binary.BigEndian.AppendUint32(nil, uint32(i))
@@ -73,21 +66,23 @@ func TestPacketConnFates(t *testing.T) {
 			t.Fatalf("WriteTo = %d, %v", m, err)
 		}
 	}
+	st := pc.Stats()
+	total := int(st.Path.Delivered)
 	got := receive(t, b, total)
 	seen := make(map[uint32]int)
 	for _, s := range got {
 		seen[s]++
-		if seen[s] > expect[s] {
-			t.Fatalf("datagram %d arrived %d times, the model delivers it %d times", s, seen[s], expect[s])
+		if seen[s] > 2 {
+			t.Fatalf("datagram %d arrived %d times", s, seen[s])
 		}
 	}
 	// Loopback may in principle drop a datagram; allow a little slack.
-	if len(got) < total*95/100 {
-		t.Errorf("received %d of %d datagrams", len(got), total)
+	if len(got) < total*95/100 || len(got) > total {
+		t.Errorf("received %d datagrams, the model delivered %d", len(got), total)
 	}
-	st := pc.Stats()
-	if st.Path.Sent != n || st.Path.Delivered != int64(total) || st.Overflow != 0 {
-		t.Errorf("stats %+v, want %d sent and %d delivered", st, n, total)
+	// 300 draws: the loss count's standard deviation is 7.9, the duplicates' 6.0.
+	if st.Path.Sent != n || st.Path.Lost < 50 || st.Path.Lost > 130 || st.Path.Duplicated < 15 || st.Path.Duplicated > 70 || st.Overflow != 0 {
+		t.Errorf("stats %+v: want %d sent, about 90 lost and 42 duplicated", st, n)
 	}
 	if err := pc.Close(); err != nil {
 		t.Error(err)

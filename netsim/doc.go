@@ -24,9 +24,27 @@
 //
 // # Determinism
 //
-// Every random choice comes from PCG streams seeded explicitly; there is no
-// global random source and no clock inside Path or Scheduler. The same
-// config, seed and sequence of Send times give the same fates, whatever the
-// payload sizes (see Path for the exact contract), so methods compared on
-// identically seeded links meet identical network conditions.
+// Every random choice comes from seeded hashes and PCG streams; there is no
+// global random source and no clock inside Path or Scheduler. A datagram's
+// fate — lost, duplicated, the jitter of each copy — is a function of the
+// path's seed, its direction, its send time and its index among the datagrams
+// sent at that same instant; the latency spike schedule is a stream of its own
+// that depends only on time. So what stays stable when a protocol changes:
+//
+//   - sending one datagram more or less, or other sizes, leaves the fate of
+//     every other datagram (by send time) as it was; methods compared on
+//     identically seeded links meet identical network conditions at the
+//     instants they send;
+//   - spikes and blackouts are the same whatever is sent;
+//   - burst loss (Loss.MeanBurst > 1) is a Gilbert–Elliott chain stepped once
+//     per datagram by that datagram's keyed draw, so an extra datagram changes
+//     nothing unless it moves the chain, which then re-couples within about a
+//     burst (on the wan preset, 985 of 1000 insertions changed no other fate,
+//     the largest change was 19 datagrams);
+//   - a bandwidth limit's queue depends on sizes and on every datagram before.
+//
+// A datagram sent at another instant (a protocol that sends at 30 Hz instead
+// of 60, or a reply sent a little later) draws a fresh fate: stable draws make
+// a figure move for what the protocol sends when, not for where a sequential
+// stream happened to be.
 package netsim

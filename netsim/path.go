@@ -28,19 +28,26 @@ type PathStats struct {
 
 // Path is one direction of a link. It is not safe for concurrent use.
 //
-// Fates are reproducible: every Send takes exactly four draws from the path's
-// random stream (loss, duplication, jitter of each copy) whatever happens to
-// the datagram, and latency spikes come from a separate stream that depends
-// only on time. So two paths built with the same Direction, blackouts and seed,
-// given Send calls at the same times, lose, duplicate and delay the same
-// datagrams identically, even if the payload sizes differ. The one exception
-// is a bandwidth limit, where size sets the serialisation time and so which
-// datagrams a full queue drops; the draws are still consumed, so the random
-// fates of later datagrams are unchanged. Fates are tied to a datagram's
-// position in the sequence of Send calls: a path that sends one more datagram
-// shifts every later fate. Burst loss starts in the loss-free state.
+// A datagram's fate (lost or not, duplicated or not, the jitter of each copy)
+// is drawn from uniforms keyed by the path's seed, the datagram's send time and
+// its index among the datagrams sent at that same instant — not from a
+// sequential stream. So a protocol that sends one datagram more or less, or
+// sends them with other sizes, leaves the fates of every other datagram as
+// they were: a figure moves because the protocol changed what it sends when,
+// not because every later random draw shifted. Latency spikes come from a
+// separate stream that depends only on time. The exceptions: a bandwidth
+// limit, where sizes set the serialisation time and so which datagrams a full
+// queue drops; and burst loss, whose Gilbert–Elliott chain (see Loss) moves
+// one step per datagram, fed by each datagram's keyed draw. The chain is kept
+// per datagram because Loss.MeanBurst counts datagrams; an extra datagram
+// changes nothing while the chain is in the loss-free state and its own draw
+// keeps it there (1 - pGoodBad: 99 % on the wan preset), and otherwise two
+// chains fed the same draws meet again after about one burst length (each
+// step meets with probability pBadGood - pGoodBad). A bad state that is a
+// process in time would be exactly stable, but a burst's length in datagrams
+// would then depend on the sending rate, and MeanBurst would need a time
+// unit. Burst loss starts in the loss-free state.
 type Path struct {
-	rng   rand.PCG // per-datagram draws
 	spk   rand.PCG // spike schedule
 	stats PathStats
 
@@ -61,7 +68,10 @@ type Path struct {
 	busyUntil time.Duration // when the serialiser becomes idle
 
 	blackouts [][2]time.Duration // [start, end)
-	seed      uint64             // for Stream
+	seed      uint64             // keys every datagram's draws
+
+	lastSend time.Duration // send time of the latest datagram
+	atLast   uint64        // datagrams sent so far at lastSend
 }
 
 // NewPath returns a path with direction d, outages blackouts, and random
@@ -77,8 +87,7 @@ func NewPath(d Direction, blackouts []Blackout, seed uint64) *Path {
 		dup:      d.Dup,
 		lossRate: d.Loss.Rate,
 	}
-	p.seed = seed
-	p.rng.Seed(mix(seed, 1), mix(seed, 2))
+	p.seed = mix(seed, 1)
 	p.spk.Seed(mix(seed, 3), mix(seed, 4))
 	if b := d.Loss.MeanBurst; b > 1 {
 		p.burst = true
@@ -113,7 +122,7 @@ func NewPath(d Direction, blackouts []Blackout, seed uint64) *Path {
 // serialisation time. Calls should come in non-decreasing order of now: the
 // spike schedule and the serialisation queue only move forward.
 func (p *Path) Send(now time.Duration, size int, arrivals []time.Duration) []time.Duration {
-	uLoss, uDup, uJit1, uJit2 := p.unit(), p.unit(), p.unit(), p.unit()
+	uLoss, uDup, uJit1, uJit2 := p.draws(now)
 	p.stats.Sent++
 	p.stats.WireBytes += int64(size) + HeaderBytes
 	lost := p.lose(uLoss) // always advances the burst chain
@@ -157,27 +166,36 @@ func (p *Path) Send(now time.Duration, size int, arrivals []time.Duration) []tim
 
 // Stream returns a second path over the same link: the same direction,
 // blackouts and latency spikes (the spike schedule depends only on time), but
-// per-datagram fates (loss, duplication, jitter) drawn from a stream of their
-// own, numbered n, with their own loss-burst state and counters. Sending one
-// class of traffic (clock pings, say) on its own stream keeps the fates of
-// another class (snapshots) the same whatever the first one sends, so two
-// clients that send different pings still see identical snapshot fates. A
-// bandwidth limit is not shared between streams.
+// per-datagram fates (loss, duplication, jitter) keyed by a seed of their own,
+// numbered n, with their own loss-burst state and counters. Two datagrams sent
+// at the same instant, one on each stream, draw independent fates. A bandwidth
+// limit is not shared between streams.
 func (p *Path) Stream(n uint64) *Path {
 	q := *p
 	q.seed = mix(p.seed, 1000+n)
-	q.rng.Seed(mix(q.seed, 1), mix(q.seed, 2))
-	q.stats, q.bad, q.busyUntil = PathStats{}, false, 0
+	q.stats, q.bad, q.busyUntil, q.lastSend, q.atLast = PathStats{}, false, 0, 0, 0
 	return &q
 }
 
 // Stats returns the path's counters so far.
 func (p *Path) Stats() PathStats { return p.stats }
 
-// unit returns a uniform draw in the open interval (0, 1).
-func (p *Path) unit() float64 { return unit(&p.rng) }
+// draws returns the four uniforms in (0, 1) of a datagram sent at now (loss,
+// duplication, jitter of each copy): a hash of the path's seed, now, and how
+// many datagrams were sent at now before it.
+func (p *Path) draws(now time.Duration) (loss, dup, jit1, jit2 float64) {
+	if now != p.lastSend || p.stats.Sent == 0 {
+		p.lastSend, p.atLast = now, 0
+	}
+	key := mix(mix(p.seed, uint64(now)), p.atLast)
+	p.atLast++
+	return hashUnit(mix(key, 1)), hashUnit(mix(key, 2)), hashUnit(mix(key, 3)), hashUnit(mix(key, 4))
+}
 
-func unit(r *rand.PCG) float64 { return (float64(r.Uint64()>>11) + 0.5) * 0x1p-53 }
+func unit(r *rand.PCG) float64 { return hashUnit(r.Uint64()) }
+
+// hashUnit maps 64 random bits to a uniform in the open interval (0, 1).
+func hashUnit(x uint64) float64 { return (float64(x>>11) + 0.5) * 0x1p-53 }
 
 // lose advances the loss model by one datagram and reports whether it is lost.
 func (p *Path) lose(u float64) bool {

@@ -390,3 +390,68 @@ func TestStreamSharesSpikesNotFates(t *testing.T) {
 		t.Fatalf("spikes seen %d, fates differing between streams %d", spikesSeen, mismatches)
 	}
 }
+
+// fate is what became of one datagram: its arrival times, 0 meaning no copy.
+type fate [2]time.Duration
+
+// sendAll sends a datagram at each of times (non-decreasing) and returns each
+// one's fate, keyed by its send time and index among the sends at that time.
+func sendAll(p *Path, times []time.Duration) map[[2]int64]fate {
+	out := make(map[[2]int64]fate)
+	var arr []time.Duration
+	for i, at := range times {
+		k := 0
+		for j := i - 1; j >= 0 && times[j] == at; j-- {
+			k++
+		}
+		arr = p.Send(at, 40, arr[:0])
+		var f fate
+		copy(f[:], arr)
+		out[[2]int64{int64(at), int64(k)}] = f
+	}
+	return out
+}
+
+func TestExtraDatagramKeepsOtherFates(t *testing.T) {
+	mobile, _ := Preset("mobile")
+	wan, _ := Preset("wan")
+	// Every 16.7 ms, with a second datagram at the same instant every tenth time.
+	var base []time.Duration
+	for i := range 3000 {
+		at := time.Duration(i) * time.Second / 60
+		base = append(base, at)
+		if i%10 == 0 {
+			base = append(base, at)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		d      Direction
+		maxOff int // fates allowed to differ: a burst-loss chain re-coupling
+	}{
+		{"mobile", mobile.Up, 0},
+		{"wan", wan.Up, 20},
+	} {
+		for _, insert := range []int{1, 700, 1401, 2500} {
+			// One extra datagram: between two sends, or after the last at an instant.
+			at := base[insert] + 3*time.Millisecond
+			if insert%2 == 1 {
+				at = base[insert-1]
+			}
+			more := slices.Clone(base)
+			more = slices.Insert(more, insert, at)
+			a := sendAll(NewPath(tc.d, nil, 5), base)
+			b := sendAll(NewPath(tc.d, nil, 5), more)
+			differ := 0
+			for k, f := range a {
+				if b[k] != f {
+					differ++
+				}
+			}
+			if differ > tc.maxOff {
+				t.Errorf("%s, extra datagram at %v: %d of %d other datagrams changed fate, want at most %d",
+					tc.name, at, differ, len(a), tc.maxOff)
+			}
+		}
+	}
+}

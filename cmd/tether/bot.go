@@ -38,9 +38,9 @@ const botConnectWait = 15 * time.Second
 //
 // Without the server's truth the lab's ball.pops cannot be measured exactly:
 // the bot estimates them in hindsight, against the ball states it received
-// (match.HindsightMeter). In virtual matches (seed 1, 4 bots, 60 s) it
-// counts 4, 46, 6 and 7 pops where the server's truth gives 3, 51, 6 and 4
-// (broadband, wan, mobile, lossy; match.TestHindsightAgainstTruth).
+// (match.HindsightMeter). In virtual matches (seeds 1-3, 4 bots, 60 s) it
+// counts 28, 62, 33 and 73 pops where the server's truth gives 23, 73, 28 and
+// 85 (broadband, wan, mobile, lossy; match.TestHindsightAgainstTruth).
 // fidelity_m is the distance from the drawn ball to that curve at its render
 // time.
 func runBot(args []string, stdout, stderr io.Writer) error {

@@ -56,6 +56,6 @@ func Example() {
 	fmt.Printf("%d projectiles fired, %d hit; %d hitscan shots judged in the past, %d hit\n", st.Projectiles, st.ProjectileHits, st.Rewinds, st.ShotHits)
 	fmt.Printf("the server agreed with the shooter on %d of %d shots\n", agree, shots)
 	// Output:
-	// 31 projectiles fired, 5 hit; 28 hitscan shots judged in the past, 17 hit
-	// the server agreed with the shooter on 28 of 28 shots
+	// 30 projectiles fired, 6 hit; 29 hitscan shots judged in the past, 15 hit
+	// the server agreed with the shooter on 29 of 29 shots
 }

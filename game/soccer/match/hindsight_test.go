@@ -13,9 +13,9 @@ import (
 // A bot's pops, counted in hindsight against the ball states it received
 // (HindsightMeter), estimate the pops the server's truth gives for the same
 // frames (a measure.BallMeter against BallTruth), in virtual matches of 4
-// bots:
-// measured 4 for 3 (broadband), 46 for 51 (wan), 6 for 6 (mobile), 7 for 4
-// (lossy). The test holds them within 30 % and 5 pops of the truth's.
+// bots, seeds 1-3 pooled: measured 28 for 23 (broadband), 62 for 73 (wan), 33
+// for 28 (mobile), 73 for 85 (lossy). The test holds them within 30 % and 5
+// pops of the truth's.
 func TestHindsightAgainstTruth(t *testing.T) {
 	const bots, played = 4, 60 * time.Second
 	for _, name := range []string{"broadband", "wan", "mobile", "lossy"} {
@@ -28,44 +28,46 @@ func TestHindsightAgainstTruth(t *testing.T) {
 			at := time.Duration(b.AtS * float64(time.Second))
 			spans = append(spans, measure.Span{From: at, To: at + time.Duration(b.LenS*float64(time.Second))})
 		}
-		meters := make([]*HindsightMeter, bots)
-		truths := make([]measure.BallMeter, bots)
-		for i := range meters {
-			meters[i] = NewHindsightMeter(soccer.Rules{}, time.Second)
-			truths[i] = measure.BallMeter{WarmUp: time.Second, Blackouts: spans}
-		}
-		var ball *BallTruth
-		var v *Virtual
-		v, err = NewVirtual(Config{Seed: 1, Bots: bots, Link: link,
-			OnTick: func(t *soccer.Truth) {
-				if ball == nil {
-					if ball, err = NewBallTruth(soccer.Rules{}, 60, t); err != nil {
-						panic(err)
-					}
-					return
-				}
-				ball.Tick(t)
-			},
-			OnSnapshot: func(b *Bot, _ time.Duration, s *client.Snapshot) { meters[b.Index].Snapshot(s) },
-			OnFrame: func(b *Bot, f *client.Frame, _ *soccer.View) {
-				meters[b.Index].Frame(f)
-				d := measure.Drawn{T: v.Sched.Now()}
-				if e := f.Find(soccer.BallID); f.Ready && e != nil {
-					d.OK, d.Pos, d.RenderTime, d.Cut = true, e.Pos, e.RenderTime, e.Cut
-				}
-				if ball != nil {
-					truths[b.Index].Add(&ball.Truth, d)
-				}
-			},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		v.RunUntil(played)
 		est, truth := 0, 0
-		for i, m := range meters {
-			est += m.Figures().Ball.Pops
-			truth += truths[i].Metrics(&ball.Truth).Pops
+		for seed := uint64(1); seed <= 3; seed++ {
+			meters := make([]*HindsightMeter, bots)
+			truths := make([]measure.BallMeter, bots)
+			for i := range meters {
+				meters[i] = NewHindsightMeter(soccer.Rules{}, time.Second)
+				truths[i] = measure.BallMeter{WarmUp: time.Second, Blackouts: spans}
+			}
+			var ball *BallTruth
+			var v *Virtual
+			v, err = NewVirtual(Config{Seed: seed, Bots: bots, Link: link,
+				OnTick: func(t *soccer.Truth) {
+					if ball == nil {
+						if ball, err = NewBallTruth(soccer.Rules{}, 60, t); err != nil {
+							panic(err)
+						}
+						return
+					}
+					ball.Tick(t)
+				},
+				OnSnapshot: func(b *Bot, _ time.Duration, s *client.Snapshot) { meters[b.Index].Snapshot(s) },
+				OnFrame: func(b *Bot, f *client.Frame, _ *soccer.View) {
+					meters[b.Index].Frame(f)
+					d := measure.Drawn{T: v.Sched.Now()}
+					if e := f.Find(soccer.BallID); f.Ready && e != nil {
+						d.OK, d.Pos, d.RenderTime, d.Cut = true, e.Pos, e.RenderTime, e.Cut
+					}
+					if ball != nil {
+						truths[b.Index].Add(&ball.Truth, d)
+					}
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v.RunUntil(played)
+			for i, m := range meters {
+				est += m.Figures().Ball.Pops
+				truth += truths[i].Metrics(&ball.Truth).Pops
+			}
 		}
 		t.Logf("%s: the bots count %d pops in hindsight, the truth %d", name, est, truth)
 		if d := float64(est - truth); d > 0.3*float64(truth)+5 || -d > 0.3*float64(truth)+5 {
