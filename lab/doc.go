@@ -150,6 +150,10 @@
 //     players where they are when the shot arrives; hits.rewind_ms how far
 //     back each was judged, hits.clamped how many reached the bound.
 //
+// With "game": "crowd" a run is game/crowd's Virtual: each client (tether's
+// methods) draws 1,000 spheres from snapshots within "snapshot_budget" bytes
+// (0: one packet); its result has clock, net and crowd (crowd.Figures).
+//
 // # Metrics
 //
 // Statistics (mean, p50, p99, max, rms) and counts are taken over the frames

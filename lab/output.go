@@ -27,8 +27,8 @@ func WriteTable(w io.Writer, r *Report) error {
 	// datagrams of inputs and snapshots: its own traffic is not told apart.
 	clockBytes := s.Game != GameSoccer || r.clients == nil
 	tables := [][]column{clockColumns(clockBytes), ballColumns(), soccerColumns()}
-	if s.Game == GameArena {
-		tables = [][]column{clockColumns(false), arenaColumns()}
+	if s.Game == GameArena || s.Game == GameCrowd {
+		tables = [][]column{clockColumns(false), arenaColumns(), crowdColumns()}
 	}
 	for _, cols := range tables {
 		if err := writeColumns(w, rows, cols); err != nil {
@@ -159,8 +159,7 @@ func clockColumns(clockBytes bool) []column {
 		{"err max ms", func(res *Result) (string, bool) { return num("%.3f", res.Clock.ErrMs.Max, true) }},
 		{"backsteps", func(res *Result) (string, bool) { return count(res.Clock.Backsteps, true) }},
 		{"max rate ppm", func(res *Result) (string, bool) {
-			r := res.Clock.MaxRatePPM
-			return num("%.0f", deref(r), r != nil)
+			return num("%.0f", deref(res.Clock.MaxRatePPM), res.Clock.MaxRatePPM != nil)
 		}},
 		{"converge s", func(res *Result) (string, bool) {
 			if res.Clock.ConvergeS < 0 {
@@ -169,8 +168,7 @@ func clockColumns(clockBytes bool) []column {
 			return num("%.2f", res.Clock.ConvergeS, true)
 		}},
 		{"coverage", func(res *Result) (string, bool) {
-			c := res.Clock.BoundCoverage
-			return num("%.4f", deref(c), c != nil)
+			return num("%.4f", deref(res.Clock.BoundCoverage), res.Clock.BoundCoverage != nil)
 		}},
 		{"clock up kbps", func(res *Result) (string, bool) { return num("%.2f", res.Net.ClockUpKbps, clockBytes) }},
 		{"clock down kbps", func(res *Result) (string, bool) { return num("%.2f", res.Net.ClockDownKbps, clockBytes) }},
@@ -206,18 +204,8 @@ func soccerColumns() []column {
 	others := func(res *Result) bool { return res.Others != nil && res.Others.Samples > 0 }
 	return []column{
 		clientCol, ballCol,
-		{"others present rms m", func(res *Result) (string, bool) {
-			if !others(res) {
-				return "", false
-			}
-			return num("%.4f", res.Others.PresentM.RMS, true)
-		}},
-		{"others pops", func(res *Result) (string, bool) {
-			if !others(res) {
-				return "", false
-			}
-			return count(res.Others.Pops, true)
-		}},
+		{"others present rms m", func(res *Result) (string, bool) { return num("%.4f", deref(res.Others).PresentM.RMS, others(res)) }},
+		{"others pops", func(res *Result) (string, bool) { return count(deref(res.Others).Pops, others(res)) }},
 		{"kicks", func(res *Result) (string, bool) { return optCount(res.Ball.Kicks) }},
 		{"kick visible max frames", func(res *Result) (string, bool) {
 			return optStat(res.Ball.KickVisibleFrames, func(s Stat) float64 { return s.Max }, "%.0f")
@@ -229,10 +217,7 @@ func soccerColumns() []column {
 		{"kick origin p99 m", func(res *Result) (string, bool) { return optStat(res.Ball.KickOriginM, p99, "%.3f") }},
 		{"kicks predicted", func(res *Result) (string, bool) { return optCount(res.Ball.KicksPredicted) }},
 		{"kicks refuted", func(res *Result) (string, bool) {
-			if res.Ball.KicksPredicted == nil {
-				return "", false
-			}
-			return count(deref(res.Ball.KicksRefuted), true)
+			return count(deref(res.Ball.KicksRefuted), res.Ball.KicksPredicted != nil)
 		}},
 	}
 }

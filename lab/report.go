@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"time"
 
+	"github.com/tether-net/tether/game/crowd"
 	"github.com/tether-net/tether/measure"
 )
 
@@ -31,8 +32,9 @@ type Result struct {
 	Own *OwnMetrics `json:"own,omitempty"`
 	// Proj and Hits, in the arena game, measure how the client draws
 	// projectiles and how its hitscan shots were judged.
-	Proj *ProjMetrics `json:"proj,omitempty"`
-	Hits *HitMetrics  `json:"hits,omitempty"`
+	Proj  *ProjMetrics  `json:"proj,omitempty"`
+	Hits  *HitMetrics   `json:"hits,omitempty"`
+	Crowd *CrowdMetrics `json:"crowd,omitempty"` // the crowd game's own figures
 }
 
 // The metrics are package measure's, the one definition the lab, tether demo
@@ -47,6 +49,7 @@ type (
 	OthersMetrics = measure.OthersMetrics
 	ProjMetrics   = measure.ProjMetrics
 	HitMetrics    = measure.HitMetrics
+	CrowdMetrics  = crowd.Figures
 )
 
 // report measures every client against the ball's trajectory tr.

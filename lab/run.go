@@ -110,11 +110,13 @@ func Run(s Scenario, opts Options) (*Report, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	if s.Game == GameSoccer {
+	switch s.Game {
+	case GameSoccer:
 		return runSoccer(s, opts)
-	}
-	if s.Game == GameArena {
+	case GameArena:
 		return runArena(s, opts)
+	case GameCrowd:
+		return runCrowd(s, opts)
 	}
 	return runDrill(s, opts)
 }

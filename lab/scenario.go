@@ -2,6 +2,7 @@ package lab
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,8 +27,10 @@ type Scenario struct {
 	// LateShare is the render delay's knob for every client
 	// (timeline.Config.LateShare: the share of frames that may be drawn
 	// past the newest snapshot); 0 means the game's default.
-	LateShare float64  `json:"late_share,omitempty"`
-	Clients   []Client `json:"clients"`
+	LateShare float64 `json:"late_share,omitempty"`
+	// SnapshotBudget is server.Config.SnapshotBudget; 0 means one packet.
+	SnapshotBudget int      `json:"snapshot_budget,omitempty"`
+	Clients        []Client `json:"clients"`
 }
 
 // Client is one client of a scenario: how it estimates the server's clock, how it
@@ -55,6 +58,7 @@ const (
 const (
 	GameBallDrill = "ball-drill"
 	GameSoccer    = "soccer"
+	GameCrowd     = "crowd" // the crowd scene, package game/crowd
 )
 
 // Clock methods.
@@ -84,7 +88,7 @@ const (
 )
 
 var (
-	games        = []string{GameBallDrill, GameSoccer, GameArena}
+	games        = []string{GameBallDrill, GameSoccer, GameArena, GameCrowd}
 	clockMethods = []string{ClockTether, ClockOneShot, ClockUE4}
 	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle, BallOraclePlayers}
 )
@@ -141,36 +145,18 @@ func ParseScenario(r io.Reader) (Scenario, error) {
 }
 
 func (s Scenario) withDefaults() Scenario {
-	if s.Seed == 0 {
-		s.Seed = DefaultSeed
-	}
-	if s.DurationS == 0 {
-		s.DurationS = DefaultDurationS
-	}
-	if s.TickHz == 0 {
-		s.TickHz = DefaultTickHz
-	}
-	if s.SnapshotHz == 0 {
-		s.SnapshotHz = DefaultSnapshotHz
-	}
-	if s.FrameHz == 0 {
-		s.FrameHz = DefaultFrameHz
-	}
-	if s.Game == "" {
-		s.Game = DefaultGame
-	}
+	s.Seed = cmp.Or(s.Seed, DefaultSeed)
+	s.DurationS = cmp.Or(s.DurationS, DefaultDurationS)
+	s.TickHz = cmp.Or(s.TickHz, DefaultTickHz)
+	s.SnapshotHz = cmp.Or(s.SnapshotHz, DefaultSnapshotHz)
+	s.FrameHz = cmp.Or(s.FrameHz, DefaultFrameHz)
+	s.Game = cmp.Or(s.Game, DefaultGame)
 	s.Clients = append([]Client(nil), s.Clients...)
 	for i := range s.Clients {
 		c := &s.Clients[i]
-		if c.Name == "" {
-			c.Name = fmt.Sprintf("c%d", i+1)
-		}
-		if c.Clock == "" {
-			c.Clock = ClockTether
-		}
-		if c.Ball == "" {
-			c.Ball = BallTether
-		}
+		c.Name = cmp.Or(c.Name, fmt.Sprintf("c%d", i+1))
+		c.Clock = cmp.Or(c.Clock, ClockTether)
+		c.Ball = cmp.Or(c.Ball, BallTether)
 	}
 	return s
 }

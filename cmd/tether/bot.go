@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,9 +113,7 @@ func runBot(args []string, stdout, stderr io.Writer) error {
 	}
 	stop()
 	rep, err := pb.finish(slot, time.Since(start))
-	if err != nil && ended == nil {
-		ended = err
-	}
+	ended = cmp.Or(ended, err)
 	if *asJSON {
 		if err := printJSON(stdout, rep); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -161,9 +162,7 @@ play:
 			w.Stop()
 			if err != nil {
 				c.Failed++
-				if c.Error == "" {
-					c.Error = err.Error()
-				}
+				c.Error = cmp.Or(c.Error, err.Error())
 			}
 		case <-tk.C:
 			if *adminFlag != "" {

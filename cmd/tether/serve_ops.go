@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,10 +34,7 @@ func adminAddr(s string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("-admin %q: want HOST:PORT or :PORT", s)
 	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
+	return net.JoinHostPort(cmp.Or(host, "127.0.0.1"), port), nil
 }
 
 // serveAdmin serves the admin endpoints of srv on addr until stopAdmin:
