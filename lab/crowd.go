@@ -1,10 +1,6 @@
 package lab
 
-import (
-	"fmt"
-
-	"github.com/tether-net/tether/game/crowd"
-)
+import "github.com/tether-net/tether/game/crowd"
 
 // runCrowd runs the validated scenario s of game crowd.
 func runCrowd(s Scenario, opts Options) (*Report, error) {
@@ -16,9 +12,9 @@ func runCrowd(s Scenario, opts Options) (*Report, error) {
 		}
 		cfg.Links = append(cfg.Links, c.Link)
 	}
-	v, err := crowd.NewVirtual(cfg)
+	v, err := crowd.NewVirtual(cfg) // its errors name the package and field
 	if err != nil {
-		return nil, fmt.Errorf("tether/lab: crowd: %w", err)
+		return nil, err
 	}
 	newSim(s, opts).run(v.RunUntil)
 	rep := &Report{Scenario: s}
