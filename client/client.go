@@ -331,6 +331,9 @@ type Client struct {
 	hasEarly   bool
 
 	acked, ackSent uint64 // the newest baseline kept, and acknowledged
+	// owed says the channel owes the server an acknowledgement of a packet
+	// received since the last Update: a packet goes out anyway.
+	owed bool
 
 	input    []byte
 	hasInput bool
@@ -441,6 +444,7 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 		}
 		return err
 	}
+	c.owed = true
 	for {
 		b, _, ok := c.ep.Read()
 		if !ok {
@@ -693,8 +697,9 @@ func (c *Client) Update(local time.Duration) {
 		}
 	}
 	// The newest baseline kept rides on a packet that goes anyway (an
-	// input, a ping), never one of its own.
-	if c.acked > c.ackSent && packet {
+	// input, a ping, the channel's acknowledgement of what arrived since
+	// the last Update), never one of its own.
+	if c.acked > c.ackSent && (packet || c.owed) {
 		c.msg = protocol.AppendAck(c.msg[:0], c.acked)
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.ackSent = c.acked
@@ -702,6 +707,7 @@ func (c *Client) Update(local time.Duration) {
 			c.stats.AckBytesOut += uint64(len(c.msg))
 		}
 	}
+	c.owed = false
 	for {
 		start := len(c.out)
 		b, ok := c.ep.AppendPacket(c.out, local)
