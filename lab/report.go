@@ -125,7 +125,7 @@ func (c *client) netMetrics() NetMetrics {
 			return nil
 		}
 		r := func(bytes float64) float64 { return kbps(int64(bytes)) }
-		return &NetKinds{Snapshots: r(k.Snapshots), Inputs: r(k.Inputs), Replies: r(k.Replies), Clock: r(k.Clock), Events: r(k.Events), Headers: r(k.Headers)}
+		return &NetKinds{Snapshots: r(k.Snapshots), Inputs: r(k.Inputs), Acks: r(k.Acks), Replies: r(k.Replies), Clock: r(k.Clock), Events: r(k.Events), Headers: r(k.Headers)}
 	}
 	n.Down, n.Up = rate(c.downKinds), rate(c.upKinds)
 	return n

@@ -162,8 +162,8 @@ func (sm *soccerMatch) traffic(sc *soccerClient) {
 	t := sc.bot.Harness().Traffic()
 	sc.c.upBytes, sc.c.downBytes = t.WireUp, t.WireDown
 	cs := sc.bot.Client().Stats()
-	up := NetKinds{Inputs: float64(cs.InputBytesOut), Clock: float64(cs.ClockBytesOut)}
-	up.Headers = float64(t.WireUp) - up.Inputs - up.Clock
+	up := NetKinds{Inputs: float64(cs.InputBytesOut), Acks: float64(cs.AckBytesOut), Clock: float64(cs.ClockBytesOut)}
+	up.Headers = float64(t.WireUp) - up.Inputs - up.Acks - up.Clock
 	sc.c.upKinds = &up
 	if ss, ok := sm.v.Server().ClientStats(sc.bot.Slot()); ok {
 		down := NetKinds{Snapshots: float64(ss.SnapshotBytes), Replies: float64(ss.ReplyBytes), Clock: float64(ss.PongBytes), Events: float64(ss.EventBytes)}

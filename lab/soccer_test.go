@@ -82,9 +82,11 @@ func TestSoccerRuns(t *testing.T) {
 				}
 				// The breakdown adds up, and snapshots are most of the
 				// down but the headers.
-				sum := func(k *NetKinds) float64 { return k.Snapshots + k.Inputs + k.Replies + k.Clock + k.Events + k.Headers }
+				sum := func(k *NetKinds) float64 {
+					return k.Snapshots + k.Inputs + k.Acks + k.Replies + k.Clock + k.Events + k.Headers
+				}
 				if d, u := n.Down, n.Up; d == nil || u == nil || math.Abs(sum(d)-n.DownKbps) > 0.01 || math.Abs(sum(u)-n.UpKbps) > 0.01 ||
-					d.Snapshots < d.Replies+d.Clock+d.Events || d.Inputs != 0 || u.Inputs <= 0 || u.Snapshots != 0 || d.Headers <= 0 || u.Headers <= 0 ||
+					d.Snapshots < d.Replies+d.Clock+d.Events || d.Inputs != 0 || d.Acks != 0 || u.Inputs <= 0 || u.Acks <= 0 || u.Snapshots != 0 || d.Headers <= 0 || u.Headers <= 0 ||
 					d.Clock <= 0 || u.Clock <= 0 {
 					t.Errorf("%s: by kind down %+v, up %+v", r.Client, d, u)
 				}

@@ -90,6 +90,7 @@ type NetMetrics struct {
 type NetKinds struct {
 	Snapshots float64 `json:"snapshots"`
 	Inputs    float64 `json:"inputs"`  // inputs and predicted moves
+	Acks      float64 `json:"acks"`    // a client's acknowledgements of the snapshots it keeps as baselines
 	Replies   float64 `json:"replies"` // the game's answers to inputs: acks, adjustments
 	Clock     float64 `json:"clock"`   // pings and pongs
 	Events    float64 `json:"events"`

@@ -32,7 +32,7 @@ func (b *Bot) NetCounters(now time.Duration) NetCounters {
 	d.Do(func(c *client.Client) {
 		st := c.Stats()
 		n.In = measure.NetKinds{Snapshots: float64(st.SnapshotBytesIn), Replies: float64(st.ReplyBytesIn), Events: float64(st.EventBytesIn), Clock: float64(st.ClockBytesIn)}
-		n.Out = measure.NetKinds{Inputs: float64(st.InputBytesOut), Clock: float64(st.ClockBytesOut)}
+		n.Out = measure.NetKinds{Inputs: float64(st.InputBytesOut), Acks: float64(st.AckBytesOut), Clock: float64(st.ClockBytesOut)}
 	})
 	return n
 }
@@ -52,9 +52,10 @@ func NetBetween(a, b NetCounters) measure.NetMetrics {
 	down := float64(b.BytesIn - a.BytesIn + (b.PacketsIn-a.PacketsIn)*netsim.HeaderBytes)
 	up := float64(b.BytesOut - a.BytesOut + (b.PacketsOut-a.PacketsOut)*netsim.HeaderBytes)
 	kinds := func(total float64, a, b measure.NetKinds) *measure.NetKinds {
-		k := measure.NetKinds{Snapshots: rate(b.Snapshots - a.Snapshots), Inputs: rate(b.Inputs - a.Inputs), Replies: rate(b.Replies - a.Replies),
-			Clock: rate(b.Clock - a.Clock), Events: rate(b.Events - a.Events)}
-		k.Headers = max(0, measure.Round(rate(total)-k.Snapshots-k.Inputs-k.Replies-k.Clock-k.Events))
+		k := measure.NetKinds{Snapshots: rate(b.Snapshots - a.Snapshots), Inputs: rate(b.Inputs - a.Inputs), Acks: rate(b.Acks - a.Acks),
+			Replies: rate(b.Replies - a.Replies),
+			Clock:   rate(b.Clock - a.Clock), Events: rate(b.Events - a.Events)}
+		k.Headers = max(0, measure.Round(rate(total)-k.Snapshots-k.Inputs-k.Acks-k.Replies-k.Clock-k.Events))
 		return &k
 	}
 	return measure.NetMetrics{
