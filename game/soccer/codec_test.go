@@ -12,9 +12,11 @@ import (
 
 type snapshotForTest struct{ client.Snapshot }
 
+// decode decodes b, a snapshot of server time at, whose header carries it
+// in whole microseconds.
 func (s *snapshotForTest) decode(t *testing.T, b []byte, at time.Duration) {
 	t.Helper()
-	s.Time, s.Entities = at, s.Entities[:0]
+	s.Time, s.Entities = at.Truncate(time.Microsecond), s.Entities[:0]
 	if err := decodeSnapshot(&s.Snapshot, b, DefaultRules(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +124,21 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		}
 		if len(s.Entities) < 5 {
 			extra++
+		}
+		// The ball's states are timed from the header's time (here 1 s,
+		// whatever tick the snapshot is of): the last is the snapshot's,
+		// the others up to KnotRepeat before.
+		last := time.Duration(-1)
+		for _, e := range s.Entities {
+			if e.ID == BallID {
+				if e.State.Time > time.Second || e.State.Time < time.Second-KnotRepeat-dt || e.State.Time <= last {
+					t.Fatalf("snapshot %d: ball state at %v, after %v", i, e.State.Time, last)
+				}
+				last = e.State.Time
+			}
+		}
+		if last != time.Second {
+			t.Fatalf("snapshot %d: the ball's last state at %v, not the snapshot's time", i, last)
 		}
 		if _, err := DecodeScore(s.Meta); err != nil {
 			t.Fatal(err)

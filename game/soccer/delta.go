@@ -168,7 +168,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	start := len(dst)
 	dst = append(dst, o.head...)
 	if !o.players {
-		return wire.AppendState(dst, o.ballState)
+		return appendBall(dst, o.ballState, g.now)
 	}
 	dst[start] |= snapDelta
 	v := g.views[cl]

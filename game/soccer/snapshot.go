@@ -21,7 +21,9 @@ import (
 //	                 possessor (unsigned varint: player entity id + 1, 0 for
 //	                 a free ball), with a possessor the ball's place in its
 //	                 frame (x, y, z in millimetres, signed varints), then the
-//	                 ball's state (wire.AppendState)
+//	                 ball's state (wire.AppendState), whose time is how long
+//	                 before the snapshot's it is (0 for the last state, which
+//	                 is the snapshot's): the header has the time
 //	players          (if bit 0) unsigned varint count, then per player a
 //	                 byte of marks (below), its id (unsigned varint) unless
 //	                 it is the previous player's plus one (the first's:
@@ -88,7 +90,7 @@ type Score struct {
 // follow.
 func (g *Game) AppendSnapshot(dst []byte, regular bool) []byte {
 	o := g.prepare(regular)
-	dst = wire.AppendState(append(dst, o.head...), o.ballState)
+	dst = appendBall(append(dst, o.head...), o.ballState, g.now)
 	if !o.players {
 		return dst
 	}
@@ -183,7 +185,7 @@ func (g *Game) prepare(regular bool) *prepared {
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
 		dst = appendCarry(dst, -1, geom.Vec3{}, client.Blend{}, g.sent.repeat.t)
-		dst = wire.AppendState(dst, bodyOf(g.sent.repeat.t, g.sent.repeat.ball, true, g.sent.repeat.cut))
+		dst = appendBall(dst, bodyOf(g.sent.repeat.t, g.sent.repeat.ball, true, g.sent.repeat.cut), g.now)
 	}
 	if prev {
 		if g.sent.prevPossessor == g.possessor && g.carrySince <= g.sent.prevTime {
@@ -191,7 +193,7 @@ func (g *Game) prepare(regular bool) *prepared {
 		} else {
 			dst = appendCarry(dst, g.sent.prevPossessor, g.sent.prevCarryOff, client.Blend{}, g.sent.prevTime)
 		}
-		dst = wire.AppendState(dst, bodyOf(g.sent.prevTime, g.prevBall, false, false))
+		dst = appendBall(dst, bodyOf(g.sent.prevTime, g.prevBall, false, false), g.now)
 	}
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
 	o.head = dst
@@ -375,6 +377,15 @@ func appendCarry(dst []byte, possessor int, place geom.Vec3, b client.Blend, t t
 	return binary.AppendUvarint(dst, uint64(max(t-b.Since, 0)/time.Microsecond))
 }
 
+// appendBall appends s, a ball state in the snapshot at server time now, as
+// wire.AppendState does, but for its time: how long before now it is, in
+// wire.TimeUnits (the state's time decodes to the very same as an absolute
+// one would).
+func appendBall(dst []byte, s kinematic.State, now time.Duration) []byte {
+	s.Time = (now/wire.TimeUnit - s.Time/wire.TimeUnit) * wire.TimeUnit
+	return wire.AppendState(dst, s)
+}
+
 // bodyOf is b as the state at server time t, its zero rotation read as
 // geom.Identity, with the marks given.
 func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) kinematic.State {
@@ -417,6 +428,10 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		var w kinematic.State
 		if !current {
 			w = r.State()
+			if w.Time < 0 {
+				r.Fail(ErrMalformed)
+			}
+			w.Time = s.Time - w.Time
 		}
 		if r.Err() != nil {
 			break
