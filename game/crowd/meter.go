@@ -54,8 +54,12 @@ type ClientMeter struct {
 	moving    measure.Series // metres, of the spheres moving
 	refresh   measure.Series // milliseconds
 	last      []time.Duration
-	pending   []pendingFrame
-	free      [][]drawn
+	// The recovery from blackout k (the next to end): spheres refreshed
+	// since its end, and the longest recovery so far.
+	k, since int
+	recovery time.Duration
+	pending  []pendingFrame
+	free     [][]drawn
 
 	frames, undrawn int64 // sphere-frames measured, and of them not drawn
 	snapshots       int64
@@ -88,6 +92,13 @@ type Figures struct {
 	// RefreshMs is the server time between two snapshots the client
 	// received that refreshed a sphere (unchanged or sent), milliseconds.
 	RefreshMs measure.Stat `json:"refresh_ms"`
+	// RecoveryS is how long after a blackout of the link every sphere was
+	// refreshed again: the server time of the snapshot that completed them
+	// less the blackout's end, seconds, the longest over the blackouts
+	// (0 without one; until the end of the run if they never were). During and after one the server sends the spheres
+	// whole once the baseline the client acknowledged has left its Ring,
+	// as many as the budget holds in each snapshot.
+	RecoveryS float64 `json:"recovery_s"`
 	// Undrawn is the share of spheres not drawn in the frames after the
 	// warm-up (not yet known to the client, or forgotten).
 	Undrawn float64 `json:"undrawn"`
@@ -186,7 +197,14 @@ func (c *ClientMeter) Received(s *client.Snapshot) {
 		if last := c.last[id]; last >= 0 && s.Time >= c.m.warmUp && s.Time > last {
 			c.refresh.Add(float64(s.Time-last) / float64(time.Millisecond))
 		}
+		if c.k < len(c.blackouts) && c.last[id] < c.blackouts[c.k].To && s.Time >= c.blackouts[c.k].To {
+			c.since++
+		}
 		c.last[id] = max(c.last[id], s.Time)
+	}
+	if c.k < len(c.blackouts) && c.since == len(c.last) {
+		c.recovery = max(c.recovery, s.Time-c.blackouts[c.k].To)
+		c.k, c.since = c.k+1, 0
 	}
 }
 
@@ -267,6 +285,10 @@ func (c *ClientMeter) covered(p *pendingFrame) bool {
 func (m *Meter) Figures(i int, tr harness.Traffic, d time.Duration) Figures {
 	c := m.clients[i]
 	c.measure(true)
+	recovery := c.recovery
+	if c.k < len(c.blackouts) && c.blackouts[c.k].To < d {
+		recovery = max(recovery, d-c.blackouts[c.k].To)
+	}
 	per := func(x, n int64) float64 {
 		if n == 0 {
 			return 0
@@ -276,7 +298,8 @@ func (m *Meter) Figures(i int, tr harness.Traffic, d time.Duration) Figures {
 	kbps := func(bytes int64) float64 { return measure.Round(float64(bytes) * 8 / d.Seconds() / 1000) }
 	return Figures{
 		FidelityM: c.fid.Stat(), MovingM: c.moving.Stat(), RefreshMs: c.refresh.Stat(), Undrawn: per(c.undrawn, c.frames),
-		RestBits: per(c.restBits, c.rest), SnapshotBytes: per(c.bytes, c.snapshots), LeftOut: per(c.leftOut, c.snapshots),
+		RecoveryS: measure.Round(recovery.Seconds()),
+		RestBits:  per(c.restBits, c.rest), SnapshotBytes: per(c.bytes, c.snapshots), LeftOut: per(c.leftOut, c.snapshots),
 		Clock: c.clock.Metrics(c.first, c.replied),
 		Net:   measure.NetMetrics{DownKbps: kbps(tr.WireDown), UpKbps: kbps(tr.WireUp)},
 	}

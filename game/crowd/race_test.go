@@ -1,0 +1,5 @@
+//go:build race
+
+package crowd
+
+const raceEnabled = true
