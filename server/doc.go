@@ -1,7 +1,7 @@
 // Package server is the authoritative side of a Tether game: a fixed-rate tick
 // loop that steps the game, sends every connected client regular snapshots on
-// the unreliable channel, events on the reliable one, answers clock pings on
-// receipt, and hands the game the inputs clients send.
+// the unreliable channel, events on the reliable one, answers clock pings,
+// and hands the game the inputs clients send.
 //
 // # Core and driver
 //
@@ -50,7 +50,19 @@
 // which holds the whole state, so a client joining mid-match has everything
 // within one snapshot interval. When Game.Step asks for it (a kick, a bounce, a
 // teleport) an extra snapshot follows the tick at once, so that clients' curves
-// get their knots. Clock pings are answered as they arrive, with the receive
-// time as both timestamps of the pong: at most one pong per packet, and at
-// most Config.PongHz a second per client, so replies never outgrow pings.
+// get their knots.
+//
+// # Packets
+//
+// A client's packets go with whatever is queued for it: a snapshot, events,
+// replies, a pong. Clock pings are answered by a pong that waits, up to
+// Config.Hold (one snapshot interval by default), for a packet that goes to
+// the client anyway, rather than go in one of its own, whose headers (IPv4,
+// UDP, netcode, the reliable channel: about 60 bytes) outweigh it several
+// times. A held pong is built when it leaves and says when the ping arrived
+// and when the pong left, so the wait is the server's hold, which the
+// client's clock takes out: its samples stay unbiased. A client's first
+// pongs, its clock's first burst of pings, go at once, so that its estimate
+// is ready as soon as before. At most one ping per packet is answered, and
+// at most Config.PongHz a second per client, so replies never outgrow pings.
 package server

@@ -132,6 +132,16 @@ type Config struct {
 	// reliable.MaxUnreliableSize]. A game that is not PerClient has the
 	// whole message.
 	SnapshotBudget int
+	// Hold is how long a clock pong may be held for a packet that goes to
+	// the client anyway (a snapshot's, an event's, a reply's) rather than go
+	// in one of its own; 0 means one snapshot interval, 1/SnapshotHz, so at
+	// the default rates pongs ride on the client's next snapshot. A held
+	// pong is built when its packet leaves: it says when the ping arrived
+	// and when the pong left, so the client's clock takes the wait as the
+	// server's hold and its samples stay unbiased. A client's first pongs
+	// (its clock's first burst) are never held. Negative holds none: pongs
+	// go on receipt. Range up to 1 s.
+	Hold time.Duration
 	// Reliable configures each client's channels.
 	Reliable reliable.Config
 	// OnTick, if set, is called after every tick, once its snapshot is
@@ -203,6 +213,13 @@ type conn struct {
 	anyInput bool
 	flush    bool          // packets owed before the next tick
 	pongTAT  time.Duration // pong rate: theoretical arrival time of the next pong
+	// A ping answered whose pong waits for a packet going anyway
+	// (Config.Hold), built when it leaves.
+	pinged bool
+	ping   clock.Ping
+	pingAt time.Duration // its arrival
+	heldAt time.Duration // when it was answered
+	pongs  int           // pongs sent
 }
 
 type outPacket struct {
@@ -265,6 +282,12 @@ func New(cfg Config, game Game) (*Server, error) {
 	}
 	if err := def(&cfg.SnapshotBudget, reliable.MaxUnreliableSize, 64, reliable.MaxUnreliableSize, "SnapshotBudget"); err != nil {
 		return nil, err
+	}
+	switch {
+	case cfg.Hold == 0:
+		cfg.Hold = time.Second / time.Duration(cfg.SnapshotHz)
+	case cfg.Hold > time.Second:
+		return nil, fmt.Errorf("%w: Hold = %v, want up to 1s", ErrConfig, cfg.Hold)
 	}
 	if _, err := reliable.New(cfg.Reliable); err != nil {
 		return nil, fmt.Errorf("%w: Reliable: %v", ErrConfig, err)
@@ -374,10 +397,11 @@ func (s *Server) Disconnect(now time.Duration, client int) error {
 }
 
 // Receive processes a payload from the client in slot client, received at
-// server time now: a clock ping is answered at once (take the pong with
-// Transmit) — the last of the payload's pings, within the client's PongHz;
-// the others are counted in PingsIgnored — and inputs go to the game. A
-// malformed payload is dropped and counted.
+// server time now: a clock ping is answered — the last of the payload's
+// pings, within the client's PongHz; the others are counted in PingsIgnored
+// — with the client's next packet (Config.Hold; at once, to take with
+// Transmit, if Hold is negative), and inputs go to the game. A malformed
+// payload is dropped and counted.
 func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 	return s.ReceiveAt(now, now, client, payload)
 }
@@ -385,9 +409,9 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 // ReceiveAt is Receive for a payload that arrived at server time arrival
 // (at most now) and is handled at now, for a driver that reads its socket
 // once per tick and knows each datagram's arrival (a kernel timestamp): the
-// pong says the ping arrived at arrival and left at now, so the client's
-// clock takes the wait as the server's hold, and inputs carry their true
-// Arrival.
+// pong says the ping arrived at arrival and left when it did, so the
+// client's clock takes the wait as the server's hold, and inputs carry their
+// true Arrival.
 func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byte) error {
 	arrival = min(arrival, now)
 	s.begin()
@@ -450,9 +474,17 @@ func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byt
 }
 
 // pong answers ping, one of n pings in a payload from client, if the
-// client's pong rate allows, and sends the pong at once.
+// client's pong rate allows: the pong goes with the client's next packet
+// (flush builds it), within Hold, or at once if it is one of the client's
+// first or Hold is negative. A ping answered while an older one's pong still
+// waits takes its place (the older is counted ignored).
 func (s *Server) pong(c *conn, client int, arrival, now time.Duration, ping clock.Ping, n int) {
 	s.stats.PingsIgnored += uint64(n - 1)
+	if c.pinged {
+		s.stats.PingsIgnored++
+		c.ping, c.pingAt = ping, arrival
+		return
+	}
 	interval := time.Second / time.Duration(s.cfg.PongHz)
 	burst := max(1, s.cfg.PongHz/4)
 	if c.pongTAT-now > time.Duration(burst-1)*interval {
@@ -460,13 +492,16 @@ func (s *Server) pong(c *conn, client int, arrival, now time.Duration, ping cloc
 		return
 	}
 	c.pongTAT = max(c.pongTAT, now) + interval
-	s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(ping, arrival, now))
-	if c.ep.SendUnreliable(s.msg) == nil {
-		s.stats.Pongs++
-		c.stats.PongBytes += uint64(len(s.msg))
+	c.pinged, c.ping, c.pingAt, c.heldAt = true, ping, arrival, now
+	if s.cfg.Hold < 0 || c.pongs < promptPongs {
 		s.flush(now, client)
 	}
 }
+
+// promptPongs is how many of a client's first pongs go at once, never held:
+// those of its clock's first burst of pings (clock.Config.BurstSamples),
+// which decide how soon its estimate is ready.
+const promptPongs = 16
 
 // Tick runs the ticks due at server time now, at most MaxCatchUp of them, and
 // queues their snapshots and events; take the packets with Transmit. It returns
@@ -498,7 +533,7 @@ func (s *Server) Tick(now time.Duration) int {
 		}
 	}
 	for _, client := range s.order {
-		if c := s.clients[client]; c.flush || c.ep.Pending() > 0 {
+		if c := s.clients[client]; c.flush || c.ep.Pending() > 0 || c.pinged && now-c.heldAt >= s.cfg.Hold {
 			s.flush(now, client)
 		}
 	}
@@ -597,9 +632,19 @@ func (s *Server) sendReliable(c *conn, msg []byte) bool {
 	return true
 }
 
-// flush queues every packet the client's endpoint has due.
+// flush queues every packet the client's endpoint has due, with what was
+// held for it: a held pong is built now, the time it leaves.
 func (s *Server) flush(now time.Duration, client int) {
 	c := s.clients[client]
+	if c.pinged {
+		c.pinged = false
+		s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(c.ping, c.pingAt, now))
+		if c.ep.SendUnreliable(s.msg) == nil {
+			s.stats.Pongs++
+			c.pongs++
+			c.stats.PongBytes += uint64(len(s.msg))
+		}
+	}
 	c.flush = false
 	for {
 		start := len(s.out)

@@ -52,9 +52,10 @@ func (g *fakeGame) AppendSnapshot(dst []byte, regular bool) []byte {
 
 // peer is a client's end of the channels, decoding what the server sends.
 type peer struct {
-	ep   *reliable.Endpoint
-	msgs []protocol.Message
-	held time.Duration // how long before send's now its packets arrived
+	ep      *reliable.Endpoint
+	msgs    []protocol.Message
+	packets int           // packets received
+	held    time.Duration // how long before send's now its packets arrived
 }
 
 func newPeer(t *testing.T) *peer {
@@ -77,6 +78,7 @@ func drain(t *testing.T, s *Server, now time.Duration, peers map[int]*peer) {
 		if p == nil {
 			continue
 		}
+		p.packets++
 		if err := p.ep.Receive(now, b); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +126,7 @@ func (p *peer) count(tag protocol.Tag) int {
 }
 
 func TestConfig(t *testing.T) {
-	for _, c := range []Config{{TickHz: -1}, {TickHz: 2000}, {SnapshotHz: 61}, {MaxCatchUp: -2}, {MaxClients: 5000}, {Reliable: reliable.Config{MaxInFlight: 1}}} {
+	for _, c := range []Config{{TickHz: -1}, {TickHz: 2000}, {SnapshotHz: 61}, {MaxCatchUp: -2}, {MaxClients: 5000}, {Hold: 2 * time.Second}, {Reliable: reliable.Config{MaxInFlight: 1}}} {
 		if _, err := New(c, newFake()); !errors.Is(err, ErrConfig) {
 			t.Errorf("%+v: %v", c, err)
 		}
