@@ -2,6 +2,7 @@ package crowd
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -261,20 +262,23 @@ func FuzzDecode(f *testing.F) {
 		}
 	}
 	f.Add(uint64(5), []byte{40, 1, 0xff, 0xff})
+	// The client keeps the baselines of ticks 1 to 100 (a crowd at rest),
+	// a copy of them for every input.
+	rest := newGame(f, Config{Bodies: 40})
+	l := newLink(f, rest, 0, 0)
+	for range 100 {
+		step(rest)
+		if err := l.exchange(); err != nil {
+			f.Fatal(err)
+		}
+	}
 	f.Fuzz(func(t *testing.T, tick uint64, b []byte) {
 		tick = tick%200 + 1
-		var cg ClientGame
-		// The client keeps the baselines of ticks 1 to 100 (a whole crowd at
-		// rest).
-		rest := newGame(t, Config{Bodies: 40})
-		l := newLink(t, rest, 0, 0)
-		for range 100 {
-			step(rest)
-			if err := l.exchange(); err != nil {
-				t.Fatal(err)
-			}
+		cg := l.cg
+		for i := range cg.kept.tables {
+			cg.kept.tables[i].bodies = slices.Clone(cg.kept.tables[i].bodies)
 		}
-		cg = l.cg
+		cg.scratch.bodies = nil
 		s := client.Snapshot{Tick: tick, Time: time.Duration(tick) * time.Second / 60}
 		if err := cg.DecodeSnapshot(&s, b); err != nil {
 			if len(s.Entities) != 0 || s.Baseline {

@@ -139,8 +139,9 @@ func (g *Game) quantise() {
 }
 
 // AppendSnapshot implements server.Game: every sphere whole, for a caller
-// that wants one snapshot for all; it holds about 50 bits a sphere, more
-// than one packet for a crowd of more than about 150.
+// that wants one snapshot for all. At about 50 bits a sphere, a crowd of
+// more than about 180 does not fit one packet (the server drops such a
+// snapshot as Oversize): the server calls AppendSnapshotFor instead.
 func (g *Game) AppendSnapshot(dst []byte, _ bool) []byte {
 	return g.encode(dst, nil, nil, 0, -1)
 }
