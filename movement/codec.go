@@ -33,9 +33,9 @@ type Packet[I any] struct {
 // PosUnit is the step, metres, of the positions in packets.
 const PosUnit = 1e-4
 
-// LagUnit is the step of a move's View in packets: how far it is before the
-// move's end is sent rounded to it. (The server looks the world up at View;
-// a tenth of a millisecond is well within what it tolerates.)
+// LagUnit is the step of a packet's lag: how far its newest move's View is
+// before that move's end, rounded to it. (The server looks the world up at
+// View; a tenth of a millisecond is well within what it tolerates.)
 const LagUnit = 100 * time.Microsecond
 
 // A packet's first byte holds its flags: bit 0 says a position follows the
@@ -47,39 +47,41 @@ const (
 	maxLag    = 60 * time.Second // the furthest View may be before Time
 )
 
-// Per move, a byte of flags says what follows: its length (the first move's
-// in full, a later one's as the change from the move before), how far View is
-// before its end, its lag (likewise), and its input: in full, or as the change from
-// the input before, when both encode to the same number of bytes (at most
-// maxDelta): a mask of the bytes that differ (an unsigned varint, bit k for
-// byte k) and those bytes. A move whose length, lag or input is the previous
-// move's sends none of it (moveSame: the input is the previous one), so a move
-// that only continues the one before costs its flags byte alone, and a run of
-// such moves shares one: a flags byte of moveSame alone counts in its high
-// four bits the moves after it that repeat it (up to 15), so a run of 16
-// unchanged moves costs a byte, half a bit each. In any other flags byte of a
-// move after the first, the high four bits hold a small change of length
-// (moveDt, from -8 to 7 wire.TimeUnits, zigzag-coded: 1 for -1, 2 for 1, ...),
-// so a length that only wavers around the frame time (16.7 ms is 166 or 167
-// units) costs nothing beyond the flags byte; they are zero when the change
-// follows as a varint.
+// A packet has one lag, its newest move's: every move's View is its end less
+// the lag (the render delay a client draws the world at changes little over
+// the moves of a packet, and the server's look-up at View tolerates
+// centimetres). Per move, a byte of flags says what follows: its length (the
+// first move's in full, a later one's as the change from the move before) and
+// its input: in full, or as the change from the input before, when both encode
+// to the same number of bytes (at most maxDelta): a mask of the bytes that
+// differ (an unsigned varint, bit k for byte k) and those bytes. A move whose
+// length or input is the previous move's sends none of it (moveSame: the input
+// is the previous one), so a move that only continues the one before costs its
+// flags byte alone, and a run of such moves shares one: a flags byte of
+// moveSame alone counts in its high five bits the moves after it that repeat
+// it (up to 31), so a run of 32 unchanged moves costs a byte, a quarter of a
+// bit each. In any other flags byte of a move after the first, the high five
+// bits hold a small change of length (moveDt, from -16 to 15 wire.TimeUnits,
+// zigzag-coded: 1 for -1, 2 for 1, ...), so a length that only wavers around
+// the frame time (16.7 ms is 166 or 167 units) costs nothing beyond the flags
+// byte; they are zero when the change follows as a varint.
 const (
 	moveDt    = 1 << 0
-	moveLag   = 1 << 1
-	moveWhole = 1 << 2
-	moveSame  = 1 << 3
-	moveMask  = moveDt | moveLag | moveWhole | moveSame
-	moveRun   = 1 << 4 // the unit of a run's count, in a flags byte of moveSame alone
-	maxRun    = 15
+	moveWhole = 1 << 1
+	moveSame  = 1 << 2
+	moveMask  = moveDt | moveWhole | moveSame
+	moveHigh  = 3      // the high bits' shift: a run's count, a small change of length
+	moveRun   = 1 << 3 // the unit of a run's count, in a flags byte of moveSame alone
+	maxRun    = 31
 	maxDelta  = 63
 )
 
 // AppendPacket appends the encoding of p to dst: a flags byte, the first move's
-// sequence, Fix, the number of moves, the first move's start time, the moves
-// (lengths in wire.TimeUnits, lags in LagUnits, inputs in the game's
-// encoding, each as a change from the move before where that is shorter),
-// then the position. It panics if p has no moves, more than MaxPacketMoves, or moves
-// that do not follow each other.
+// sequence, Fix, the number of moves, the first move's start time, the lag of
+// the last move (Time - View, in LagUnits), the moves (lengths in
+// wire.TimeUnits, inputs in the game's encoding, each as a change from the
+// move before where that is shorter), then the position. It panics if p has
+// no moves, more than MaxPacketMoves, or moves that do not follow each other.
 func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	n := len(p.Moves)
 	if n == 0 || n > MaxPacketMoves {
@@ -95,7 +97,9 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	dst = binary.AppendUvarint(dst, uint64(p.Fix))
 	dst = append(dst, byte(n))
 	dst = wire.AppendTime(dst, first.Time-first.Dt)
-	var prevDt, prevLag int64
+	last := &p.Moves[n-1]
+	dst = binary.AppendUvarint(dst, uint64((min(max(0, last.Time-last.View), maxLag)+LagUnit/2)/LagUnit))
+	var prevDt int64
 	run := -1 // the index in dst of the flags byte of a run of unchanged moves going on
 	for i := range p.Moves {
 		m := &p.Moves[i]
@@ -103,24 +107,20 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 			panic("tether/movement: packet moves do not follow each other")
 		}
 		dt := int64(m.Dt / wire.TimeUnit)
-		lag := int64((min(max(0, m.Time-m.View), maxLag) + LagUnit/2) / LagUnit)
 		cur, prev := p.in[i%2][:0], p.in[(i+1)%2]
 		cur = g.AppendInput(cur, m.Input)
 		p.in[i%2] = cur
-		flags := byte(moveDt | moveLag | moveWhole)
+		flags := byte(moveDt | moveWhole)
 		var mask uint64
 		small := false // the change of length fits the flags byte
 		if i > 0 {
 			flags = 0
 			if d := dt - prevDt; d != 0 {
 				flags |= moveDt
-				if d >= -8 && d <= 7 {
-					flags |= byte((d<<1)^(d>>63)) << 4
+				if d >= -16 && d <= 15 {
+					flags |= byte((d<<1)^(d>>63)) << moveHigh
 					small = true
 				}
-			}
-			if lag != prevLag {
-				flags |= moveLag
 			}
 			switch {
 			case bytes.Equal(cur, prev):
@@ -140,7 +140,7 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 				}
 			}
 		}
-		if flags == moveSame && run >= 0 && dst[run]>>4 < maxRun {
+		if flags == moveSame && run >= 0 && dst[run]>>moveHigh < maxRun {
 			dst[run] += moveRun // one more move repeating the one before
 			continue
 		}
@@ -156,12 +156,6 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 			dst = binary.AppendVarint(dst, dt-prevDt)
 		}
 		switch {
-		case flags&moveLag != 0 && i == 0:
-			dst = binary.AppendUvarint(dst, uint64(lag))
-		case flags&moveLag != 0:
-			dst = binary.AppendVarint(dst, lag-prevLag)
-		}
-		switch {
 		case flags&moveSame != 0:
 		case flags&moveWhole != 0:
 			dst = append(dst, cur...)
@@ -173,7 +167,7 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 				}
 			}
 		}
-		prevDt, prevLag = dt, lag
+		prevDt = dt
 	}
 	if p.HasPos {
 		dst = wire.AppendVec(dst, p.Pos, PosUnit)
@@ -207,6 +201,7 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 	p.Fix = uint32(r.Uvarint(math.MaxUint32))
 	n := int(r.Byte())
 	t := r.Time()
+	lag := int64(r.Uvarint(uint64(maxLag / LagUnit)))
 	if err := r.Err(); err != nil {
 		return err
 	}
@@ -214,12 +209,10 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 		return ErrMalformed
 	}
 	const (
-		limit    = int64(math.MaxInt64 / 2)
-		maxDtU   = int64(maxMoveDt / wire.TimeUnit)
-		maxLagU  = int64(maxLag / LagUnit)
-		maxDiffU = maxDtU + maxLagU
+		limit  = int64(math.MaxInt64 / 2)
+		maxDtU = int64(maxMoveDt / wire.TimeUnit)
 	)
-	var dt, lag int64
+	var dt int64
 	repeat := 0 // moves still to come of a run of unchanged ones
 	for k := range n {
 		var flags, small byte
@@ -229,11 +222,11 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 		} else {
 			flags = r.Byte()
 			if k > 0 && flags&moveMask == moveSame {
-				repeat = int(flags >> 4)
+				repeat = int(flags >> moveHigh)
 				flags = moveSame
 			}
 			if k > 0 && flags&moveDt != 0 {
-				small, flags = flags>>4, flags&moveMask
+				small, flags = flags>>moveHigh, flags&moveMask
 			}
 		}
 		if flags&^moveMask != 0 || (k == 0 && flags != moveMask&^moveSame) || flags&(moveWhole|moveSame) == moveWhole|moveSame || k+repeat >= n {
@@ -245,18 +238,12 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 		case flags&moveDt != 0 && small != 0:
 			dt += int64(small>>1) ^ -int64(small&1)
 		case flags&moveDt != 0:
-			dt += r.Varint(maxDiffU)
-		}
-		switch {
-		case flags&moveLag != 0 && k == 0:
-			lag = int64(r.Uvarint(uint64(maxLagU)))
-		case flags&moveLag != 0:
-			lag += r.Varint(maxDiffU)
+			dt += r.Varint(maxDtU)
 		}
 		if err := r.Err(); err != nil {
 			return err
 		}
-		if dt <= 0 || dt > maxDtU || lag < 0 || lag > maxLagU || int64(t) > limit || int64(t) < -limit {
+		if dt <= 0 || dt > maxDtU || int64(t) > limit || int64(t) < -limit {
 			return ErrMalformed
 		}
 		t += time.Duration(dt) * wire.TimeUnit

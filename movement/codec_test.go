@@ -1,6 +1,7 @@
 package movement
 
 import (
+	"encoding/binary"
 	"errors"
 	"testing"
 	"time"
@@ -44,10 +45,23 @@ func TestPacketRoundTrip(t *testing.T) {
 	if err := DecodePacket(&q, append(b, 0), g); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("trailing byte: %v", err)
 	}
+	// A packet carries one lag, its newest move's: the others' Views are
+	// their ends less it, whatever they were.
+	for i := range p.Moves {
+		p.Moves[i].View = p.Moves[i].Time - time.Duration(70+i)*ms
+	}
+	if err := DecodePacket(&q, AppendPacket(nil, g, &p), g); err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range q.Moves {
+		if want := m.Time - 74*ms; m.View != want {
+			t.Fatalf("move %d: view %v, want %v (its end less the newest move's lag)", i, m.View, want)
+		}
+	}
 }
 
 // TestPacketSameInput: a move that continues the one before it (the same
-// length, lag and input) costs one byte, and a run of up to 16 of them one
+// length and input) costs one byte, and a run of up to 32 of them one
 // byte in all, and decodes to those moves; a run counting past the packet's
 // moves is malformed.
 func TestPacketSameInput(t *testing.T) {
@@ -75,7 +89,7 @@ func TestPacketSameInput(t *testing.T) {
 	if got := len(eight) - len(one); got != 1 {
 		t.Fatalf("7 moves like the first cost %d bytes, want 1", got)
 	}
-	for n, want := range map[int]int{16: 1, 17: 1, 18: 2, 33: 2, 34: 3} {
+	for n, want := range map[int]int{16: 1, 33: 1, 34: 2, 64: 2} {
 		if got := len(packet(n)) - len(one); got != want {
 			t.Fatalf("%d moves like the first cost %d bytes, want %d", n-1, got, want)
 		}
@@ -83,9 +97,9 @@ func TestPacketSameInput(t *testing.T) {
 	// The second move's flags byte follows the first move, and is the flag
 	// alone, with the run's count above it. With a whole input as well it is
 	// malformed, and so is the flag on the first move (its flags byte
-	// follows flags, sequence, fix, count and start time).
-	second, first := len(one), 4+len(wire.AppendTime(nil, 5*time.Second))
-	if two[second] != moveSame || eight[second] != moveSame|6*moveRun || eight[first] != moveDt|moveLag|moveWhole {
+	// follows flags, sequence, fix, count, start time and lag).
+	second, first := len(one), 4+len(wire.AppendTime(nil, 5*time.Second))+len(binary.AppendUvarint(nil, uint64(80*ms/LagUnit)))
+	if two[second] != moveSame || eight[second] != moveSame|6*moveRun || eight[first] != moveDt|moveWhole {
 		t.Fatalf("flags %#x, %#x and %#x", eight[first], two[second], eight[second])
 	}
 	for _, bad := range [][]byte{
@@ -206,12 +220,12 @@ func FuzzDecodeReply(f *testing.F) {
 	})
 }
 
-// TestPacketSmallLength: a change of a move's length by -8 to 7
+// TestPacketSmallLength: a change of a move's length by -16 to 15
 // wire.TimeUnits rides in its flags byte, a larger one follows it; both
 // decode exactly.
 func TestPacketSmallLength(t *testing.T) {
 	g := testGame()
-	for _, d := range []int{-9, -8, -1, 1, 7, 8} {
+	for _, d := range []int{-17, -16, -1, 1, 15, 16} {
 		p := Packet[winput]{}
 		end := 5 * time.Second
 		for i, dt := range []time.Duration{166, 166 + time.Duration(d), 166} {
@@ -232,7 +246,7 @@ func TestPacketSmallLength(t *testing.T) {
 		one := AppendPacket(nil, g, &Packet[winput]{Moves: p.Moves[:1]})
 		want := 2 // two flags bytes, and a varint byte for each change out of range
 		for _, c := range []int{d, -d} {
-			if c < -8 || c > 7 {
+			if c < -16 || c > 15 {
 				want++
 			}
 		}

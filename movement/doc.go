@@ -48,9 +48,10 @@
 // not acknowledged once more, oldest first, so the moves of an outage are
 // applied rather than skipped. The packet ends with the predicted position
 // after its last move. A move after the first of a packet travels as its
-// change from the one before (its length, its lag, the bytes of its input
-// that differ), a few bytes when the input changed little, and a run of
-// unchanged moves shares one byte.
+// change from the one before (its length, the bytes of its input that
+// differ), a few bytes when the input changed little, and a run of unchanged
+// moves shares one byte. A packet carries one lag, its newest move's: each
+// move's View is its end less it.
 //
 // # Server
 //
