@@ -93,3 +93,47 @@ func TestAckNewestBaseline(t *testing.T) {
 		t.Fatalf("acks %v, stats %+v", acks, st)
 	}
 }
+
+// predictBaselines predicts (predictGame) and keeps baselines as
+// baselineGame does.
+type predictBaselines struct{ *predictGame }
+
+func (g predictBaselines) DecodeSnapshot(s *Snapshot, b []byte) error {
+	return baselineGame{}.DecodeSnapshot(s, b)
+}
+
+// A predicting client acknowledges the newest baseline in the header of its
+// Moves message when one goes (a byte or two, where an Ack message costs its
+// tag and framing too), in an Ack message otherwise; never both at once, and
+// every acknowledgement is of the newest baseline kept.
+func TestAckInMovesHeader(t *testing.T) {
+	g := &predictGame{}
+	c, err := New(Config{}, predictBaselines{g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t)
+	r.c = c
+	c.Connected(0)
+	r.run(2*time.Second, func(now time.Duration) ([]ent, bool) {
+		c.SetInput([]byte("in"))
+		return []ent{{id: 1, kind: 1, x: 3}}, every30Hz(now)
+	}, nil)
+	inMoves := 0
+	for i, a := range r.acks {
+		if a.inMoves {
+			inMoves++
+		}
+		if a.tick%4 != 0 || (i > 0 && (a.tick <= r.acks[i-1].tick || a.at == r.acks[i-1].at)) {
+			t.Fatalf("acknowledgement %d: %+v after %+v", i, a, r.acks[max(i-1, 0)])
+		}
+	}
+	st := c.Stats()
+	t.Logf("%d of %d acknowledgements in Moves headers; ack bytes %d, input bytes %d", inMoves, len(r.acks), st.AckBytesOut, st.InputBytesOut)
+	if inMoves == 0 || inMoves == len(r.acks) || st.Acks != uint64(len(r.acks)) {
+		t.Fatalf("%d of %d acknowledgements in Moves headers, %d counted", inMoves, len(r.acks), st.Acks)
+	}
+	if last := r.acks[len(r.acks)-1].tick; last+4 < uint64(2*60) {
+		t.Fatalf("newest baseline acknowledged %d, want one of the last snapshots", last)
+	}
+}

@@ -188,7 +188,7 @@ type Stats struct {
 	PacketsOut, BytesOut uint64 // payloads returned by Transmit
 	Snapshots            uint64 // snapshots placed on the timelines
 	Deltas               uint64 // of the snapshots decoded, those decoded against a baseline (Snapshot.Base)
-	Acks                 uint64 // baselines acknowledged (protocol Ack messages sent)
+	Acks                 uint64 // baselines acknowledged (protocol Ack messages, or Moves headers that carry one, sent)
 	Unplaced             uint64 // snapshots dropped because the clock was not ready
 	Events               uint64 // events received
 	Inputs               uint64 // inputs sent
@@ -199,7 +199,7 @@ type Stats struct {
 	// (pings out, pongs in), which share datagrams with the others.
 	ClockBytesOut, ClockBytesIn uint64
 	InputBytesOut               uint64 // bytes of the Input and Moves messages sent
-	AckBytesOut                 uint64 // bytes of the Ack messages sent
+	AckBytesOut                 uint64 // bytes of the Ack messages sent, and of the ack field of Moves headers
 	// The bytes of the messages received, by kind: snapshots, replies and
 	// events (tag and body).
 	SnapshotBytesIn, ReplyBytesIn, EventBytesIn uint64
@@ -679,8 +679,12 @@ func (c *Client) Update(local time.Duration) {
 	}
 	if c.welcomed && send {
 		c.inputSeq++
+		ack := uint64(0) // the newest baseline, in a Moves header
 		if moves {
-			c.msg = protocol.AppendMoves(c.msg[:0], c.inputSeq)
+			if c.acked > c.ackSent {
+				ack = c.acked
+			}
+			c.msg = protocol.AppendMoves(c.msg[:0], c.inputSeq, ack)
 		} else {
 			h := protocol.Input{Seq: c.inputSeq}
 			if ready {
@@ -691,14 +695,28 @@ func (c *Client) Update(local time.Duration) {
 		}
 		c.msg = append(c.msg, data...)
 		if c.ep.SendUnreliable(c.msg) == nil {
+			n := uint64(len(c.msg))
+			if moves {
+				a := uint64(1) // the ack field's bytes (a uvarint)
+				for v := ack; v >= 0x80; v >>= 7 {
+					a++
+				}
+				c.stats.AckBytesOut += a
+				n -= a
+			}
+			if ack > 0 {
+				c.ackSent = ack
+				c.stats.Acks++
+			}
 			c.stats.Inputs++
-			c.stats.InputBytesOut += uint64(len(c.msg))
+			c.stats.InputBytesOut += n
 			packet = true
 		}
 	}
-	// The newest baseline kept rides on a packet that goes anyway (an
-	// input, a ping, the channel's acknowledgement of what arrived since
-	// the last Update), never one of its own.
+	// The newest baseline kept rides in the Moves header, or in a message
+	// on a packet that goes anyway (an input, a ping, the channel's
+	// acknowledgement of what arrived since the last Update), never in one
+	// of its own.
 	if c.acked > c.ackSent && (packet || c.owed) {
 		c.msg = protocol.AppendAck(c.msg[:0], c.acked)
 		if c.ep.SendUnreliable(c.msg) == nil {

@@ -90,8 +90,16 @@ type rig struct {
 	srv *reliable.Endpoint
 	now time.Duration
 	// inputs are the bodies of the Input messages the server received,
-	// moves those of the Moves messages.
+	// moves those of the Moves messages; acks the baselines acknowledged,
+	// by an Ack message or in a Moves header.
 	inputs, moves []string
+	acks          []ackSeen
+}
+
+type ackSeen struct {
+	at      time.Duration
+	tick    uint64
+	inMoves bool
 }
 
 func newRig(t *testing.T) *rig {
@@ -134,6 +142,11 @@ func (r *rig) exchange() {
 			r.inputs = append(r.inputs, string(msg.Body))
 		case protocol.TagMoves:
 			r.moves = append(r.moves, string(msg.Body))
+			if msg.Ack > 0 {
+				r.acks = append(r.acks, ackSeen{r.now, msg.Ack, true})
+			}
+		case protocol.TagAck:
+			r.acks = append(r.acks, ackSeen{r.now, msg.Ack, false})
 		}
 	}
 	r.flush()
@@ -152,7 +165,7 @@ func (r *rig) flush() {
 }
 
 func (r *rig) snapshot(t time.Duration, meta byte, es ...ent) {
-	msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Time: t, Regular: true}), meta, es...)
+	msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: uint64((t*60 + time.Second/2) / time.Second), Time: t, Regular: true}), meta, es...)
 	if err := r.srv.SendUnreliable(msg); err != nil {
 		r.t.Fatal(err)
 	}

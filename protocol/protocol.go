@@ -72,8 +72,9 @@ type Message struct {
 	Pong     clock.Pong
 	Ping     clock.Ping
 	Input    Input
-	// Ack is the tick of a TagAck: the newest snapshot the client keeps as
-	// a baseline for snapshots encoded against it (see server.PerClient).
+	// Ack is the tick of a TagAck, or of a TagMoves that carries one (0:
+	// none): the newest snapshot the client keeps as a baseline for
+	// snapshots encoded against it (see server.PerClient).
 	Ack  uint64
 	Body []byte
 }
@@ -124,12 +125,16 @@ func AppendInput(b []byte, in Input) []byte {
 	return wire.AppendTime(b, in.View)
 }
 
-// AppendMoves appends a Moves header, the message's sequence number alone
-// (Moves and Inputs share one sequence); the caller appends the game's packet
-// of moves, which carries each move's times itself, relative to one time per
-// packet (package movement).
-func AppendMoves(b []byte, seq uint32) []byte {
-	return binary.AppendUvarint(append(b, byte(TagMoves)), uint64(seq))
+// AppendMoves appends a Moves header: the message's sequence number (Moves
+// and Inputs share one sequence), then ack, the tick of the newest snapshot
+// the client keeps as a baseline when it has not acknowledged it yet, as an
+// Ack message would carry it (0: nothing new; a byte, where an Ack message
+// beside it costs its own tag and framing); the caller appends the game's
+// packet of moves, which carries each move's times itself, relative to one
+// time per packet (package movement).
+func AppendMoves(b []byte, seq uint32, ack uint64) []byte {
+	b = binary.AppendUvarint(append(b, byte(TagMoves)), uint64(seq))
+	return binary.AppendUvarint(b, ack)
 }
 
 // AppendAck appends an Ack message: the tick of the newest snapshot the
@@ -173,6 +178,7 @@ func Decode(b []byte) (Message, error) {
 		m.Body = r.Rest()
 	case TagMoves:
 		m.Input.Seq = uint32(r.Uvarint(math.MaxUint32))
+		m.Ack = r.Uvarint(math.MaxUint64)
 		m.Body = r.Rest()
 	case TagReply:
 		m.Body = r.Rest()

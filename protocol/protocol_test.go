@@ -22,7 +22,7 @@ func samples() [][]byte {
 		append(AppendInput(nil, Input{Seq: 77, Sent: 5 * time.Second, View: 4900 * time.Millisecond}), game...),
 		AppendInput(nil, Input{Seq: 1}),
 		append(AppendReply(nil), game...),
-		append(AppendMoves(nil, 77), game...),
+		append(AppendMoves(nil, 77, 300), game...),
 		AppendAck(nil, 123456),
 	}
 }
@@ -56,7 +56,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("%+v", m.Input)
 			}
 		case 9:
-			if m.Input != (Input{Seq: 77}) || len(m.Body) != 3 {
+			if m.Input != (Input{Seq: 77}) || m.Ack != 300 || len(m.Body) != 3 {
 				t.Fatalf("%+v", m.Input)
 			}
 		case 10:
@@ -117,7 +117,7 @@ func FuzzDecode(f *testing.F) {
 		case TagInput:
 			again = append(AppendInput(nil, m.Input), m.Body...)
 		case TagMoves:
-			again = append(AppendMoves(nil, m.Input.Seq), m.Body...)
+			again = append(AppendMoves(nil, m.Input.Seq, m.Ack), m.Body...)
 		case TagPing:
 			again = AppendPing(nil, m.Ping)
 		case TagReply:
@@ -126,7 +126,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		m2, err := Decode(again)
-		if err != nil || m2.Tag != m.Tag || m2.Welcome != m.Welcome || m2.Snapshot != m.Snapshot || m2.Input != m.Input || !bytes.Equal(m2.Body, m.Body) {
+		if err != nil || m2.Tag != m.Tag || m2.Welcome != m.Welcome || m2.Snapshot != m.Snapshot || m2.Input != m.Input || m2.Ack != m.Ack || !bytes.Equal(m2.Body, m.Body) {
 			t.Fatalf("re-encoding %+v gave %+v (%v)", m, m2, err)
 		}
 	})

@@ -181,7 +181,7 @@ type Stats struct {
 	Inputs         uint64 // inputs handed to the game
 	Replies        uint64 // game replies queued (a Replier's), all clients
 	StaleInputs    uint64 // inputs dropped as older than one already handed over
-	Acks           uint64 // baselines acknowledged by clients (protocol Ack messages taken)
+	Acks           uint64 // baselines acknowledged by clients (protocol Ack messages and Moves headers that carry one)
 	Malformed      uint64 // packets or messages dropped as malformed or unexpected
 	QueueFull      uint64 // reliable messages refused by a full send queue
 
@@ -412,6 +412,19 @@ func (s *Server) Receive(now time.Duration, client int, payload []byte) error {
 // pong says the ping arrived at arrival and left when it did, so the
 // client's clock takes the wait as the server's hold, and inputs carry their
 // true Arrival.
+// ack takes client c's acknowledgement of the snapshot of tick, as an Ack
+// message or a Moves header carries it, and reports whether it is one the
+// server sent (a later tick is malformed).
+func (s *Server) ack(c *conn, tick uint64) bool {
+	if tick > s.tick {
+		s.stats.Malformed++
+		return false
+	}
+	s.stats.Acks++
+	c.stats.Acked = max(c.stats.Acked, tick)
+	return true
+}
+
 func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byte) error {
 	arrival = min(arrival, now)
 	s.begin()
@@ -446,6 +459,9 @@ func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byt
 			ping = m.Ping
 			pings++
 		case protocol.TagInput, protocol.TagMoves:
+			if m.Ack > 0 && !s.ack(c, m.Ack) {
+				continue
+			}
 			if c.anyInput && int32(m.Input.Seq-c.stats.LastInput) <= 0 {
 				s.stats.StaleInputs++
 				continue
@@ -457,12 +473,7 @@ func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byt
 				Moves: m.Tag == protocol.TagMoves, Arrival: arrival})
 			s.reply(c, client, now)
 		case protocol.TagAck:
-			if m.Ack > s.tick {
-				s.stats.Malformed++
-				continue
-			}
-			s.stats.Acks++
-			c.stats.Acked = max(c.stats.Acked, m.Ack)
+			s.ack(c, m.Ack)
 		default:
 			s.stats.Malformed++
 		}

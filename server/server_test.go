@@ -237,7 +237,7 @@ func TestPingInputLeave(t *testing.T) {
 		h.Seq = seq
 		return append(protocol.AppendInput(nil, h), data)
 	}
-	moves := func(seq uint32, data byte) []byte { return append(protocol.AppendMoves(nil, seq), data) }
+	moves := func(seq uint32, data byte) []byte { return append(protocol.AppendMoves(nil, seq, 0), data) }
 	if err := p.send(t, s, now, 3, protocol.AppendPing(nil, clock.Ping{ID: 5}), in(2, 'a'), moves(1, 'b'), moves(3, 'c')); err != nil {
 		t.Fatal(err)
 	}

@@ -235,7 +235,7 @@ func (ss *session) step(in *fuzzBytes) {
 		ss.mseq[c] += uint32(n)
 		p.HasPos = in.byte()&1 == 1
 		p.Pos = in.dir().Scale(50)
-		ss.msg = movement.AppendPacket(protocol.AppendMoves(ss.msg[:0], ss.seq[c]), movement.Game[PlayerState, MoveInput](ownSim{rules: &ss.g.rules}), p)
+		ss.msg = movement.AppendPacket(protocol.AppendMoves(ss.msg[:0], ss.seq[c], 0), movement.Game[PlayerState, MoveInput](ownSim{rules: &ss.g.rules}), p)
 		ss.seq[c]++
 		ss.send(c, ss.msg)
 	case 7: // a clock ping
