@@ -40,8 +40,8 @@ const botConnectWait = 15 * time.Second
 // Without the server's truth the lab's ball.pops cannot be measured exactly:
 // the bot estimates them in hindsight, against the ball states it received
 // (match.HindsightMeter). In virtual matches (seeds 1-3, 4 bots, 60 s) it
-// counts 28, 62, 33 and 73 pops where the server's truth gives 23, 73, 28 and
-// 85 (broadband, wan, mobile, lossy; match.TestHindsightAgainstTruth).
+// counts 2, 54, 33 and 47 pops where the server's truth gives 0, 54, 30 and
+// 36 (broadband, wan, mobile, lossy; match.TestHindsightAgainstTruth).
 // fidelity_m is the distance from the drawn ball to that curve at its render
 // time.
 func runBot(args []string, stdout, stderr io.Writer) error {
