@@ -48,6 +48,11 @@ type PlayConfig struct {
 	Seed uint64
 	// NoWebTransport serves the WebSocket alone.
 	NoWebTransport bool
+	// Frames, if set, takes the frame records a page's client posts to
+	// POST /play/frames (the body, for a meter: the demo measures its
+	// browser players with it, match.Live.MeterBrowsers); without it the
+	// endpoint is not served and the client posts none.
+	Frames func(body io.Reader) error
 	// Certificate is WebTransport's certificate; nil makes a self-signed
 	// one that pages accept by its hash (wt.Config.Certificate).
 	Certificate *tls.Certificate
@@ -57,7 +62,8 @@ type PlayConfig struct {
 // browser" joins the match as a player, under /play/ (mount it as
 // HubConfig.Play): POST /play/token (a connect token), GET /play/ws (the
 // WebSocket), GET /play/wt (where and how to open a WebTransport session:
-// wt.Info, 404 without WebTransport), GET /play/client.wasm and
+// wt.Info, 404 without WebTransport), POST /play/frames (the client's frame
+// records, for a meter: 404 without PlayConfig.Frames), GET /play/client.wasm and
 // /play/wasm_exec.js (the client). The client prefers WebTransport and
 // falls back to the WebSocket; both carry the same netcode datagrams into
 // one ws.Listener, so a browser's token works over either, once.
@@ -113,6 +119,15 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Write(b)
 	})
+	if cfg.Frames != nil {
+		p.mux.HandleFunc("POST /play/frames", func(w http.ResponseWriter, r *http.Request) {
+			if err := cfg.Frames(r.Body); err != nil {
+				http.Error(w, "tether/web: frames: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			w.WriteHeader(http.StatusNoContent)
+		})
+	}
 	// built returns the client's files, or answers the request with why not.
 	built := func(w http.ResponseWriter) (gz, js []byte, ok bool) {
 		gz, js, err := cfg.Client()

@@ -73,7 +73,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	webTransport := fs.Bool("webtransport", true, "let the page's player use WebTransport, on the -http port over UDP (false: the WebSocket alone)")
 	headless := fs.Bool("headless", false, "serve no page: measure the clients and print a report when stopped")
 	duration := fs.Duration("duration", 0, "stop after this long (0: run until interrupted)")
-	asJSON := fs.Bool("json", false, "with -headless: print the report as the lab's JSON")
+	asJSON := fs.Bool("json", false, "print the report as the lab's JSON when stopped (with the page, its browser players' rows too)")
 	seed := fs.Uint64("seed", 1, "seed of the links and the bots")
 	gameName := fs.String("game", "soccer", "the game: soccer, or arena (package game/arena; headless, reported as the lab's arena scenarios)")
 	if err := parseFlags(fs, args); err != nil {
@@ -96,8 +96,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if *headless && *duration > 0 && *duration <= demoWarmUp {
 		return usagef("-duration %v: want more than the %v warm-up, or 0", *duration, demoWarmUp)
 	}
-	if *asJSON && !*headless {
-		return usagef("-json needs -headless")
+	if *asJSON && !*headless && *gameName == "arena" {
+		return usagef("-game arena -json needs -headless")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -139,7 +139,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	// A resim client re-simulates the own player with the match, from the
 	// server's states: it does not predict it (see ClientGame.BallMethod).
 	predicts := ball != replicate.MethodResim
-	rec := newRecorder(links, predicts, *headless)
+	rec := newRecorder(links, predicts, *headless || *asJSON)
 	if !*headless {
 		var pcs []page.Client
 		for i, n := range names {
@@ -168,7 +168,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	stopWeb := func() {}
 	if !*headless {
 		wc := webConfig(*httpAddr)
-		play, err := playHandler(live, ln.Addr(), link, *seed, !*webTransport)
+		play, err := playHandler(live, rec, ln.Addr(), link, *seed, !*webTransport)
 		if err != nil {
 			ln.Close()
 			live.Close()
@@ -228,7 +228,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	if interrupted && !*headless {
 		fmt.Fprintln(stdout, "tether demo: stopped")
 	}
-	if !*headless {
+	if !*headless && !*asJSON {
 		return nil
 	}
 	rep := d.report(*seed, ran, end)
@@ -339,10 +339,14 @@ func (d *demo) report(seed uint64, secs float64, end time.Duration) *lab.Report 
 		TickHz: lab.DefaultTickHz, SnapshotHz: lab.DefaultSnapshotHz, FrameHz: lab.DefaultFrameHz,
 		Game: "soccer",
 	}}
-	for i, name := range d.names {
-		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: name, Clock: lab.ClockTether, Ball: string(d.ball), Link: d.links[i]})
+	for i := range d.rec.meter.Rows() { // the bots, then the browsers (net.* not measured)
+		name, link := fmt.Sprintf("browser-%d", i+1-len(d.names)), d.links[0]
+		if i < len(d.names) {
+			name, link = d.names[i], d.links[i]
+		}
+		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: name, Clock: lab.ClockTether, Ball: string(d.ball), Link: link})
 		var net measure.NetMetrics
-		if d.base != nil && d.final != nil {
+		if i < len(d.base) && d.final != nil {
 			net = match.NetBetween(d.base[i], d.final[i])
 		}
 		fig := d.rec.meter.Figures(i, end)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"net"
 
 	"github.com/tether-net/tether/game/soccer/match"
@@ -17,8 +18,15 @@ import (
 // go through link.Up and the server's to it through link.Down, on the
 // server's side of its connection (its clock is its own: link.Clock is not
 // emulated).
-func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed uint64, noWT bool) (*web.Play, error) {
+//
+// A recorder that measures for a report measures the browsers too, from the
+// frame records their pages post (match.Live.MeterBrowsers).
+func playHandler(live *match.Live, rec *recorder, addr net.Addr, link netsim.LinkConfig, seed uint64, noWT bool) (*web.Play, error) {
 	client := webClient()
+	var frames func(io.Reader) error
+	if up, down := link.Latency(); rec.report {
+		frames = live.MeterBrowsers(rec.meter, match.MeteredBot{Up: up, Down: down, Spikes: link.Spiky(), Predicts: true})
+	}
 	return web.NewPlay(web.PlayConfig{
 		Addr: addr.(*net.TCPAddr).AddrPort(),
 		Token: func() ([]byte, error) {
@@ -35,6 +43,7 @@ func playHandler(live *match.Live, addr net.Addr, link netsim.LinkConfig, seed u
 		Link:           &link,
 		Seed:           seed ^ 0x62726f77,
 		NoWebTransport: noWT,
+		Frames:         frames,
 	})
 }
 

@@ -3,14 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/tether-net/tether/lab"
 )
 
 // TestDemoPlayInBrowser opens the demo's page in headless Chromium and
@@ -110,4 +114,63 @@ func pressPlay(t *testing.T, bin, url string, stderr *bytes.Buffer) (context.Con
 		t.Fatal(err)
 	}
 	return ctx, cancelTab, poll
+}
+
+// TestDemoBrowserRowInBrowser runs `tether demo -json` with its page as a
+// real process and plays it from headless Chromium by the bots' own brain
+// (the page's ?bot=1): the page posts its client's frame records, and the
+// report printed when the demo stops has a row for the browser (browser-1)
+// beside the bots', with its ball, clock and own predicted player measured
+// by the same meter.
+func TestDemoBrowserRowInBrowser(t *testing.T) {
+	bin := demoBrowser(t)
+	cmd, out, stderr := startProcess(t, "demo", "-http", "127.0.0.1:0", "-bots", "2", "-link", "wan", "-json")
+	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
+
+	ctx, cancelTab, poll := pressPlay(t, bin, m[1]+"?bot=1", stderr)
+	poll(`window.tetherStats.play && window.tetherStats.play.bot && window.tetherStats.play.framesDrawn > 900`, 4*time.Minute)
+	type play struct {
+		State  string `json:"state"`
+		Frames int    `json:"framesDrawn"`
+	}
+	p, err := chromedp.Run(ctx, chromedp.Evaluate[play](`window.tetherStats.play`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelTab()
+	// Interrupted, the demo prints its report and exits: read it all before
+	// waiting for the process, which closes its output.
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var js strings.Builder
+	for l := range out {
+		if js.Len() > 0 || strings.HasPrefix(l, "{") {
+			js.WriteString(l + "\n")
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after an interrupt: %v; stderr: %s", err, stderr.String())
+	}
+	var rep lab.Report
+	if err := json.Unmarshal([]byte(js.String()), &rep); err != nil {
+		t.Fatalf("the report: %v\n%s", err, js.String())
+	}
+	var row *lab.Result
+	for i, r := range rep.Results {
+		t.Logf("%s: ball %d frames, %d pops, fidelity p99 %.4f m; clock err p99 %.2f ms; own %d frames, %d corrections",
+			r.Client, r.Ball.Frames, r.Ball.Pops, r.Ball.FidelityM.P99, r.Clock.ErrMs.P99, r.Own.Frames, r.Own.Corrections)
+		if r.Client == "browser-1" {
+			row = &rep.Results[i]
+		}
+	}
+	if len(rep.Results) != 3 || row == nil {
+		t.Fatalf("%d rows, browser-1 among them: %v; want the two bots' and the browser's", len(rep.Results), row != nil)
+	}
+	// The page drew p.Frames frames, 2 s of which are its row's warm-up and
+	// up to 29 not posted yet.
+	if min := p.Frames - 200; row.Ball.Frames < min || !row.Own.Predicted || row.Own.Frames < min || row.Clock.ErrMs.P99 <= 0 {
+		t.Errorf("browser-1 measured %d frames of the ball and %d of its own player (predicted %v), clock error p99 %v ms: want ≥ %d each of the %d drawn, and the clock measured",
+			row.Ball.Frames, row.Own.Frames, row.Own.Predicted, row.Clock.ErrMs.P99, min, p.Frames)
+	}
 }

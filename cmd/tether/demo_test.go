@@ -262,7 +262,7 @@ func TestDemoFlagErrors(t *testing.T) {
 		{[]string{"-bots", "0"}, "-bots 0: want 1 to 22"},
 		{[]string{"-bots", "23"}, "-bots 23: want 1 to 22"},
 		{[]string{"-link", "moon"}, `unknown link preset "moon", want one of lan, broadband, wan, mobile, lossy`},
-		{[]string{"-json"}, "-json needs -headless"},
+		{[]string{"-game", "arena", "-json"}, "-game arena -json needs -headless"},
 		{[]string{"-headless", "-duration", "2s"}, "want more than the 2s warm-up"},
 		{[]string{"-duration", "-1s"}, "-duration -1s"},
 		{[]string{"-headless", "-http", "127.0.0.1:0"}, "-http and -headless"},

@@ -67,7 +67,7 @@ func TestProcessExitCodes(t *testing.T) {
 		{[]string{"lab", "-scenario", "moon"}, 2},
 		{[]string{"lab", "-no-such-flag"}, 2},
 		{[]string{"keygen", "stray"}, 2},
-		{[]string{"demo", "-json"}, 2},
+		{[]string{"demo", "-game", "arena", "-json"}, 2},
 		{[]string{"demo", "-bots", "99"}, 2},
 		{[]string{"token", "-client-id", "1", "-server", "127.0.0.1:40000"}, 2}, // no -protocol-id
 		{[]string{"token", "-protocol-id", "1", "-server", "127.0.0.1:40000", "-expiry", "1.5s"}, 2},

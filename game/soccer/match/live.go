@@ -43,6 +43,7 @@ type Live struct {
 	// browsers counts the tokens minted for them.
 	browserAddr netip.AddrPort
 	browsers    uint64
+	records     *recordMeter // measures the browsers (MeterBrowsers)
 }
 
 // StartLive starts the server on 127.0.0.1 (a free port) and cfg.Bots bots.
@@ -65,16 +66,17 @@ func StartLive(cfg Config) (*Live, error) {
 	if l.game, err = soccer.NewGame(cfg.Rules, tickHz); err != nil {
 		return nil, err
 	}
-	if cfg.OnMove != nil {
-		l.game.SetOnMove(func(client int, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
-			for _, b := range l.Bots() {
-				if d := b.Driver(); d != nil && d.Transport().ClientIndex() == client {
+	l.game.SetOnMove(func(client int, m *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+		for _, b := range l.Bots() {
+			if d := b.Driver(); d != nil && d.Transport().ClientIndex() == client {
+				if cfg.OnMove != nil {
 					cfg.OnMove(b, m, s)
-					return
 				}
+				return
 			}
-		})
-	}
+		}
+		l.browserMoved(client, m, s)
+	})
 	sc := cfg.Server
 	onTick := sc.OnTick
 	sc.OnTick = func(t server.Tick) {

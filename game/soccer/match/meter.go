@@ -111,15 +111,21 @@ func NewMeter(cfg MeterConfig) (*Meter, error) {
 	}
 	m := &Meter{cfg: cfg, possessor: soccer.NoPlayer}
 	for _, b := range cfg.Bots {
-		m.bots = append(m.bots, &botMeter{
-			clock:  measure.NewClockMeter(cfg.WarmUp, b.Up, b.Down, b.Spikes),
-			ball:   measure.BallMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
-			others: measure.OthersMeter{WarmUp: cfg.WarmUp, Blackouts: b.Blackouts},
-			own:    measure.OwnMeter{WarmUp: cfg.WarmUp, Asym: (b.Up - b.Down) / 2, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
-			kicks:  measure.KickMeter{WarmUp: cfg.WarmUp, FrameHz: float64(cfg.FrameHz)},
-		})
+		m.bots = append(m.bots, newBotMeter(cfg.WarmUp, cfg.FrameHz, b))
 	}
 	return m, nil
+}
+
+// newBotMeter returns the meters of bot b, measuring its frames from true
+// time warm on, at frameHz.
+func newBotMeter(warm time.Duration, frameHz int, b MeteredBot) *botMeter {
+	return &botMeter{
+		clock:  measure.NewClockMeter(warm, b.Up, b.Down, b.Spikes),
+		ball:   measure.BallMeter{WarmUp: warm, Blackouts: b.Blackouts},
+		others: measure.OthersMeter{WarmUp: warm, Blackouts: b.Blackouts},
+		own:    measure.OwnMeter{WarmUp: warm, Asym: (b.Up - b.Down) / 2, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
+		kicks:  measure.KickMeter{WarmUp: warm, FrameHz: float64(frameHz)},
+	}
 }
 
 // Tick takes the server's match after a tick, and its count of kicks so far
@@ -185,20 +191,25 @@ func (b *botMeter) ownTeleports(t *soccer.Truth) {
 	}
 }
 
-// bot returns bot's meters, or nil once the run is over.
-func (m *Meter) bot(b *Bot) *botMeter {
-	if m.done || b.Index >= len(m.bots) {
+// row returns row i's meters, or nil once the run is over.
+func (m *Meter) row(i int) *botMeter {
+	if m.done || i >= len(m.bots) {
 		return nil
 	}
-	return m.bots[b.Index]
+	return m.bots[i]
 }
 
 // Moved takes a move of bot b's predicted player the server applied, and the
 // player's state after it.
 func (m *Meter) Moved(b *Bot, mv *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
+	m.moved(b.Index, mv, s)
+}
+
+// moved takes a move of row i's predicted player.
+func (m *Meter) moved(i int, mv *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if bm := m.bot(b); bm != nil {
+	if bm := m.row(i); bm != nil {
 		bm.own.Moved(mv.Time, s.Pos)
 		bm.own.Applied(int(mv.Seq))
 	}
@@ -207,41 +218,96 @@ func (m *Meter) Moved(b *Bot, mv *movement.Move[soccer.MoveInput], s soccer.Play
 // Corrected takes an adjustment or reset bot b's prediction applied at true
 // time t.
 func (m *Meter) Corrected(b *Bot, t time.Duration, c movement.Correction) {
+	if rc, ok := Correction(t, c); ok {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if bm := m.row(b.Index); bm != nil {
+			bm.own.Corrected(rc.T, rc.Error)
+		}
+	}
+}
+
+// Add adds a row to the meter, for a client that is not one of the bots
+// it was made with (a browser's: Record), and returns its index. Its
+// frames are measured from WarmUp after the newest tick.
+func (m *Meter) Add(b MeteredBot) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if bm := m.bot(b); bm != nil && c.Kind == movement.Adjust {
-		bm.own.Corrected(t, c.Error)
+	warm := m.cfg.WarmUp
+	if m.ball != nil && m.ball.Len() > 0 {
+		warm += m.ball.Newest().T
 	}
+	m.bots = append(m.bots, newBotMeter(warm, m.cfg.FrameHz, b))
+	return len(m.bots) - 1
+}
+
+// Rows returns how many rows the meter has: its bots and those Add added.
+func (m *Meter) Rows() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.bots)
+}
+
+// frameFacts are what measuring a frame needs besides the frame itself.
+type frameFacts struct {
+	t       time.Duration // true time
+	replied bool          // the clock had its first reply
+	ownSeq  int           // the own player's newest move, -1 if not predicted
+	in      soccer.Input  // decided at the frame
 }
 
 // Frame measures bot b's frame f: what it draws, before the input it decided
 // from that frame (Bot.Input) is sent, and returns the ball it measured.
 // Call it from OnFrame, holding no lock the bot's client may wait for.
 func (m *Meter) Frame(b *Bot, f *client.Frame) measure.Drawn {
-	t := b.TrueTime(f.Local)
-	replied := false
-	b.do(func(c *client.Client) { replied = c.Clock().Stats().Samples > 0 })
+	ff := frameFacts{t: b.TrueTime(f.Local), ownSeq: -1, in: b.Input()}
+	b.do(func(c *client.Client) { ff.replied = c.Clock().Stats().Samples > 0 })
+	if o := b.Game().Own(); o != nil {
+		ff.ownSeq = int(o.Seq())
+	}
+	var ball measure.Drawn
+	if m.cfg.DrawnBall != nil && f.Ready {
+		ball = m.cfg.DrawnBall(b, ff.t, f)
+	} else {
+		ball = FrameBall(ff.t, f)
+	}
+	m.frame(b.Index, &ff, f, ball)
+	return ball
+}
+
+// Record measures a frame of row i (see Add) as r records it, r.T being
+// its true time, and the corrections r holds first. f is scratch space.
+func (m *Meter) Record(i int, r *FrameRecord, f *client.Frame) {
+	m.mu.Lock()
+	if bm := m.row(i); bm != nil {
+		for _, c := range r.Corrections {
+			bm.own.Corrected(c.T, c.Error)
+		}
+	}
+	m.mu.Unlock()
+	r.frame(f)
+	ff := frameFacts{t: r.T, replied: r.Replied, ownSeq: r.OwnSeq, in: soccer.Input{Action: r.Action, ActionSeq: r.ActionSeq}}
+	m.frame(i, &ff, f, FrameBall(r.T, f))
+}
+
+// frame measures row i's frame f, which drew ball.
+func (m *Meter) frame(i int, ff *frameFacts, f *client.Frame, ball measure.Drawn) {
+	t := ff.t
 	own := measure.OwnDrawn{T: t, Est: f.Server}
 	if e := f.Find(f.Self); f.Ready && f.HasSelf && e != nil {
 		own.OK, own.Pos, own.RenderTime, own.Predicted, own.Cut = true, e.Pos, e.RenderTime, e.Predicted, e.Cut
 	}
-	var ball measure.Drawn
-	if m.cfg.DrawnBall != nil && f.Ready {
-		ball = m.cfg.DrawnBall(b, t, f)
-	} else {
-		ball = FrameBall(t, f)
-	}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	bm := m.bot(b)
+	bm := m.row(i)
 	if bm == nil || m.ball == nil {
-		return ball
+		return
 	}
 	if f.HasSelf {
 		bm.self, bm.hasSelf = f.Self, true
 	}
-	if replied && !bm.replied {
+	if ff.replied && !bm.replied {
 		bm.first, bm.replied = t, true
 	}
 	bound := time.Duration(-1)
@@ -255,14 +321,14 @@ func (m *Meter) Frame(b *Bot, f *client.Frame) measure.Drawn {
 		}
 	}
 	bm.own.Frame(own)
-	if o := b.Game().Own(); o != nil {
-		bm.own.Made(int(o.Seq()), t)
+	if ff.ownSeq >= 0 {
+		bm.own.Made(ff.ownSeq, t)
 	}
 	bm.clock.Add(measure.Frame{T: t, Est: f.Server, Ready: f.Ready, Bound: bound})
 	bm.ball.Add(m.ball, ball)
 	bm.kicks.Frame(ball)
 	bm.frames++
-	if in := b.Input(); !bm.hasSeq {
+	if in := ff.in; !bm.hasSeq {
 		bm.seq, bm.hasSeq = in.ActionSeq, true // the server takes the first as the start
 	} else if in.ActionSeq != bm.seq {
 		bm.seq = in.ActionSeq
@@ -270,7 +336,6 @@ func (m *Meter) Frame(b *Bot, f *client.Frame) measure.Drawn {
 			bm.kicks.Kicked(t)
 		}
 	}
-	return ball
 }
 
 // FrameBall returns the ball as frame f, at true time t, drew it.

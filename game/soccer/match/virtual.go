@@ -193,22 +193,27 @@ func (b *Bot) decide(f *client.Frame) {
 	b.lastIn = in
 }
 
-// botView returns the view the bot decides from: its client's, but for its
-// own player, which it sees as the server's picture of it (delayed like the
-// others) even when its client draws it predicted, so that bots play alike
-// with prediction and without (a bot steering its present self by a ball and
-// players of the past turns harder than any person would).
-func (b *Bot) botView() *soccer.View {
-	e, ok := b.game.Shown()
-	me := b.view.Player(b.view.Self)
+// botView returns the view the bot decides from (BotView).
+func (b *Bot) botView() *soccer.View { return BotView(b.game, &b.view, &b.bview) }
+
+// BotView returns the view a bot decides from, given its client's game g
+// and view v: v, but for its own player, which it sees as the server's
+// picture of it (delayed like the others) even when its client draws it
+// predicted, so that bots play alike with prediction and without (a bot
+// steering its present self by a ball and players of the past turns harder
+// than any person would). scratch holds the view returned when it differs
+// from v.
+func BotView(g *soccer.ClientGame, v, scratch *soccer.View) *soccer.View {
+	e, ok := g.Shown()
+	me := v.Player(v.Self)
 	if !ok || me == nil {
-		return &b.view
+		return v
 	}
-	b.bview = b.view
-	b.bview.Players = append(b.bview.Players[:0], b.view.Players...)
-	me = b.bview.Player(b.view.Self)
+	*scratch = *v
+	scratch.Players = append(scratch.Players[:0], v.Players...)
+	me = scratch.Player(v.Self)
 	me.Pos, me.Vel, me.Forward = e.Pos, e.Vel, e.Rot.Rotate(geom.V(1, 0, 0))
-	return &b.bview
+	return scratch
 }
 
 // Game returns the bot's client side of the game: its prediction (Own) and

@@ -25,6 +25,17 @@
 // last 10,000 frames' pairs (the frame's time on the page's wall clock,
 // performance.timeOrigin + now, and the clock's estimate of server time,
 // both in ms), to measure the clock against a server on the same machine.
+//
+// It posts its frames' records (match.FrameRecord: the frame's time on
+// the page's clock, what it drew, its own player's moves and corrections)
+// to POST play/frames, 30 frames a batch, for the server's meter
+// (match.Live.MeterBrowsers: tether demo -json reports the browser's row
+// beside its bots'), and stops when the server does not take them. With
+// ?bot=SEED in the page's URL the soccer bot the native clients run
+// (soccer.Bot, deciding from match.BotView) plays instead of the keys:
+// the same inputs, for like-for-like figures. When the page is hidden for
+// good (pagehide) it disconnects as netcode does, with its disconnect
+// packets, so its player leaves at once.
 package main
 
 import (
@@ -36,6 +47,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +59,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/transport/udp"
 	"github.com/tether-net/tether/transport/ws"
@@ -65,7 +78,9 @@ type player struct {
 	start float64 // performance.now() when the client started, ms
 
 	human soccer.Human
+	bot   *soccer.Bot // plays instead of the keys (?bot=SEED in the page's URL)
 	view  soccer.View
+	bview soccer.View // the bot's view (match.BotView)
 	in    []byte
 	json  []byte
 	stats js.Value
@@ -80,6 +95,14 @@ type player struct {
 	clockLog  js.Value // stats.clockLog: wall-clock ms, estimated server ms, per frame
 	firstDraw float64  // performance.now() of the first frame drawn with the match, ms; 0 before
 	state     netcode.ClientState
+
+	// records are the frames not yet posted to play/frames, corrs the
+	// corrections since the last frame; posting stops when the server
+	// does not take them.
+	records  []match.FrameRecord
+	corrs    []match.RecordedCorrection
+	noRecord bool
+	posting  bool
 }
 
 func (p *player) local() time.Duration {
@@ -126,6 +149,16 @@ func run(stats js.Value) error {
 		draw: g.Get("tetherPlay").Get("draw"), keys: g.Get("tetherPlay").Get("keys"),
 		frameMs: make([]float64, 0, frameWindow), totalMs: make([]float64, 0, frameWindow)}
 	p.start = p.perf.Call("now").Float()
+	game.Movement.OnCorrection = func(c movement.Correction) {
+		if rc, ok := match.Correction(p.local(), c); ok {
+			p.corrs = append(p.corrs, rc) // under p.mu: in Receive or Frame
+		}
+	}
+	if q, err := url.ParseQuery(strings.TrimPrefix(loc.Get("search").String(), "?")); err == nil && q.Has("bot") {
+		seed, _ := strconv.ParseUint(q.Get("bot"), 10, 64)
+		p.bot = soccer.NewBot(soccer.DefaultRules(), seed)
+		stats.Set("bot", true)
+	}
 	p.clockLog = g.Get("Array").New()
 	stats.Set("clockLog", p.clockLog)
 	conn, transport, err := dial(ctx, base, wsBase+"ws")
@@ -155,6 +188,15 @@ func run(stats js.Value) error {
 		conn.Close()
 		return err
 	}
+	// A closed tab's WebTransport session is not closed (headless
+	// Chromium), so the client says goodbye as netcode does: its
+	// disconnect packets, written into the transport before pagehide
+	// returns (Close's first part runs before the goroutine blocks, and
+	// the Go side runs until every goroutine has).
+	g.Call("addEventListener", "pagehide", js.FuncOf(func(js.Value, []js.Value) any {
+		go p.conn.Close()
+		return nil
+	}))
 	var frame js.Func
 	frame = js.FuncOf(func(js.Value, []js.Value) any {
 		p.frame()
@@ -239,7 +281,13 @@ func (p *player) frame() {
 	local := p.local()
 	f := p.core.Frame(local)
 	p.view.FromFrame(f)
-	in := p.human.Input(p.readKeys(), &p.view)
+	var in soccer.Input
+	if p.bot != nil {
+		in = p.bot.Decide(match.BotView(p.game, &p.view, &p.bview))
+	} else {
+		in = p.human.Input(p.readKeys(), &p.view)
+	}
+	p.record(local, f, in)
 	p.game.PrepareInput(&in, f)
 	p.in = soccer.AppendInput(p.in[:0], in)
 	p.core.SetInput(p.in)
@@ -267,8 +315,8 @@ func (p *player) frame() {
 		}
 		p.frames++
 	}
-	p.record(&p.frameMs, goMs)
-	p.record(&p.totalMs, p.perf.Call("now").Float()-t0)
+	p.keep(&p.frameMs, goMs)
+	p.keep(&p.totalMs, p.perf.Call("now").Float()-t0)
 	s := p.stats
 	s.Set("state", state.String())
 	s.Set("framesDrawn", p.frames)
@@ -280,6 +328,42 @@ func (p *player) frame() {
 		s.Set("frameMsMax", slices.Max(p.frameMs))
 		s.Set("totalMsP99", p.p99(p.totalMs))
 	}
+}
+
+// postFrames is how many frames' records go in one POST play/frames.
+const postFrames = 30
+
+// record keeps the record of frame f at local time local, with in the
+// input decided at it, and posts the records every postFrames frames.
+// Call it under p.mu.
+func (p *player) record(local time.Duration, f *client.Frame, in soccer.Input) {
+	if p.noRecord {
+		return
+	}
+	r := match.NewFrameRecord(local, f, p.game, in, p.core.Clock().Stats().Samples > 0)
+	r.Corrections, p.corrs = p.corrs, nil
+	p.records = append(p.records, r)
+	if len(p.records) < postFrames || p.posting || !f.HasSelf {
+		return // the server names a batch's row by its player
+	}
+	batch := match.FrameBatch{Origin: int64((p.perf.Get("timeOrigin").Float() + p.start) * 1e6), Frames: p.records}
+	p.records, p.posting = nil, true
+	go func() {
+		status := 0
+		if b, err := json.Marshal(&batch); err == nil {
+			if resp, err := http.Post(js.Global().Get("location").Get("origin").String()+"/play/frames", "application/json", bytes.NewReader(b)); err == nil {
+				status = resp.StatusCode
+				resp.Body.Close()
+			}
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.posting = false
+		if status != http.StatusNoContent {
+			p.noRecord, p.records = true, nil // the server does not measure the page (404), or failed to
+			js.Global().Get("console").Call("info", "tether play: frame records not taken ("+strconv.Itoa(status)+"): not posting them")
+		}
+	}()
 }
 
 // clockLogFrames is how many frames clockLog keeps.
@@ -312,8 +396,8 @@ func (p *player) readKeys() soccer.Keys {
 		Kicks: uint32(k.Get("kicks").Int())}
 }
 
-// record keeps ms, a frame's time, in ring, the last frameWindow frames'.
-func (p *player) record(ring *[]float64, ms float64) {
+// keep keeps ms, a frame's time, in ring, the last frameWindow frames'.
+func (p *player) keep(ring *[]float64, ms float64) {
 	if len(*ring) < frameWindow {
 		*ring = append(*ring, ms)
 	} else {
