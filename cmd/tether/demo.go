@@ -339,12 +339,11 @@ func (d *demo) report(seed uint64, secs float64, end time.Duration) *lab.Report 
 		TickHz: lab.DefaultTickHz, SnapshotHz: lab.DefaultSnapshotHz, FrameHz: lab.DefaultFrameHz,
 		Game: "soccer",
 	}}
-	for i := range d.rec.meter.Rows() { // the bots, then the browsers (net.* not measured)
-		name, link := fmt.Sprintf("browser-%d", i+1-len(d.names)), d.links[0]
-		if i < len(d.names) {
-			name, link = d.names[i], d.links[i]
-		}
-		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: name, Clock: lab.ClockTether, Ball: string(d.ball), Link: link})
+	for i := len(d.names); i < d.rec.meter.Rows(); i++ { // the browsers' rows (net.* not measured)
+		d.names, d.links = append(d.names, fmt.Sprintf("browser-%d", i+1-len(d.bots))), append(d.links, d.links[0])
+	}
+	for i, name := range d.names {
+		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: name, Clock: lab.ClockTether, Ball: string(d.ball), Link: d.links[i]})
 		var net measure.NetMetrics
 		if i < len(d.base) && d.final != nil {
 			net = match.NetBetween(d.base[i], d.final[i])

@@ -13,6 +13,7 @@ import (
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
+	"github.com/tether-net/tether/netsim"
 )
 
 // FrameRecord is one frame of a client that is not a Bot (a browser's), as
@@ -113,12 +114,13 @@ var errBatch = errors.New("tether/match: frame batch")
 // browser's frame records, a FrameBatch in JSON (at most 4 MiB), as the
 // browser client posts them (web.PlayConfig.Frames), from its first frame
 // on once it knows its player (a batch's frames are its first frame's
-// player's). A browser gets a row of m of its own (Meter.Add, as link
-// says) at its first batch, and the server's moves of that player are fed to m as a bot's
+// player's). A browser gets a row of m of its own (Meter.Add, predicting
+// its player, over link) at its first batch, and the server's moves of that player are fed to m as a bot's
 // are. The records' wall clock is taken as the server's, so the rows are
 // right only for browsers on the server's machine.
-func (l *Live) MeterBrowsers(m *Meter, link MeteredBot) func(body io.Reader) error {
-	rm := newRecordMeter(m, link, l.core.Config().MaxClients, l.epoch)
+func (l *Live) MeterBrowsers(m *Meter, link netsim.LinkConfig) func(body io.Reader) error {
+	up, down := link.Latency()
+	rm := newRecordMeter(m, MeteredBot{Up: up, Down: down, Spikes: link.Spiky(), Predicts: true}, l.core.Config().MaxClients, l.epoch)
 	l.mu.Lock()
 	l.records = rm
 	l.mu.Unlock()
