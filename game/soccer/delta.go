@@ -59,10 +59,10 @@ const snapDelta = 1 << 3
 const baselineRing = 32
 
 // The orders of the exponential-Golomb codes of a pose's fields: x, z, vx,
-// vz, yaw, turn, wx, wz (the units of qpose).
+// vz, yaw, turn, wx, wz (the units of qpose; yaw and turn in their steps).
 var (
-	deltaOrders = poseOrders{3, 3, 4, 4, 6, 7, 4, 3}
-	wholeOrders = poseOrders{14, 14, 7, 7, 15, 8, 3, 3}
+	deltaOrders = poseOrders{3, 3, 4, 4, 2, 4, 4, 3}
+	wholeOrders = poseOrders{14, 14, 7, 7, 11, 5, 3, 3}
 )
 
 type poseOrders [8]int
@@ -86,8 +86,8 @@ func (k *known) at(t time.Duration) qpose {
 	dt := int64(t - k.t)
 	q.x += roundDiv(q.vx*dt, 1e8) // cm/s × ns = 1e-8 mm
 	q.z += roundDiv(q.vz*dt, 1e8)
-	// mrad/s × µs = 1e-9 rad, in 65536ths of a turn.
-	q.yaw += uint16(roundDiv(q.turn*(dt/1000)*65536, 6283185307))
+	// mrad/s × µs = 1e-9 rad, in steps of yawStep 65536ths of a turn.
+	q.yaw += uint16(roundDiv(q.turn*(dt/1000)*(65536/yawStep), 6283185307) * yawStep)
 	return q
 }
 
@@ -314,10 +314,11 @@ func (g *Game) putPlayer(w *wire.BitWriter, o *prepared, j int, base *playerTabl
 	putPose(w, o.q[j], qpose{}, &wholeOrders)
 }
 
-// diffs returns q's fields less ref's, the yaw the short way round.
+// diffs returns q's fields less ref's, the yaw the short way round, yaw
+// and turning in their steps (yawStep, turnStep).
 func diffs(q, ref qpose) [8]int64 {
 	return [8]int64{q.x - ref.x, q.z - ref.z, q.vx - ref.vx, q.vz - ref.vz,
-		int64(int16(q.yaw - ref.yaw)), q.turn - ref.turn, q.wx - ref.wx, q.wz - ref.wz}
+		int64(int16(q.yaw-ref.yaw)) / yawStep, (q.turn - ref.turn) / turnStep, q.wx - ref.wx, q.wz - ref.wz}
 }
 
 func putPose(w *wire.BitWriter, q, ref qpose, k *poseOrders) {
@@ -340,11 +341,11 @@ func getPose(r *wire.BitReader, ref qpose, k *poseOrders) qpose {
 	for i := range d {
 		d[i] = r.Int(k[i], 2*maxQuant)
 	}
-	if d[4] == 1<<15 || d[4] < -1<<15 {
+	if d[4] >= 1<<15/yawStep || d[4] < -1<<15/yawStep {
 		r.Fail(wire.ErrMalformed)
 	}
 	q := qpose{x: ref.x + d[0], z: ref.z + d[1], vx: ref.vx + d[2], vz: ref.vz + d[3],
-		yaw: ref.yaw + uint16(d[4]), turn: ref.turn + d[5], wx: ref.wx + d[6], wz: ref.wz + d[7]}
+		yaw: ref.yaw + uint16(d[4]*yawStep), turn: ref.turn + d[5]*turnStep, wx: ref.wx + d[6], wz: ref.wz + d[7]}
 	for _, x := range [...]int64{q.x, q.z, q.vx, q.vz, q.turn, q.wx, q.wz} {
 		if x > maxQuant || x < -maxQuant {
 			r.Fail(wire.ErrMalformed)
