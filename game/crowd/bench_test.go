@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// stirred returns a crowd stirred for two seconds with clients links, each
+// stirred returns a crowd stirred for ten seconds with clients links, each
 // acknowledging its baselines six ticks (100 ms) late, and within budget
 // bytes.
 func stirred(b *testing.B, clients, budget int) (*Game, []*link) {
@@ -13,7 +13,7 @@ func stirred(b *testing.B, clients, budget int) (*Game, []*link) {
 	for range clients {
 		ls = append(ls, newLink(b, g, 6, budget))
 	}
-	for range 120 {
+	for range 600 {
 		step(g)
 		for _, l := range ls {
 			if err := l.exchange(); err != nil {

@@ -32,8 +32,9 @@
 //
 // Meter measures every client against every sphere's true trajectory
 // (package measure's Truth): how far from the truth each sphere is drawn at
-// the moment the client shows (fidelity), how often each is refreshed, what
-// a sphere at rest costs, and the traffic on the wire, headers included.
+// the moment the client shows (fidelity), how often each is refreshed and
+// how soon all are after a blackout, what a sphere at rest costs, and the
+// traffic on the wire, headers included.
 // Virtual runs the scene in virtual time over emulated links (package
 // harness) with a Meter; the lab runs it as game crowd (tether lab
 // -scenario-file lab/testdata/crowd.json), one client per link preset.
