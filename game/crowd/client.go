@@ -20,7 +20,7 @@ type ClientGame struct {
 	// timeline.Config); the zero value is timeline's defaults.
 	Render timeline.Config
 
-	kept    baselines
+	kept    wire.Baselines[table]
 	scratch table
 	n       int // spheres, once a snapshot said
 }
@@ -46,20 +46,12 @@ func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
 		if dist >= s.Tick {
 			return wire.ErrMalformed
 		}
-		if base = g.kept.find(s.Tick - dist); base == nil {
+		if base = g.kept.Find(s.Tick - dist); base == nil {
 			return ErrNoBaseline
 		}
 	}
 	t := &g.scratch
-	if cap(t.bodies) < n {
-		t.bodies = make([]known, n)
-	}
-	t.bodies = t.bodies[:n]
-	if base != nil {
-		copy(t.bodies, base.bodies)
-	} else {
-		clear(t.bodies)
-	}
+	t.from(n, base)
 	first := len(s.Entities)
 	var zero qbody
 	br := wire.NewBitReader(r.Remaining())
@@ -93,10 +85,13 @@ func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
 	}
 	g.n = n
 	if base != nil {
-		s.Base = base.tick
+		s.Base = s.Tick - dist
 	}
-	if s.Tick > g.kept.newest {
-		g.kept.add(s.Tick, n, t)
+	if s.Tick > g.kept.Newest() {
+		if g.kept.Len() == 0 { // the zero ClientGame
+			g.kept = wire.NewBaselines[table](Ring)
+		}
+		g.kept.Push(s.Tick).from(n, t)
 		s.Baseline = true
 	}
 	return nil

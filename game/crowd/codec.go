@@ -104,50 +104,19 @@ func (k *known) at(t time.Duration) qbody {
 	dt := int64(t - k.t)
 	for i := range 3 {
 		// (VelUnit/PosUnit = 50) steps per second × ns = 5e-8 steps.
-		q[i] = int32(max(-maxQuant, min(maxQuant, int64(q[i])+roundDiv(int64(q[3+i])*dt, 2e7))))
+		q[i] = int32(max(-maxQuant, min(maxQuant, int64(q[i])+wire.RoundDiv(int64(q[3+i])*dt, 2e7))))
 	}
 	return q
 }
 
-func roundDiv(a, b int64) int64 {
-	if a >= 0 {
-		return (a + b/2) / b
-	}
-	return -((-a + b/2) / b)
-}
-
 // table is a snapshot as its client rebuilt it: every sphere's state.
 type table struct {
-	tick   uint64 // 0: unused
 	bodies []known
 }
 
-// baselines is a ring of rebuilt snapshots.
-type baselines struct {
-	tables [Ring]table
-	next   int
-	newest uint64
-}
-
-// find returns the table of tick, or nil.
-func (b *baselines) find(tick uint64) *table {
-	if tick == 0 {
-		return nil
-	}
-	for i := range b.tables {
-		if b.tables[i].tick == tick {
-			return &b.tables[i]
-		}
-	}
-	return nil
-}
-
-// add returns the table of a new snapshot of tick and n spheres, in place
-// of the oldest, its spheres those of base (none if nil). base may be the
-// table returned.
-func (b *baselines) add(tick uint64, n int, base *table) *table {
-	t := &b.tables[b.next]
-	b.next = (b.next + 1) % Ring
+// from makes t the table of n spheres, those of base (none if nil), unless
+// it is base: the start of a snapshot rebuilt against base.
+func (t *table) from(n int, base *table) {
 	if cap(t.bodies) < n {
 		t.bodies = make([]known, n)
 	}
@@ -158,9 +127,6 @@ func (b *baselines) add(tick uint64, n int, base *table) *table {
 	case base != t:
 		copy(t.bodies, base.bodies)
 	}
-	t.tick = tick
-	b.newest = max(b.newest, tick)
-	return t
 }
 
 // diffs returns q less ref, field by field.

@@ -64,7 +64,7 @@ func (l *link) exchange() error {
 	l.buf = l.g.AppendSnapshotFor(l.buf[:0], l.slot, true, acked, budget)
 	l.snap = client.Snapshot{Tick: l.g.tick, Time: l.g.now, Regular: true, Entities: l.snap.Entities[:0]}
 	err := l.cg.DecodeSnapshot(&l.snap, l.buf)
-	l.acks = append(l.acks, l.cg.kept.newest)
+	l.acks = append(l.acks, l.cg.kept.Newest())
 	return err
 }
 
@@ -171,7 +171,7 @@ func TestDecodeErrors(t *testing.T) {
 		}
 	}
 	good := append([]byte(nil), l.buf...)
-	kept := l.cg.kept.newest
+	kept := l.cg.kept.Newest()
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -190,8 +190,8 @@ func TestDecodeErrors(t *testing.T) {
 		if err := l.cg.DecodeSnapshot(&s, c.b); !errors.Is(err, c.err) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.err)
 		}
-		if len(s.Entities) != 0 || s.Baseline || l.cg.kept.newest != kept {
-			t.Errorf("%s: %d spheres, baseline %v, newest kept %d (was %d)", c.name, len(s.Entities), s.Baseline, l.cg.kept.newest, kept)
+		if len(s.Entities) != 0 || s.Baseline || l.cg.kept.Newest() != kept {
+			t.Errorf("%s: %d spheres, baseline %v, newest kept %d (was %d)", c.name, len(s.Entities), s.Baseline, l.cg.kept.Newest(), kept)
 		}
 	}
 }
@@ -275,8 +275,9 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tick uint64, b []byte) {
 		tick = tick%200 + 1
 		cg := l.cg
-		for i := range cg.kept.tables {
-			cg.kept.tables[i].bodies = slices.Clone(cg.kept.tables[i].bodies)
+		cg.kept = wire.NewBaselines[table](Ring)
+		for tick, t := range l.cg.kept.All() {
+			cg.kept.Push(tick).bodies = slices.Clone(t.bodies)
 		}
 		cg.scratch.bodies = nil
 		s := client.Snapshot{Tick: tick, Time: time.Duration(tick) * time.Second / 60}

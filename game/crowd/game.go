@@ -54,7 +54,7 @@ const (
 
 // view is what the server sent one client.
 type view struct {
-	sent baselines
+	sent wire.Baselines[table]
 	acc  []uint32 // by sphere: priority accumulated while left out
 }
 
@@ -111,7 +111,7 @@ func (g *Game) Join(client int) (uint32, error) {
 	for client >= len(g.views) {
 		g.views = append(g.views, nil)
 	}
-	g.views[client] = &view{acc: make([]uint32, g.cfg.Bodies)}
+	g.views[client] = &view{sent: wire.NewBaselines[table](Ring), acc: make([]uint32, g.cfg.Bodies)}
 	return NoSelf, nil
 }
 
@@ -143,7 +143,7 @@ func (g *Game) quantise() {
 // more than about 180 does not fit one packet (the server drops such a
 // snapshot as Oversize): the server calls AppendSnapshotFor instead.
 func (g *Game) AppendSnapshot(dst []byte, _ bool) []byte {
-	return g.encode(dst, nil, nil, 0, -1)
+	return g.encode(dst, nil, 0, 0, -1)
 }
 
 // AppendSnapshotFor implements server.PerClient: the snapshot against the
@@ -155,18 +155,21 @@ func (g *Game) AppendSnapshot(dst []byte, _ bool) []byte {
 // snapshots. The changed bits themselves always go, one per sphere: the
 // budget must hold Bodies/8 bytes and a few more.
 func (g *Game) AppendSnapshotFor(dst []byte, client int, _ bool, acked uint64, budget int) []byte {
-	v := g.views[client]
-	base := v.sent.find(acked)
-	return g.encode(dst, v, base, client, budget)
+	return g.encode(dst, g.views[client], acked, client, budget)
 }
 
 // encode appends the snapshot for the client of view v (nil: everyone,
-// whole) against base, within budget bytes (negative: no budget).
-func (g *Game) encode(dst []byte, v *view, base *table, client, budget int) []byte {
+// whole) against the snapshot of tick acked if v still holds it (else
+// whole), within budget bytes (negative: no budget).
+func (g *Game) encode(dst []byte, v *view, acked uint64, client, budget int) []byte {
+	var base *table
+	if v != nil {
+		base = v.sent.Find(acked)
+	}
 	start := len(dst)
 	dst = binary.AppendUvarint(dst, uint64(g.cfg.Bodies))
 	if base != nil {
-		dst = binary.AppendUvarint(dst, g.tick-base.tick)
+		dst = binary.AppendUvarint(dst, g.tick-acked)
 	} else {
 		dst = append(dst, 0)
 	}
@@ -201,7 +204,8 @@ func (g *Game) encode(dst []byte, v *view, base *table, client, budget int) []by
 	e := Encoded{Client: client, Time: g.now, Delta: base != nil}
 	var t *table // the snapshot as the client will rebuild it
 	if v != nil {
-		t = v.sent.add(g.tick, len(g.cur), base)
+		t = v.sent.Push(g.tick)
+		t.from(len(g.cur), base)
 	}
 	w := wire.NewBitWriter(dst)
 	for i := range g.cur {

@@ -9,6 +9,7 @@ import (
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
+	"github.com/tether-net/tether/wire"
 )
 
 // ClientGame is the soccer game's side of a client: it implements client.Game,
@@ -184,7 +185,7 @@ func (g *ClientGame) Timeline(kind uint8) timeline.Config {
 // bytes are.
 func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
 	if g.received == nil && len(b) > 0 && b[0]&snapDelta != 0 {
-		g.received = &received{}
+		g.received = &received{kept: wire.NewBaselines[playerTable](baselineRing)}
 	}
 	return decodeSnapshot(s, b, g.Rules, g.received)
 }

@@ -84,25 +84,17 @@ type known struct {
 func (k *known) at(t time.Duration) qpose {
 	q := k.q
 	dt := int64(t - k.t)
-	q.x += roundDiv(q.vx*dt, 1e8) // cm/s × ns = 1e-8 mm
-	q.z += roundDiv(q.vz*dt, 1e8)
+	q.x += wire.RoundDiv(q.vx*dt, 1e8) // cm/s × ns = 1e-8 mm
+	q.z += wire.RoundDiv(q.vz*dt, 1e8)
 	// mrad/s × µs = 1e-9 rad, in steps of yawStep 65536ths of a turn.
-	q.yaw += uint16(roundDiv(q.turn*(dt/1000)*(65536/yawStep), 6283185307) * yawStep)
+	q.yaw += uint16(wire.RoundDiv(q.turn*(dt/1000)*(65536/yawStep), 6283185307) * yawStep)
 	return q
-}
-
-func roundDiv(a, b int64) int64 {
-	if a >= 0 {
-		return (a + b/2) / b
-	}
-	return -((-a + b/2) / b)
 }
 
 // playerTable is a snapshot's ball and players as its client rebuilt them.
 type playerTable struct {
-	tick uint64 // 0: unused
-	has  uint64 // slot bits of the players known
-	p    [maxSlots]known
+	has uint64 // slot bits of the players known
+	p   [maxSlots]known
 	// The ball at the snapshot's tick, its server time and generation.
 	hasBall bool
 	ballGen uint8
@@ -115,45 +107,20 @@ func (t *playerTable) set(slot int, k known) {
 	t.p[slot] = k
 }
 
-// baselines is a ring of rebuilt snapshots.
-type baselines struct {
-	tables [baselineRing]playerTable
-	next   int
-	newest uint64
-}
-
-// find returns the table of tick, or nil.
-func (b *baselines) find(tick uint64) *playerTable {
-	if tick == 0 {
-		return nil
-	}
-	for i := range b.tables {
-		if b.tables[i].tick == tick {
-			return &b.tables[i]
-		}
-	}
-	return nil
-}
-
-// add returns the table of a new snapshot of tick, in place of the oldest,
-// its players those of base (none if nil).
-func (b *baselines) add(tick uint64, base *playerTable) *playerTable {
-	t := &b.tables[b.next]
-	b.next = (b.next + 1) % baselineRing
+// from makes t the table of base's players (none if nil), unless it is
+// base: the start of a snapshot rebuilt against base.
+func (t *playerTable) from(base *playerTable) {
 	switch {
 	case base == nil:
 		t.has = 0
 	case base != t:
 		*t = *base
 	}
-	t.tick = tick
-	b.newest = max(b.newest, tick)
-	return t
 }
 
 // clientView is what the server sent one client.
 type clientView struct {
-	sent baselines
+	sent wire.Baselines[playerTable]
 	wait [maxSlots]uint32 // snapshots each player was left out of since last sent
 }
 
@@ -173,10 +140,10 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	dst[start] |= snapDelta
 	v := g.views[cl]
 	if v == nil {
-		v = &clientView{}
+		v = &clientView{sent: wire.NewBaselines[playerTable](baselineRing)}
 		g.views[cl] = v
 	}
-	base := v.sent.find(acked)
+	base := v.sent.Find(acked)
 	if base != nil {
 		dst = binary.AppendUvarint(dst, g.tick-acked)
 	} else {
@@ -197,7 +164,8 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	} else {
 		in = v.choose(o, &cost, room)
 	}
-	t := v.sent.add(g.tick, base)
+	t := v.sent.Push(g.tick)
+	t.from(base)
 	w := wire.NewBitWriter(dst)
 	putBall(&w, o, base, now)
 	t.ball, t.ballT, t.ballGen, t.hasBall = o.ball, now, o.ballGen, true
@@ -357,7 +325,7 @@ func getPose(r *wire.BitReader, ref qpose, k *poseOrders) qpose {
 // received is a client's side of per-client snapshots: the baselines it
 // keeps, and the table of the snapshot being decoded.
 type received struct {
-	kept    baselines
+	kept    wire.Baselines[playerTable]
 	scratch playerTable
 }
 
@@ -389,7 +357,7 @@ func ballRef(base *playerTable, gen uint8, t time.Duration) (wire.QState, *[3]in
 	q := b.ball
 	dt := int64(t - b.ballT)
 	for i := range q.Pos {
-		q.Pos[i] += roundDiv(q.Vel[i]*dt, 1e9) // mm/s × ns = 1e-9 mm
+		q.Pos[i] += wire.RoundDiv(q.Vel[i]*dt, 1e9) // mm/s × ns = 1e-9 mm
 	}
 	return q, &ballDeltaOrders
 }
@@ -451,25 +419,20 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration) w
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, bl *baselines, scratch *playerTable, ballGen uint8, ball *wire.QState) uint64 {
+func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTable], scratch *playerTable, ballGen uint8, ball *wire.QState) uint64 {
 	dist := r.Uvarint(1 << 32)
 	var base *playerTable
 	if r.Err() == nil && dist > 0 {
 		if dist >= s.Tick {
 			r.Fail(ErrMalformed)
-		} else if base = bl.find(s.Tick - dist); base == nil {
+		} else if base = bl.Find(s.Tick - dist); base == nil {
 			r.Fail(errNoBaseline)
 		}
 	}
 	if r.Err() != nil {
 		return 0
 	}
-	if base != nil {
-		*scratch = *base
-	} else {
-		scratch.has = 0
-	}
-	scratch.tick = s.Tick
+	scratch.from(base)
 	br := wire.NewBitReader(r.Remaining())
 	*ball = getBall(&br, base, ballGen, s.Time)
 	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
@@ -514,5 +477,5 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *baselines, scratch *playe
 	if base == nil {
 		return 0
 	}
-	return base.tick
+	return s.Tick - dist
 }

@@ -533,8 +533,8 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		return err
 	}
 	s.Meta = b[:metaEnd]
-	if flags&snapDelta != 0 && s.Tick > rc.kept.newest {
-		*rc.kept.add(s.Tick, nil) = rc.scratch
+	if flags&snapDelta != 0 && s.Tick > rc.kept.Newest() {
+		*rc.kept.Push(s.Tick) = rc.scratch
 		s.Baseline = true
 	}
 	return nil
