@@ -202,15 +202,16 @@ func (b *Bot) botView() *soccer.View { return BotView(b.game, &b.view, &b.bview)
 // predicted, so that bots play alike with prediction and without (a bot
 // steering its present self by a ball and players of the past turns harder
 // than any person would). scratch holds the view returned when it differs
-// from v.
+// from v; v is left as it is.
 func BotView(g *soccer.ClientGame, v, scratch *soccer.View) *soccer.View {
 	e, ok := g.Shown()
 	me := v.Player(v.Self)
 	if !ok || me == nil {
 		return v
 	}
+	players := scratch.Players[:0] // scratch's own array: v's is the caller's
 	*scratch = *v
-	scratch.Players = append(scratch.Players[:0], v.Players...)
+	scratch.Players = append(players, v.Players...)
 	me = scratch.Player(v.Self)
 	me.Pos, me.Vel, me.Forward = e.Pos, e.Vel, e.Rot.Rotate(geom.V(1, 0, 0))
 	return scratch

@@ -327,3 +327,39 @@ func TestTakeOver(t *testing.T) {
 	}
 	b.Steer(nil)
 }
+
+// TestBotViewLeavesView: a predicting bot decides from the server's picture
+// of its own player (BotView), but the view its frame hands OnFrame (the
+// page draws it; a person's keys steer by it) keeps the predicted player
+// its client drew.
+func TestBotViewLeavesView(t *testing.T) {
+	link, _ := netsim.Preset("wan")
+	var frames, differ int
+	v, err := NewVirtual(Config{Seed: 3, Bots: 2, Link: link, OnFrame: func(b *Bot, f *client.Frame, view *soccer.View) {
+		e := f.Find(f.Self)
+		shown, ok := b.Game().Shown()
+		me := view.Player(view.Self)
+		if !f.Ready || !f.HasSelf || e == nil || !ok || me == nil {
+			return
+		}
+		frames++
+		if shown.Pos.Dist(e.Pos) > 0.01 {
+			differ++
+		}
+		if me.Pos != e.Pos {
+			t.Fatalf("frame at %v: the view's own player at %v, the frame drew it at %v (the server's picture %v)",
+				f.Local, me.Pos, e.Pos, shown.Pos)
+		}
+		if bv := BotView(b.Game(), view, new(soccer.View)); bv.Player(view.Self).Pos != shown.Pos {
+			t.Fatalf("the bot's view of its own player at %v, want the server's picture %v", bv.Player(view.Self).Pos, shown.Pos)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.RunUntil(10 * time.Second)
+	if frames < 500 || differ < frames/4 {
+		t.Fatalf("%d frames drew the own player predicted, %d of them away from the server's picture: too few to tell", frames, differ)
+	}
+	t.Logf("%d frames, %d with the prediction > 1 cm from the server's picture", frames, differ)
+}
