@@ -32,7 +32,7 @@ func TestAckNewestBaseline(t *testing.T) {
 	for n := uint64(1); n <= 120; n++ {
 		r.now = time.Duration(n) * time.Second / 60
 		if n%2 == 0 {
-			msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: n, Time: r.now, Regular: true}), 0, ent{id: 1, x: float64(n)})
+			msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: n, Regular: true}), 0, ent{id: 1, x: float64(n)})
 			_ = r.srv.SendUnreliable(msg)
 		}
 		arrived := false // the channel owes an acknowledgement

@@ -67,7 +67,8 @@ func (b Blend) At(place geom.Vec3, t time.Duration) geom.Vec3 {
 }
 
 // Snapshot is a decoded snapshot. The client sets Tick, Time (the server time
-// of the tick) and Regular before calling Game.DecodeSnapshot, which appends
+// of the tick, at the welcome's tick rate: protocol.Welcome.TickTime) and
+// Regular before calling Game.DecodeSnapshot, which appends
 // to Entities and sets Meta, and, for a game whose server encodes snapshots
 // per client (server.PerClient), Base and Baseline.
 type Snapshot struct {
@@ -190,6 +191,7 @@ type Stats struct {
 	Deltas               uint64 // of the snapshots decoded, those decoded against a baseline (Snapshot.Base)
 	Acks                 uint64 // baselines acknowledged (protocol Ack messages, or Moves headers that carry one, sent)
 	Unplaced             uint64 // snapshots dropped because the clock was not ready
+	Unwelcomed           uint64 // snapshots that came before the welcome, whose tick rate dates them: the newest is decoded when it comes, the others dropped
 	Events               uint64 // events received
 	Inputs               uint64 // inputs sent
 	Replies              uint64 // replies to the inputs received (handed to a Predictor)
@@ -324,6 +326,12 @@ type Client struct {
 	events    *event.Log
 	newEvents []event.Event
 
+	// The newest snapshot received before the welcome, as received: its
+	// time is its tick's at the welcome's tick rate.
+	unwelcomed      []byte
+	unwelcomedTick  uint64
+	unwelcomedLocal time.Duration
+
 	// The newest snapshot received before the clock was ready, decoded.
 	early      Snapshot
 	earlyMeta  [MaxMeta]byte
@@ -448,7 +456,7 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 	for {
 		b, _, ok := c.ep.Read()
 		if !ok {
-			return nil
+			break
 		}
 		m, err := protocol.Decode(b)
 		if err != nil {
@@ -464,6 +472,15 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 			c.welcome, c.welcomed = m.Welcome, true
 		case protocol.TagSnapshot:
 			c.stats.SnapshotBytesIn += uint64(len(b))
+			if !c.welcomed {
+				// Its time is its tick's at the welcome's rate: hold the
+				// newest until the welcome comes.
+				c.stats.Unwelcomed++
+				if c.unwelcomed == nil || m.Snapshot.Tick > c.unwelcomedTick {
+					c.unwelcomed, c.unwelcomedTick, c.unwelcomedLocal = append(c.unwelcomed[:0], b...), m.Snapshot.Tick, local
+				}
+				continue
+			}
 			c.snapshot(local, m.Snapshot, m.Body)
 		case protocol.TagEvent:
 			c.stats.Events++
@@ -481,11 +498,18 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 			c.stats.Malformed++
 		}
 	}
+	if c.welcomed && c.unwelcomed != nil {
+		if m, err := protocol.Decode(c.unwelcomed); err == nil {
+			c.snapshot(c.unwelcomedLocal, m.Snapshot, m.Body)
+		}
+		c.unwelcomed = nil
+	}
+	return nil
 }
 
 func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte) {
 	s := &c.snap
-	s.Tick, s.Time, s.Regular, s.Entities, s.Meta, s.Base, s.Baseline = h.Tick, h.Time, h.Regular, s.Entities[:0], nil, 0, false
+	s.Tick, s.Time, s.Regular, s.Entities, s.Meta, s.Base, s.Baseline = h.Tick, c.welcome.TickTime(h.Tick), h.Regular, s.Entities[:0], nil, 0, false
 	if err := c.game.DecodeSnapshot(s, body); err != nil {
 		c.stats.Malformed++
 		return
@@ -502,7 +526,7 @@ func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte)
 	est, ok := c.now(local)
 	if !ok {
 		c.stats.Unplaced++
-		if !c.hasEarly || h.Time > c.early.Time {
+		if !c.hasEarly || s.Time > c.early.Time {
 			c.keepEarly(local, s)
 		}
 		return

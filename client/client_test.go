@@ -164,8 +164,12 @@ func (r *rig) flush() {
 	}
 }
 
+// tickAt returns the tick of server time t at 60 Hz, the rigs' welcome's
+// rate: a snapshot's header carries its tick, not its time.
+func tickAt(t time.Duration) uint64 { return uint64((t*60 + time.Second/2) / time.Second) }
+
 func (r *rig) snapshot(t time.Duration, meta byte, es ...ent) {
-	msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: uint64((t*60 + time.Second/2) / time.Second), Time: t, Regular: true}), meta, es...)
+	msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: tickAt(t), Regular: true}), meta, es...)
 	if err := r.srv.SendUnreliable(msg); err != nil {
 		r.t.Fatal(err)
 	}
@@ -422,6 +426,42 @@ func TestEarlySnapshotPlaced(t *testing.T) {
 	}
 }
 
+// TestSnapshotBeforeWelcome: a snapshot's header carries its tick, dated
+// by the welcome's tick rate; snapshots that come before the welcome (its
+// packet lost) are held, the newest decoded at its tick's time once the
+// welcome comes, and so is one that shares the welcome's packet (the channel
+// reads unreliable messages first).
+func TestSnapshotBeforeWelcome(t *testing.T) {
+	r := newRig(t)
+	var times []time.Duration
+	r.c.cfg.OnSnapshot = func(_ time.Duration, s *Snapshot) { times = append(times, s.Time) }
+	if _, ok := r.srv.AppendPacket(nil, r.now); !ok { // the welcome's packet, lost
+		t.Fatal("no welcome sent")
+	}
+	for _, tick := range []time.Duration{2, 4, 3} {
+		at := tick * time.Second / 60
+		r.now = at
+		r.snapshot(at, 0, ent{id: 3, x: at.Seconds()})
+		r.flush()
+	}
+	if len(times) != 0 || r.c.Stats().Unwelcomed != 3 {
+		t.Fatalf("snapshots before the welcome: %v decoded, %d held", times, r.c.Stats().Unwelcomed)
+	}
+	for len(times) == 0 && r.now < 2*time.Second { // the channel sends the welcome again
+		r.now += 10 * time.Millisecond
+		r.flush()
+	}
+	if _, ok := r.c.Welcome(); !ok || len(times) != 1 || times[0] != 66666*time.Microsecond {
+		t.Fatalf("after the welcome: snapshots at %v, want the newest held, at 66.666 ms (tick 4 at 60 Hz)", times)
+	}
+	r.now += 10 * time.Millisecond
+	r.snapshot(r.now, 0, ent{id: 3, x: 1})
+	r.flush()
+	if want := (protocol.Welcome{TickHz: 60}).TickTime(tickAt(r.now)); len(times) != 2 || times[1] != want {
+		t.Fatalf("snapshots at %v, want %v last", times, want)
+	}
+}
+
 func TestConfig(t *testing.T) {
 	if _, err := New(Config{}, nil); !errors.Is(err, ErrConfig) {
 		t.Fatal("nil game")
@@ -444,7 +484,7 @@ func TestFrameAllocs(t *testing.T) {
 	body := appendEnts(nil, 1, ent{id: 0, parent: 2}, ent{id: 1, kind: 1})
 	if n := testing.AllocsPerRun(100, func() {
 		r.now += time.Second / 60
-		r.c.snapshot(r.now, protocol.Snapshot{Time: r.now}, body)
+		r.c.snapshot(r.now, protocol.Snapshot{Tick: tickAt(r.now)}, body)
 		r.c.Frame(r.now)
 	}); n != 0 {
 		t.Fatalf("%v allocations per frame", n)
@@ -477,7 +517,7 @@ func TestOneRenderTime(t *testing.T) {
 			es = append(es, ent{id: 2, kind: 1, x: 2 * x, vx: 2})
 		}
 		if !every30Hz(now) {
-			extra := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Time: now}), 0, es[0])
+			extra := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: tickAt(now)}), 0, es[0])
 			if err := r.srv.SendUnreliable(extra); err != nil {
 				t.Fatal(err)
 			}

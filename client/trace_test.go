@@ -187,7 +187,7 @@ func (tr *traceRig) send(at, arrive, snap time.Duration, isSnap bool) {
 }
 
 func (tr *traceRig) snapshot(at, arrive time.Duration, meta byte, es []ent) {
-	msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Time: at, Regular: true}), meta, es...)
+	msg := appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: tickAt(at), Regular: true}), meta, es...)
 	_ = tr.srv.SendUnreliable(msg)
 	tr.send(at, arrive, at, true)
 }

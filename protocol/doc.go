@@ -5,7 +5,7 @@
 //
 //	tag       direction         channel     body
 //	Welcome   server → client   reliable    the client's own entity, tick and snapshot rates
-//	Snapshot  server → client   unreliable  tick, server time, flags, then the game's bytes
+//	Snapshot  server → client   unreliable  tick and a bit regular, then the game's bytes
 //	Event     server → client   reliable    an event.Event
 //	Pong      server → client   unreliable  a clock.Pong
 //	Ping      client → server   unreliable  a clock.Ping
@@ -20,7 +20,8 @@
 // two apart. A Reply carries what the game tells one client about its inputs:
 // for a predicted character, acknowledgements of its moves and adjustments.
 //
-// Times are server time in whole wire.TimeUnits (zig-zag varints). Append
+// A snapshot's server time is its tick's (Welcome.TickTime), not sent. Other
+// times are server time in whole wire.TimeUnits (zig-zag varints). Append
 // functions append to a caller's buffer and do not allocate when it has room;
 // Decode never panics and returns ErrTruncated or ErrMalformed for a bad
 // message. The game's bytes are opaque here: the game that plugs into server

@@ -40,10 +40,21 @@ type Welcome struct {
 	SnapshotHz uint16 // regular snapshots per second
 }
 
+// TickTime returns the server time of tick at the welcome's TickHz, as a
+// snapshot of that tick stands for it: tick·(1 s/TickHz), the server's tick
+// time (server.Tick.Time), in whole wire.TimeUnits. A snapshot's header
+// carries its tick alone.
+func (w Welcome) TickTime(tick uint64) time.Duration {
+	if w.TickHz == 0 {
+		return 0
+	}
+	return time.Duration(tick) * (time.Second / time.Duration(w.TickHz)) / wire.TimeUnit * wire.TimeUnit
+}
+
 // Snapshot is the header of a snapshot message; the game's bytes follow it.
+// Its server time is not sent: Welcome.TickTime gives it from the tick.
 type Snapshot struct {
-	Tick uint64        // the server tick the snapshot was taken after
-	Time time.Duration // server time of that tick
+	Tick uint64 // the server tick the snapshot was taken after, below 2^63
 	// Regular is set on snapshots sent on the regular schedule, which hold the
 	// whole state; extra ones sent between them (at a kick, a bounce) hold only
 	// what the game chose.
@@ -93,13 +104,11 @@ func AppendWelcome(b []byte, w Welcome) []byte {
 // AppendSnapshot appends a snapshot header; the caller appends the game's bytes.
 func AppendSnapshot(b []byte, s Snapshot) []byte {
 	b = append(b, byte(TagSnapshot))
-	b = binary.AppendUvarint(b, s.Tick)
-	b = wire.AppendTime(b, s.Time)
-	flags := byte(0)
+	regular := uint64(0)
 	if s.Regular {
-		flags = 1
+		regular = 1
 	}
-	return append(b, flags)
+	return binary.AppendUvarint(b, s.Tick<<1|regular)
 }
 
 // AppendEvent appends an Event message.
@@ -160,16 +169,13 @@ func Decode(b []byte) (Message, error) {
 	case TagWelcome:
 		m.Welcome.Self = uint32(r.Uvarint(math.MaxUint32))
 		m.Welcome.TickHz = uint16(r.Uvarint(math.MaxUint16))
+		if m.Welcome.TickHz == 0 {
+			r.Fail(ErrMalformed)
+		}
 		m.Welcome.SnapshotHz = uint16(r.Uvarint(math.MaxUint16))
 	case TagSnapshot:
-		m.Snapshot.Tick = r.Uvarint(math.MaxUint64)
-		m.Snapshot.Time = r.Time()
-		switch f := r.Byte(); {
-		case f > 1:
-			r.Fail(ErrMalformed)
-		default:
-			m.Snapshot.Regular = f == 1
-		}
+		v := r.Uvarint(math.MaxUint64)
+		m.Snapshot.Tick, m.Snapshot.Regular = v>>1, v&1 == 1
 		m.Body = r.Rest()
 	case TagInput:
 		m.Input.Seq = uint32(r.Uvarint(math.MaxUint32))

@@ -14,8 +14,8 @@ func samples() [][]byte {
 	game := []byte{1, 2, 3}
 	return [][]byte{
 		AppendWelcome(nil, Welcome{Self: 3, TickHz: 60, SnapshotHz: 30}),
-		append(AppendSnapshot(nil, Snapshot{Tick: 1234, Time: 20566 * time.Millisecond, Regular: true}), game...),
-		AppendSnapshot(nil, Snapshot{Tick: 1, Time: time.Second / 60}),
+		append(AppendSnapshot(nil, Snapshot{Tick: 1234, Regular: true}), game...),
+		AppendSnapshot(nil, Snapshot{Tick: 1}),
 		AppendEvent(nil, event.Event{ID: 9, Kind: 1, Time: 3 * time.Second, Actor: 2}),
 		AppendPong(nil, clock.Pong{ID: 4, Epoch: 7, Recv: time.Second, Send: time.Second + time.Millisecond}),
 		AppendPing(nil, clock.Ping{ID: 4}),
@@ -40,8 +40,8 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("%+v", m.Welcome)
 			}
 		case 1:
-			if m.Snapshot != (Snapshot{Tick: 1234, Time: 20566 * time.Millisecond, Regular: true}) || !bytes.Equal(m.Body, []byte{1, 2, 3}) {
-				t.Fatalf("%+v %v", m.Snapshot, m.Body)
+			if m.Snapshot != (Snapshot{Tick: 1234, Regular: true}) || !bytes.Equal(m.Body, []byte{1, 2, 3}) || len(b) != 1+2+3 {
+				t.Fatalf("%+v %v in %d bytes", m.Snapshot, m.Body, len(b))
 			}
 		case 3:
 			if m.Event.ID != 9 || m.Event.Time != 3*time.Second || m.Event.Actor != 2 {
@@ -80,7 +80,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	for _, b := range [][]byte{{0}, {99}, {byte(TagSnapshot), 1, 1, 2}} {
+	for _, b := range [][]byte{{0}, {99}, {byte(TagWelcome), 3, 0, 30}} {
 		if _, err := Decode(b); !errors.Is(err, ErrMalformed) {
 			t.Fatalf("%x: %v", b, err)
 		}
@@ -90,7 +90,7 @@ func TestRoundTrip(t *testing.T) {
 func TestAppendAllocs(t *testing.T) {
 	buf := make([]byte, 0, 256)
 	if n := testing.AllocsPerRun(100, func() {
-		buf = AppendSnapshot(buf[:0], Snapshot{Tick: 5, Time: time.Second, Regular: true})
+		buf = AppendSnapshot(buf[:0], Snapshot{Tick: 5, Regular: true})
 		_, _ = Decode(buf)
 		buf = AppendInput(buf[:0], Input{Seq: 5, Sent: time.Second})
 		_, _ = Decode(buf)
@@ -130,4 +130,27 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("re-encoding %+v gave %+v (%v)", m, m2, err)
 		}
 	})
+}
+
+// A snapshot's time is its tick's at the welcome's rate, as the server
+// steps it (server.Tick.Time, N times 1 s/TickHz in nanoseconds), in whole
+// wire.TimeUnits.
+func TestTickTime(t *testing.T) {
+	for _, tc := range []struct {
+		hz   uint16
+		tick uint64
+		want time.Duration
+	}{
+		{60, 0, 0},
+		{60, 1, 16666 * time.Microsecond},
+		{60, 60, 999999 * time.Microsecond}, // 60 × 16666666 ns
+		{60, 1234, 20566665 * time.Microsecond},
+		{30, 3, 99999 * time.Microsecond}, // 3 × 33333333 ns
+		{1000, 7, 7 * time.Millisecond},
+		{0, 5, 0}, // no rate: a welcome with none does not decode
+	} {
+		if got := (Welcome{TickHz: tc.hz}).TickTime(tc.tick); got != tc.want {
+			t.Errorf("tick %d at %d Hz: %v, want %v", tc.tick, tc.hz, got, tc.want)
+		}
+	}
 }

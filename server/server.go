@@ -558,7 +558,7 @@ func (s *Server) step() {
 	extra := s.game.Step(t, &s.em)
 	regular := s.tick%s.snapEach == 0
 	if (regular || extra) && len(s.order) > 0 {
-		s.snap = protocol.AppendSnapshot(s.snap[:0], protocol.Snapshot{Tick: t.N, Time: t.Time, Regular: regular})
+		s.snap = protocol.AppendSnapshot(s.snap[:0], protocol.Snapshot{Tick: t.N, Regular: regular})
 		pc, perClient := s.game.(PerClient)
 		if !perClient {
 			s.snap = s.game.AppendSnapshot(s.snap, regular)

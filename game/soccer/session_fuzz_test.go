@@ -373,14 +373,14 @@ func (cs *clientSession) step(in *fuzzBytes) {
 		cs.deliver(rel, in.bytes(int(in.byte())))
 	case 3: // a welcome with forged fields
 		cs.deliver(true, protocol.AppendWelcome(cs.msg[:0], protocol.Welcome{Self: uint32(in.u16()), TickHz: in.u16(), SnapshotHz: in.u16()}))
-	case 4: // a real snapshot with forged tick and time, some bytes flipped
+	case 4: // a real snapshot with a forged tick, some bytes flipped
 		body := append([]byte(nil), cs.snaps[int(in.byte())%len(cs.snaps)]...)
 		for range int(in.byte() % 4) {
 			if len(body) > 0 {
 				body[int(in.u16())%len(body)] ^= in.byte()
 			}
 		}
-		h := protocol.Snapshot{Tick: uint64(in.u16()), Time: max(0, cs.local+in.offset()), Regular: in.byte()&1 == 1}
+		h := protocol.Snapshot{Tick: uint64(in.u16()), Regular: in.byte()&1 == 1}
 		cs.deliver(false, append(protocol.AppendSnapshot(cs.msg[:0], h), body...))
 	case 5: // a pong with forged times and epoch
 		p := clock.Pong{ID: uint32(in.byte()), Epoch: uint32(in.byte() % 3), Recv: max(0, cs.local+in.offset())}
