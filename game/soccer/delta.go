@@ -3,6 +3,7 @@ package soccer
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/bits"
 	"time"
 
@@ -150,7 +151,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		dst = append(dst, 0)
 	}
 	now := g.wireNow()
-	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - ballBits(o, base, now)
+	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - ballBits(o, base, now, radiusMicro(g.rules))
 	var cost [maxSlots]int
 	total, prev := 0, -1
 	for j := range o.n {
@@ -167,7 +168,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	t := v.sent.Push(g.tick)
 	t.from(base)
 	w := wire.NewBitWriter(dst)
-	putBall(&w, o, base, now)
+	putBall(&w, o, base, now, radiusMicro(g.rules))
 	t.ball, t.ballT, t.ballGen, t.hasBall = o.ball, now, o.ballGen, true
 	w.Uint(uint64(bits.OnesCount64(in&slotBits(o))), countOrder)
 	prev = -1
@@ -330,15 +331,47 @@ type received struct {
 }
 
 // The ball's state in a per-client snapshot leads the bit-packed section: a
-// bit delta or whole; its flags (3 bits); its position, velocity and
-// angular velocity (wire.QState's steps), each component a difference from
-// the baseline's ball extrapolated by its velocity (delta; same generation
-// only) or from zero (whole), with ballOrders; then a bit: the rotation as
-// the baseline's, or else its packed form (wire.RotPackBits).
+// bit delta or whole; its flags (3 bits); its position and velocity
+// (wire.QState's steps), each component a difference from the baseline's
+// ball extrapolated by its velocity (delta; same generation only) or from
+// zero (whole), with ballOrders; a bit rolling, then its angular velocity:
+// rolling, each component a difference (rollOrders) from a ball's rolling
+// on the ground without slipping at the velocity just sent, its spin about
+// the vertical the reference's (a ball carried, or rolling once friction has
+// stopped its slip, costs a few bits); otherwise a difference from the
+// reference's, with ballOrders; then a bit: the rotation as the baseline's,
+// or else its packed form (wire.RotPackBits). The encoder sends the
+// angular velocity whichever way is shorter.
 var (
 	ballDeltaOrders = [3]int{3, 7, 9}
 	ballWholeOrders = [3]int{15, 12, 12}
+	rollOrders      = [3]int{2, 1, 2}
 )
+
+// rolling returns the angular velocity, in steps, of a ball of radius rad
+// micrometres rolling on the ground at q's velocity: ω = v × (−ŷ)/r, that is
+// (vz/r, ref's, −vx/r) (mm/s ÷ µm = 1e3 mrad/s), ref's about the vertical.
+func rolling(q, ref *wire.QState, rad int64) [3]int64 {
+	return [3]int64{wire.RoundDiv(q.Vel[2]*1e6, rad), ref.AngVel[1], wire.RoundDiv(-q.Vel[0]*1e6, rad)}
+}
+
+// radiusMicro is the ball's radius the spin prediction uses, micrometres
+// (at least 1).
+func radiusMicro(r Rules) int64 { return max(1, int64(math.Round(r.Ball.Radius*1e6))) }
+
+// spinBits returns the bits of q's angular velocity against ref, as
+// putBall writes it rolling or not.
+func spinBits(q, ref *wire.QState, k *[3]int, rad int64, roll bool) int {
+	a, o := ref.AngVel, k
+	if roll {
+		a, o = rolling(q, ref, rad), &rollOrders
+	}
+	n := 0
+	for i := range 3 {
+		n += wire.IntBits(q.AngVel[i]-a[i], o[i])
+	}
+	return n
+}
 
 // ballBase returns the baseline's ball to delta-code against, or nil.
 func ballBase(base *playerTable, gen uint8) *playerTable {
@@ -362,19 +395,21 @@ func ballRef(base *playerTable, gen uint8, t time.Duration) (wire.QState, *[3]in
 	return q, &ballDeltaOrders
 }
 
-func ballBits(o *prepared, base *playerTable, t time.Duration) int {
+func ballBits(o *prepared, base *playerTable, t time.Duration, rad int64) int {
 	ref, k := ballRef(base, o.ballGen, t)
-	n := 1 + 3 + 1
+	q := &o.ball
+	n := 1 + 3 + 1 + 1
 	for i := range 3 {
-		n += wire.IntBits(o.ball.Pos[i]-ref.Pos[i], k[0]) + wire.IntBits(o.ball.Vel[i]-ref.Vel[i], k[1]) + wire.IntBits(o.ball.AngVel[i]-ref.AngVel[i], k[2])
+		n += wire.IntBits(q.Pos[i]-ref.Pos[i], k[0]) + wire.IntBits(q.Vel[i]-ref.Vel[i], k[1])
 	}
-	if o.ball.Rot != ref.Rot {
+	n += min(spinBits(q, &ref, k, rad, false), spinBits(q, &ref, k, rad, true))
+	if q.Rot != ref.Rot {
 		n += wire.RotPackBits
 	}
 	return n
 }
 
-func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration) {
+func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration, rad int64) {
 	ref, k := ballRef(base, o.ballGen, t)
 	q := &o.ball
 	w.Bool(ballBase(base, o.ballGen) != nil)
@@ -382,7 +417,15 @@ func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration)
 	for i := range 3 {
 		w.Int(q.Pos[i]-ref.Pos[i], k[0])
 		w.Int(q.Vel[i]-ref.Vel[i], k[1])
-		w.Int(q.AngVel[i]-ref.AngVel[i], k[2])
+	}
+	roll := spinBits(q, &ref, k, rad, true) < spinBits(q, &ref, k, rad, false)
+	w.Bool(roll)
+	a, ko := ref.AngVel, k
+	if roll {
+		a, ko = rolling(q, &ref, rad), &rollOrders
+	}
+	for i := range 3 {
+		w.Int(q.AngVel[i]-a[i], ko[i])
 	}
 	w.Bool(q.Rot == ref.Rot)
 	if q.Rot != ref.Rot {
@@ -390,7 +433,7 @@ func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration)
 	}
 }
 
-func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration) wire.QState {
+func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, rad int64) wire.QState {
 	delta := r.Bool()
 	if delta && ballBase(base, gen) == nil {
 		r.Fail(ErrMalformed)
@@ -404,7 +447,13 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration) w
 	for i := range 3 {
 		q.Pos[i] = ref.Pos[i] + r.Int(k[0], 2*maxQuant)
 		q.Vel[i] = ref.Vel[i] + r.Int(k[1], 2*maxQuant)
-		q.AngVel[i] = ref.AngVel[i] + r.Int(k[2], 2*maxQuant)
+	}
+	a, ko := ref.AngVel, k
+	if r.Bool() {
+		a, ko = rolling(&q, &ref, rad), &rollOrders
+	}
+	for i := range 3 {
+		q.AngVel[i] = a[i] + r.Int(ko[i], 2*maxQuant)
 	}
 	q.Rot = ref.Rot
 	if !r.Bool() {
@@ -419,7 +468,7 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration) w
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTable], scratch *playerTable, ballGen uint8, ball *wire.QState) uint64 {
+func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTable], scratch *playerTable, ballGen uint8, ball *wire.QState, rad int64) uint64 {
 	dist := r.Uvarint(1 << 32)
 	var base *playerTable
 	if r.Err() == nil && dist > 0 {
@@ -434,7 +483,7 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTabl
 	}
 	scratch.from(base)
 	br := wire.NewBitReader(r.Remaining())
-	*ball = getBall(&br, base, ballGen, s.Time)
+	*ball = getBall(&br, base, ballGen, s.Time, rad)
 	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
 	n := br.Uint(countOrder, maxSlots)
 	slot := -1

@@ -121,7 +121,7 @@ func TestDeltaSnapshots(t *testing.T) {
 		t.Fatalf("%d deltas, %d whole", deltas, wholes)
 	}
 	// Measured: 22 players, bots, a fifth of the snapshots lost, deltas
-	// against a baseline three snapshots old or more: 189 bytes against 385
+	// against a baseline three snapshots old or more: 186 bytes against 385
 	// whole.
 	perDelta, perWhole := float64(deltaBytes)/float64(deltas), float64(wholeBytes)/float64(wholes)
 	t.Logf("%d deltas of %.0f bytes, %d whole of %.0f", deltas, perDelta, wholes, perWhole)
