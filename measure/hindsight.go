@@ -12,12 +12,15 @@ import (
 // Received is a state of a body that a client received: the server time it
 // is of, its position and velocity, its teleport generation, and whether it
 // came as a cut (a teleport or a jump) or a knot (the state leaving a
-// contact).
+// contact). Sent is the server time of the snapshot that brought it, when
+// that is later than T (a knot sent again in later snapshots, a state made
+// as of an earlier tick); zero means T.
 type Received struct {
 	T         time.Duration
 	Pos, Vel  geom.Vec3
 	Gen       uint8
 	Cut, Knot bool
+	Sent      time.Duration
 }
 
 // HindsightGap is how far apart two received states may be for the
@@ -35,7 +38,10 @@ const HindsightGap = 250 * time.Millisecond
 // Of two states of the same time it keeps a knot over a regular one, else
 // the later received. Where the curve is unknown (before the first state,
 // after the last, and across gaps over HindsightGap) is returned as spans,
-// which a BallMeter takes as the link's blackouts.
+// which a BallMeter takes as the link's blackouts; a gap's span lasts until
+// the first state after it was sent (Received.Sent), since no client could
+// have drawn that state earlier: a knot made during a blackout and sent once
+// it is over does not make the frames before look like jumps.
 func Hindsight(g geom.Vec3, states []Received) (*Truth, Spans) {
 	pts := slices.Clone(states)
 	slices.SortStableFunc(pts, func(a, b Received) int { return cmp.Compare(a.T, b.T) })
@@ -63,7 +69,7 @@ func Hindsight(g geom.Vec3, states []Received) (*Truth, Spans) {
 				smp.Contact, smp.ContactAt = true, a.T+time.Duration(tc*float64(time.Second))
 			}
 			if p.T-a.T > HindsightGap {
-				unknown = append(unknown, Span{From: a.T, To: p.T})
+				unknown = append(unknown, Span{From: a.T, To: max(p.T, p.Sent)})
 			}
 		}
 		tr.Add(smp)

@@ -648,7 +648,9 @@ func TestKickMeter(t *testing.T) {
 
 // The states of a ball in free flight, received out of order, one twice and
 // with 300 ms of them lost: the hindsight curve is the flight where the
-// states join, and unknown across the gap and outside the states.
+// states join, and unknown across the gap and outside the states; the first
+// state after the gap came in a snapshot of 680 ms, so the gap is unknown
+// until then.
 func TestHindsight(t *testing.T) {
 	p, v := geom.V(0, 1, 0), geom.V(4, 6, 0)
 	var states []Received
@@ -659,6 +661,9 @@ func TestHindsight(t *testing.T) {
 		}
 		dt := at.Seconds()
 		states = append(states, Received{T: at, Pos: Flight(p, v, g, dt), Vel: v.AddScaled(g, dt)})
+		if k == 19 {
+			states[len(states)-1].Sent = 680 * time.Millisecond
+		}
 	}
 	states = append(states, states[3])
 	tr, unknown := Hindsight(g, states)
@@ -667,7 +672,7 @@ func TestHindsight(t *testing.T) {
 			t.Errorf("at %v: %v, unknown %v; want %v", at, tr.At(at), unknown.In(at), want)
 		}
 	}
-	for _, at := range []time.Duration{-time.Millisecond, 450 * time.Millisecond, 1001 * time.Millisecond} {
+	for _, at := range []time.Duration{-time.Millisecond, 450 * time.Millisecond, 650 * time.Millisecond, 1001 * time.Millisecond} {
 		if !unknown.In(at) {
 			t.Errorf("at %v: known, want unknown (spans %v)", at, unknown)
 		}

@@ -68,7 +68,7 @@ func (m *HindsightMeter) Snapshot(s *client.Snapshot) {
 	defer m.mu.Unlock()
 	for _, e := range s.Entities {
 		if e.ID == soccer.BallID {
-			m.states = append(m.states, measure.Received{T: e.State.Time, Pos: e.State.Pos, Vel: e.State.Vel, Gen: e.Gen, Cut: e.State.Cut, Knot: e.State.Knot})
+			m.states = append(m.states, measure.Received{T: e.State.Time, Pos: e.State.Pos, Vel: e.State.Vel, Gen: e.Gen, Cut: e.State.Cut, Knot: e.State.Knot, Sent: s.Time})
 		}
 	}
 }
