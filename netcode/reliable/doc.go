@@ -10,12 +10,14 @@
 //
 // # Packet format
 //
-// Every packet starts with an 11-byte header, little endian: flags (bit 0:
-// the acknowledgement fields are valid), a 16-bit packet sequence, the
-// sequence of the newest packet received from the peer, a 32-bit field whose
-// bit i acknowledges the packet received i+1 before it, and the id of the
-// next reliable message the sender expects (a cumulative acknowledgement of
-// every message before it). Chunks follow until the
+// Every packet starts with a header, little endian: flags, a 16-bit packet
+// sequence and, once the sender has received anything (flag bit 0), the
+// acknowledgements: the sequence of the newest packet received from the
+// peer, a 32-bit field whose bit i acknowledges the packet received i+1
+// before it, and the id of the next reliable message the sender expects (a
+// cumulative acknowledgement of every message before it). The bit field is
+// left out when all its bits are set (flag bit 1: nothing lost lately, the
+// usual case), so a header is 3 bytes, 7, or 11. Chunks follow until the
 // end of the packet: tag 1 is an unreliable message (16-bit length, data);
 // tag 2 is a reliable fragment (16-bit message id, fragment index, fragment
 // count - 1, 16-bit length, data). Every fragment but a message's last

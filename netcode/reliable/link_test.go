@@ -199,13 +199,17 @@ func TestMalformedChangesNothing(t *testing.T) {
 	e, _ := New(Config{})
 	bad := [][]byte{
 		{},
-		{0, 0, 0, 0, 0, 0, 0, 0},                // short
-		{2, 0, 0, 0, 0, 0, 0, 0, 0},             // unknown flag
-		{0, 0, 0, 0, 0, 0, 0, 0, 0, 9},          // unknown tag
-		{0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 0, 1}, // truncated unreliable
-		{0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, 0, 0, 0, 1, 3, 0, 1, 2, 3}, // non-last fragment not full size
-		{0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, 0, 0, 2, 1, 0, 0},          // index beyond count
-		{0, 0, 0, 0, 0, 0, 0, 0, 0, tagFragment, 0, 0, 0, 64, 0, 0},         // 65 fragments
+		{0, 0},                         // short
+		{1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, // short for its acknowledgements
+		{3, 0, 0, 0, 0, 0},             // short for its acknowledgements, bit field left out
+		{2, 0, 0},                      // all acknowledged, but no acknowledgements
+		{4, 0, 0},                      // unknown flag
+		{0, 0, 0, 9},                   // unknown tag
+		{3, 0, 0, 0, 0, 0, 0, 9},       // unknown tag after acknowledgements
+		{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 5, 0, 1},        // truncated unreliable
+		{0, 0, 0, tagFragment, 0, 0, 0, 1, 3, 0, 1, 2, 3},    // non-last fragment not full size
+		{3, 0, 0, 0, 0, 0, 0, tagFragment, 0, 0, 2, 1, 0, 0}, // index beyond count
+		{0, 0, 0, tagFragment, 0, 0, 0, 64, 0, 0},            // 65 fragments
 	}
 	for i, p := range bad {
 		if err := e.Receive(0, p); err != ErrMalformed {
@@ -217,6 +221,49 @@ func TestMalformedChangesNothing(t *testing.T) {
 	}
 	if _, ok := e.AppendPacket(nil, 0); ok {
 		t.Fatal("ack owed after malformed input")
+	}
+}
+
+// TestHeaderSizes: a packet's header is 3 bytes before anything was
+// received, 7 while the 32 packets before the newest received all arrived
+// (the acknowledgement bit field left out), and 11 with it (a loss in the
+// last 32, or fewer than 33 received).
+func TestHeaderSizes(t *testing.T) {
+	a, _ := New(Config{})
+	b, _ := New(Config{})
+	var now time.Duration
+	send := func(from, to *Endpoint, deliver bool) int {
+		from.SendUnreliable([]byte("x"))
+		p, ok := from.AppendPacket(nil, now)
+		if !ok {
+			t.Fatal("nothing sent")
+		}
+		if deliver {
+			if err := to.Receive(now, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		now += 10 * time.Millisecond
+		return len(p) - unreliableOverhead - 1
+	}
+	if h := send(a, b, true); h != noAckHeaderSize {
+		t.Fatalf("first header %d bytes, want %d", h, noAckHeaderSize)
+	}
+	if h := send(b, a, true); h != headerSize {
+		t.Fatalf("b's first header %d bytes, want %d: no packets before a's first", h, headerSize)
+	}
+	for range 32 {
+		send(a, b, true)
+	}
+	for i := range 40 {
+		send(a, b, i != 5) // a's 7th packet is lost
+		want := allAckedHeaderSize
+		if i > 5 && i <= 5+32 {
+			want = headerSize // b still reports it missing
+		}
+		if h := send(b, a, true); h != want {
+			t.Fatalf("b's packet %d: header %d bytes, want %d", i, h, want)
+		}
 	}
 }
 

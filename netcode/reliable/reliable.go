@@ -24,7 +24,9 @@ const (
 	Window = 256
 
 	maxFragments       = MaxMessageSize / FragmentSize
-	headerSize         = 1 + 2 + 2 + 4 + 2 // flags, sequence, ack, ack bits, next message expected
+	headerSize         = 1 + 2 + 2 + 4 + 2 // the largest: flags, sequence, ack, ack bits, next message expected
+	noAckHeaderSize    = 1 + 2             // flags, sequence: nothing received yet
+	allAckedHeaderSize = headerSize - 4    // the ack bits left out: all 32 set
 	unreliableOverhead = 1 + 2             // tag, length
 	reliableOverhead   = 1 + 2 + 1 + 1 + 2
 	sentRingSize       = 256
@@ -32,7 +34,8 @@ const (
 	maxQueuedMessages  = 16384
 	keptBuffers        = 8
 
-	flagAck       = 1
+	flagAck       = 1 // the acknowledgement fields follow
+	flagAllAcked  = 2 // with flagAck: every one of the 32 packets before the newest arrived; no bit field
 	tagUnreliable = 1
 	tagFragment   = 2
 )
@@ -291,6 +294,7 @@ func (e *Endpoint) AppendPacket(dst []byte, now time.Duration) (packet []byte, o
 	start := len(dst)
 	limit := start + MaxPacketSize
 	dst = e.appendHeader(dst)
+	hs := len(dst) - start
 	sp := &e.sent[e.txSeq%sentRingSize]
 	refs := 0
 
@@ -351,7 +355,7 @@ scan:
 			refs++
 		}
 	}
-	if len(dst) == start+headerSize && !e.ackPending {
+	if len(dst) == start+hs && !e.ackPending {
 		return dst[:start], false
 	}
 	sp.valid, sp.seq, sp.time, sp.n = true, e.txSeq, now, refs
@@ -361,23 +365,30 @@ scan:
 	return dst, true
 }
 
+// appendHeader appends the next packet's header: the flags and the
+// sequence, then, once anything was received, the acknowledgements, their
+// bit field left out when all 32 bits are set (the usual case: nothing lost).
 func (e *Endpoint) appendHeader(dst []byte) []byte {
-	var flags byte
-	var ack uint16
+	if !e.rxAny {
+		dst = append(dst, 0)
+		return binary.LittleEndian.AppendUint16(dst, uint16(e.txSeq))
+	}
 	var bits uint32
-	if e.rxAny {
-		flags = flagAck
-		ack = uint16(e.rxLatest)
-		for i := uint64(0); i < 32; i++ {
-			if e.rxLatest >= i+1 && e.rxHas(e.rxLatest-1-i) {
-				bits |= 1 << i
-			}
+	for i := uint64(0); i < 32; i++ {
+		if e.rxLatest >= i+1 && e.rxHas(e.rxLatest-1-i) {
+			bits |= 1 << i
 		}
+	}
+	flags := byte(flagAck)
+	if bits == ^uint32(0) {
+		flags |= flagAllAcked
 	}
 	dst = append(dst, flags)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(e.txSeq))
-	dst = binary.LittleEndian.AppendUint16(dst, ack)
-	dst = binary.LittleEndian.AppendUint32(dst, bits)
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(e.rxLatest))
+	if flags&flagAllAcked == 0 {
+		dst = binary.LittleEndian.AppendUint32(dst, bits)
+	}
 	return binary.LittleEndian.AppendUint16(dst, uint16(e.nextDeliver))
 }
 
@@ -414,20 +425,36 @@ type header struct {
 	ack   uint16
 	bits  uint32
 	next  uint16 // the peer delivered every reliable message before this id
+	size  int    // the header's bytes
 }
 
 // parse validates a whole packet without changing any state. It returns the
-// header; the chunks follow at p[headerSize:].
+// header; the chunks follow at p[h.size:].
 func parse(p []byte) (header, error) {
-	if len(p) < headerSize || len(p) > MaxPacketSize {
+	if len(p) < noAckHeaderSize || len(p) > MaxPacketSize {
 		return header{}, ErrMalformed
 	}
-	h := header{flags: p[0], seq: binary.LittleEndian.Uint16(p[1:]), ack: binary.LittleEndian.Uint16(p[3:]),
-		bits: binary.LittleEndian.Uint32(p[5:]), next: binary.LittleEndian.Uint16(p[9:])}
-	if h.flags&^flagAck != 0 {
+	h := header{flags: p[0], seq: binary.LittleEndian.Uint16(p[1:]), size: noAckHeaderSize}
+	switch h.flags {
+	case 0:
+	case flagAck | flagAllAcked:
+		h.size = allAckedHeaderSize
+	case flagAck:
+		h.size = headerSize
+	default:
 		return header{}, ErrMalformed
 	}
-	for q := p[headerSize:]; len(q) > 0; {
+	if len(p) < h.size {
+		return header{}, ErrMalformed
+	}
+	if h.flags&flagAck != 0 {
+		h.ack, h.bits = binary.LittleEndian.Uint16(p[3:]), ^uint32(0)
+		if h.flags&flagAllAcked == 0 {
+			h.bits = binary.LittleEndian.Uint32(p[5:])
+		}
+		h.next = binary.LittleEndian.Uint16(p[h.size-2:])
+	}
+	for q := p[h.size:]; len(q) > 0; {
 		switch q[0] {
 		case tagUnreliable:
 			if len(q) < unreliableOverhead {
@@ -488,9 +515,9 @@ func (e *Endpoint) Receive(now time.Duration, p []byte) error {
 	e.stats.PacketsReceived++
 	if h.flags&flagAck != 0 {
 		e.processAcks(now, h.ack, h.bits)
+		e.processDelivered(h.next)
 	}
-	e.processDelivered(h.next)
-	for q := p[headerSize:]; len(q) > 0; {
+	for q := p[h.size:]; len(q) > 0; {
 		if q[0] == tagUnreliable {
 			l := int(binary.LittleEndian.Uint16(q[1:]))
 			e.queueUnreliable(q[unreliableOverhead : unreliableOverhead+l])
