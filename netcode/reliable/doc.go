@@ -19,9 +19,11 @@
 // left out when all its bits are set (flag bit 1: nothing lost lately, the
 // usual case), so a header is 3 bytes, 7, or 11. Chunks follow until the
 // end of the packet: tag 1 is an unreliable message (16-bit length, data);
-// tag 2 is a reliable fragment (16-bit message id, fragment index, fragment
-// count - 1, 16-bit length, data). Every fragment but a message's last
-// carries exactly FragmentSize bytes.
+// tag 3 an unreliable message that ends the packet (data, no length: the
+// usual packet of one snapshot or one input); tag 2 is a reliable fragment
+// (16-bit message id, fragment index, fragment count - 1, 16-bit length,
+// data). Every fragment but a message's last carries exactly FragmentSize
+// bytes.
 //
 // # Semantics
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/heap"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -244,7 +245,7 @@ func TestHeaderSizes(t *testing.T) {
 			}
 		}
 		now += 10 * time.Millisecond
-		return len(p) - unreliableOverhead - 1
+		return len(p) - 2 // a message of 1 byte, last in its packet: its tag and itself
 	}
 	if h := send(a, b, true); h != noAckHeaderSize {
 		t.Fatalf("first header %d bytes, want %d", h, noAckHeaderSize)
@@ -264,6 +265,38 @@ func TestHeaderSizes(t *testing.T) {
 		if h := send(b, a, true); h != want {
 			t.Fatalf("b's packet %d: header %d bytes, want %d", i, h, want)
 		}
+	}
+}
+
+// TestLastMessageHasNoLength: an unreliable message that ends its packet
+// goes without its length (the rest of the packet is the message); one
+// followed by another chunk keeps it.
+func TestLastMessageHasNoLength(t *testing.T) {
+	a, _ := New(Config{})
+	b, _ := New(Config{})
+	a.SendUnreliable([]byte("first"))
+	a.SendUnreliable([]byte("second"))
+	p, _ := a.AppendPacket(nil, 0)
+	if want := noAckHeaderSize + unreliableOverhead + len("first") + 1 + len("second"); len(p) != want {
+		t.Fatalf("packet of %d bytes, want %d", len(p), want)
+	}
+	a.SendUnreliable([]byte("third"))
+	a.SendReliable([]byte("event"))
+	q, _ := a.AppendPacket(nil, 0)
+	if want := noAckHeaderSize + unreliableOverhead + len("third") + reliableOverhead + len("event"); len(q) != want {
+		t.Fatalf("packet with a fragment after the message: %d bytes, want %d", len(q), want)
+	}
+	var got []string
+	for _, pk := range [][]byte{p, q} {
+		if err := b.Receive(0, pk); err != nil {
+			t.Fatal(err)
+		}
+		for m, _, ok := b.Read(); ok; m, _, ok = b.Read() {
+			got = append(got, string(m))
+		}
+	}
+	if fmt.Sprint(got) != "[first second third event]" {
+		t.Fatalf("received %q", got)
 	}
 }
 

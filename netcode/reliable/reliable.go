@@ -37,6 +37,7 @@ const (
 	flagAck       = 1 // the acknowledgement fields follow
 	flagAllAcked  = 2 // with flagAck: every one of the 32 packets before the newest arrived; no bit field
 	tagUnreliable = 1
+	tagLast       = 3 // an unreliable message that ends the packet: no length
 	tagFragment   = 2
 )
 
@@ -299,11 +300,13 @@ func (e *Endpoint) AppendPacket(dst []byte, now time.Duration) (packet []byte, o
 	refs := 0
 
 	// Unreliable messages first, in order.
+	lastUnrel := -1 // where the last unreliable message's chunk starts
 	for {
 		l, ok := e.unrel.peek()
 		if !ok || len(dst)+unreliableOverhead+l > limit {
 			break
 		}
+		lastUnrel = len(dst)
 		dst = append(dst, tagUnreliable)
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(l))
 		dst = append(dst, e.unrel.pop()...)
@@ -357,6 +360,12 @@ scan:
 	}
 	if len(dst) == start+hs && !e.ackPending {
 		return dst[:start], false
+	}
+	if lastUnrel >= 0 && refs == 0 {
+		// The packet ends with an unreliable message: its length is the
+		// rest of the packet.
+		dst[lastUnrel] = tagLast
+		dst = append(dst[:lastUnrel+1], dst[lastUnrel+unreliableOverhead:]...)
 	}
 	sp.valid, sp.seq, sp.time, sp.n = true, e.txSeq, now, refs
 	e.txSeq++
@@ -456,6 +465,8 @@ func parse(p []byte) (header, error) {
 	}
 	for q := p[h.size:]; len(q) > 0; {
 		switch q[0] {
+		case tagLast:
+			q = nil
 		case tagUnreliable:
 			if len(q) < unreliableOverhead {
 				return header{}, ErrMalformed
@@ -518,7 +529,12 @@ func (e *Endpoint) Receive(now time.Duration, p []byte) error {
 		e.processDelivered(h.next)
 	}
 	for q := p[h.size:]; len(q) > 0; {
-		if q[0] == tagUnreliable {
+		switch q[0] {
+		case tagLast:
+			e.queueUnreliable(q[1:])
+			q = nil
+			continue
+		case tagUnreliable:
 			l := int(binary.LittleEndian.Uint16(q[1:]))
 			e.queueUnreliable(q[unreliableOverhead : unreliableOverhead+l])
 			q = q[unreliableOverhead+l:]
