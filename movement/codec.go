@@ -38,13 +38,16 @@ const PosUnit = 1e-4
 // View; a tenth of a millisecond is well within what it tolerates.)
 const LagUnit = 100 * time.Microsecond
 
-// A packet's first byte holds its flags: bit 0 says a position follows the
-// moves; the other bits are zero. (A packet travels in a message of its own
-// kind, protocol's Moves, so nothing in it tells it from a plain input.)
+// A packet's first byte holds its flags and its count of moves: bit 0 says a
+// position follows the moves, bits 1-6 hold the number of moves less one (1
+// to MaxPacketMoves), bit 7 is zero. (A packet travels in a message of its
+// own kind, protocol's Moves, so nothing in it tells it from a plain input.)
 const (
-	packetPos = 0x01
-	maxMoveDt = 10 * time.Second // the longest Dt a packet may carry
-	maxLag    = 60 * time.Second // the furthest View may be before Time
+	packetPos   = 0x01
+	packetCount = 1                // the shift of the count of moves less one
+	packetBad   = 1 << 7           // the bit that must be zero
+	maxMoveDt   = 10 * time.Second // the longest Dt a packet may carry
+	maxLag      = 60 * time.Second // the furthest View may be before Time
 )
 
 // A packet has one lag, its newest move's: every move's View is its end less
@@ -76,8 +79,8 @@ const (
 	maxDelta  = 63
 )
 
-// AppendPacket appends the encoding of p to dst: a flags byte, the first move's
-// sequence, Fix, the number of moves, the first move's start time, the lag of
+// AppendPacket appends the encoding of p to dst: a byte of flags and the
+// number of moves, the first move's sequence, Fix, the first move's start time, the lag of
 // the last move (Time - View, in LagUnits), the moves (lengths in
 // wire.TimeUnits, inputs in the game's encoding, each as a change from the
 // move before where that is shorter), then the position. It panics if p has
@@ -92,10 +95,9 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 		flags |= packetPos
 	}
 	first := &p.Moves[0]
-	dst = append(dst, flags)
+	dst = append(dst, flags|byte(n-1)<<packetCount)
 	dst = binary.AppendUvarint(dst, uint64(first.Seq))
 	dst = binary.AppendUvarint(dst, uint64(p.Fix))
-	dst = append(dst, byte(n))
 	dst = wire.AppendTime(dst, first.Time-first.Dt)
 	last := &p.Moves[n-1]
 	dst = binary.AppendUvarint(dst, uint64((min(max(0, last.Time-last.View), maxLag)+LagUnit/2)/LagUnit))
@@ -194,12 +196,13 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
 	p.HasPos = false
 	r := wire.NewReader(b)
 	flags := r.Byte()
-	if r.Err() == nil && flags&^packetPos != 0 {
+	if r.Err() == nil && flags&packetBad != 0 {
 		return ErrMalformed
 	}
+	n := int(flags>>packetCount) + 1
+	flags &= packetPos
 	first := r.Uvarint(math.MaxUint32)
 	p.Fix = uint32(r.Uvarint(math.MaxUint32))
-	n := int(r.Byte())
 	t := r.Time()
 	lag := int64(r.Uvarint(uint64(maxLag / LagUnit)))
 	if err := r.Err(); err != nil {

@@ -97,8 +97,9 @@ func TestPacketSameInput(t *testing.T) {
 	// The second move's flags byte follows the first move, and is the flag
 	// alone, with the run's count above it. With a whole input as well it is
 	// malformed, and so is the flag on the first move (its flags byte
-	// follows flags, sequence, fix, count, start time and lag).
-	second, first := len(one), 4+len(wire.AppendTime(nil, 5*time.Second))+len(binary.AppendUvarint(nil, uint64(80*ms/LagUnit)))
+	// follows the packet's flags and count, sequence, fix, start time and
+	// lag).
+	second, first := len(one), 3+len(wire.AppendTime(nil, 5*time.Second))+len(binary.AppendUvarint(nil, uint64(80*ms/LagUnit)))
 	if two[second] != moveSame || eight[second] != moveSame|6*moveRun || eight[first] != moveDt|moveWhole {
 		t.Fatalf("flags %#x, %#x and %#x", eight[first], two[second], eight[second])
 	}
@@ -117,6 +118,16 @@ func TestPacketSameInput(t *testing.T) {
 		if err := DecodePacket(&Packet[winput]{}, bad, g); !errors.Is(err, ErrMalformed) {
 			t.Fatalf("flags %#x at byte %d: %v", bad[i], i, err)
 		}
+	}
+	// The packet's first byte holds the count of moves less one above its
+	// flags; its top bit set is malformed.
+	if eight[0] != 7<<packetCount {
+		t.Fatalf("packet flags %#x, want %#x", eight[0], 7<<packetCount)
+	}
+	bad := append([]byte(nil), eight...)
+	bad[0] |= packetBad
+	if err := DecodePacket(&Packet[winput]{}, bad, g); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("packet flags %#x: %v", bad[0], err)
 	}
 }
 
