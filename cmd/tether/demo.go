@@ -18,7 +18,6 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/game/soccer/match/page"
 	"github.com/tether-net/tether/lab"
-	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/web"
@@ -48,7 +47,8 @@ const (
 //     header and tag included) plus 28 bytes each; down counts datagrams
 //     received, after the link's loss and duplicates, up those sent.
 //     clock_*_kbps count the clock's messages inside payloads (ping and pong
-//     bytes), with no header (match.NetBetween).
+//     bytes), with no header (match.NetBetween); a browser's are the
+//     server's counts of its slot (match.Live.BrowserNet).
 //   - Blackouts are not emulated live, so blackout_frames is 0.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr,
@@ -339,12 +339,12 @@ func (d *demo) report(seed uint64, secs float64, end time.Duration) *lab.Report 
 		TickHz: lab.DefaultTickHz, SnapshotHz: lab.DefaultSnapshotHz, FrameHz: lab.DefaultFrameHz,
 		Game: "soccer",
 	}}
-	for i := len(d.names); i < d.rec.meter.Rows(); i++ { // the browsers' rows (net.* not measured)
+	for i := len(d.names); i < d.rec.meter.Rows(); i++ { // the browsers' rows
 		d.names, d.links = append(d.names, fmt.Sprintf("browser-%d", i+1-len(d.bots))), append(d.links, d.links[0])
 	}
 	for i, name := range d.names {
 		rep.Scenario.Clients = append(rep.Scenario.Clients, lab.Client{Name: name, Clock: lab.ClockTether, Ball: string(d.ball), Link: d.links[i]})
-		var net measure.NetMetrics
+		net, _ := d.live.BrowserNet(i) // a browser's: the server's counts of its slot
 		if i < len(d.base) && d.final != nil {
 			net = match.NetBetween(d.base[i], d.final[i])
 		}

@@ -3,9 +3,12 @@ package match
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,4 +196,79 @@ func position(l *Live, id uint32) geom.Vec3 {
 		}
 	}
 	return geom.Vec3{}
+}
+
+// TestBrowserNet: a browser's traffic as BrowserNet reads it from the
+// server's counters of its slot (netcode's packets plus 28 bytes of IPv4
+// and UDP header each) is what the client counted of its own datagrams
+// over the same span, on a lossless link, within 5 %; and each session
+// posting frames of the same player gets a row of its own.
+func TestBrowserNet(t *testing.T) {
+	l, err := StartLive(Config{Seed: 5, Bots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	meter, err := NewMeter(MeterConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := l.MeterBrowsers(meter, netsim.LinkConfig{})
+	url := serveBrowsers(t, l, ws.ListenerConfig{})
+	tok, err := l.BrowserToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := dialBrowser(t, url, tok)
+	defer b.Driver().Close()
+	var self uint32
+	for deadline := time.Now().Add(10 * time.Second); self == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the WebSocket client never connected")
+		}
+		if i := b.Driver().Transport().ClientIndex(); i >= 0 {
+			l.Server().Do(func(s *server.Server) {
+				st, _ := s.ClientStats(udpSlots(l.core.Config().MaxClients) + i)
+				self = st.Self
+			})
+		}
+	}
+	time.Sleep(time.Second) // the client's traffic settles
+	post := func(session uint64) NetCounters {
+		t.Helper()
+		body := fmt.Sprintf(`{"session": %d, "frames": [{"t": 1, "self": %d, "hasSelf": true, "ownSeq": -1}]}`, session, self)
+		if err := take(strings.NewReader(body)); err != nil {
+			t.Fatal(err)
+		}
+		return b.NetCounters(l.Server().Now())
+	}
+	first := post(1)
+	time.Sleep(5 * time.Second)
+	last := post(1)
+	got, ok := l.BrowserNet(0)
+	if !ok {
+		t.Fatal("BrowserNet(0): no browser's row")
+	}
+	want := NetBetween(first, last)
+	t.Logf("server's count: down %.2f kbps (snapshots %.2f), up %.2f; the client's: down %.2f (snapshots %.2f), up %.2f",
+		got.DownKbps, got.Down.Snapshots, got.UpKbps, want.DownKbps, want.Down.Snapshots, want.UpKbps)
+	near := func(what string, a, b float64) {
+		if b <= 0 || math.Abs(a-b) > 0.05*b {
+			t.Errorf("%s: server's count %.2f kbps, the client's %.2f", what, a, b)
+		}
+	}
+	near("down", got.DownKbps, want.DownKbps)
+	near("up", got.UpKbps, want.UpKbps)
+	near("snapshots down", got.Down.Snapshots, want.Down.Snapshots)
+	near("clock down", got.ClockDownKbps, want.ClockDownKbps)
+	if got.Up != nil {
+		t.Errorf("up split by kind %+v: the server does not count a client's kinds", got.Up)
+	}
+	post(2) // another session, the same player (a slot given again)
+	if meter.Rows() != 2 {
+		t.Errorf("%d rows, want 2: one a session", meter.Rows())
+	}
+	if _, ok := l.BrowserNet(2); ok {
+		t.Error("BrowserNet(2): a row no browser has")
+	}
 }

@@ -12,8 +12,11 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/movement"
+	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/server"
 )
 
 // FrameRecord is one frame of a client that is not a Bot (a browser's), as
@@ -63,6 +66,11 @@ type RecordedCorrection struct {
 // FrameBatch is a client's frames as it posts them to be measured (the
 // browser client to the demo: web.PlayConfig.Frames).
 type FrameBatch struct {
+	// Session names the client's session, a number it draws at random
+	// when it starts: the Meter gives each session a row of its own, so
+	// a client that later plays the same player (a slot given again)
+	// does not continue another's row.
+	Session uint64 `json:"session"`
 	// Origin is the wall-clock time (Unix, ns) at which the records'
 	// clock read zero.
 	Origin int64         `json:"origin"`
@@ -114,37 +122,118 @@ var errBatch = errors.New("tether/match: frame batch")
 // browser's frame records, a FrameBatch in JSON (at most 4 MiB), as the
 // browser client posts them (web.PlayConfig.Frames), from its first frame
 // on once it knows its player (a batch's frames are its first frame's
-// player's). A browser gets a row of m of its own (Meter.Add, predicting
-// its player, over link) at its first batch, and the server's moves of that player are fed to m as a bot's
-// are. The records' wall clock is taken as the server's, so the rows are
-// right only for browsers on the server's machine.
+// player's). A browser's session (FrameBatch.Session) gets a row of m of
+// its own (Meter.Add, predicting its player, over link) at its first
+// batch, and the server's moves of that player are fed to m as a bot's
+// are; its traffic is BrowserNet's. The records' wall clock is taken as
+// the server's, so the rows are right only for browsers on the server's
+// machine.
 func (l *Live) MeterBrowsers(m *Meter, link netsim.LinkConfig) func(body io.Reader) error {
 	up, down := link.Latency()
-	rm := newRecordMeter(m, MeteredBot{Up: up, Down: down, Spikes: link.Spiky(), Predicts: true}, l.core.Config().MaxClients, l.epoch)
+	rm := newRecordMeter(m, MeteredBot{Up: up, Down: down, Spikes: link.Spiky(), Predicts: true}, l.core.Config().MaxClients, l.epoch, l.browserCounters)
 	l.mu.Lock()
 	l.records = rm
 	l.mu.Unlock()
 	return rm.take
 }
 
-// recordMeter feeds a Meter the frames of clients that post FrameRecords,
-// a row each, by player.
-type recordMeter struct {
-	m       *Meter
-	link    MeteredBot
-	max     uint32    // players' slots
-	epoch   time.Time // the wall-clock time at which true time was zero
-	mu      sync.Mutex
-	rows    map[uint32]int // by player
-	scratch client.Frame
+// BrowserNet returns the traffic of the browser measured in row i of the
+// Meter MeterBrowsers measures with, from its first batch to its last, as
+// NetBetween measures a bot's, but from the server's counters of its slot
+// (server.ClientStats): the payloads the server sent it (down: before the
+// link's loss) and took from it (up: after it), each in netcode's packet
+// (its header and tag, by netcode.PayloadOverhead) plus 28 bytes of IPv4
+// and UDP header, so that it compares with a UDP client's. The carrier's
+// own headers are not in it (a WebSocket's framing, 2 bytes a message
+// down and 6 up, and TCP's segments; WebTransport's QUIC packet and
+// DATAGRAM frame headers and AEAD tag, 25 to 29 bytes a datagram, and
+// QUIC's acknowledgements): the row's net.* is the client's traffic as
+// it would be over UDP. Down is split by kind (the server's counts); Up
+// is not (nil), and ClockUpKbps is 0: the server does not split what a
+// client sends. It reports false for a row that is not a browser's.
+func (l *Live) BrowserNet(i int) (measure.NetMetrics, bool) {
+	l.mu.Lock()
+	rm := l.records
+	l.mu.Unlock()
+	if rm == nil {
+		return measure.NetMetrics{}, false
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	for _, r := range rm.rows {
+		if r.row == i {
+			n := NetBetween(r.first, r.last)
+			n.Up = nil
+			return n, true
+		}
+	}
+	return measure.NetMetrics{}, false
 }
 
-func newRecordMeter(m *Meter, link MeteredBot, maxClients int, epoch time.Time) *recordMeter {
-	return &recordMeter{m: m, link: link, max: uint32(maxClients), epoch: epoch, rows: map[uint32]int{}}
+// browserCounters reads the server's counters of the slot of browser
+// player id now, from the client's side (In is what the server sent), and
+// false if no client plays id.
+func (l *Live) browserCounters(id uint32) (NetCounters, bool) {
+	slot := -1
+	l.mu.Lock()
+	for _, p := range l.truth.Players {
+		if p.ID == id {
+			slot = p.Client
+		}
+	}
+	l.mu.Unlock()
+	var cs server.ClientStats
+	ok := false
+	l.srv.Do(func(s *server.Server) {
+		if slot >= 0 {
+			cs, ok = s.ClientStats(slot)
+		}
+	})
+	if !ok {
+		return NetCounters{}, false
+	}
+	// The sequence numbers of a slot's packets grow with its packets: the
+	// header of the newest is taken for all (2 bytes of sequence from the
+	// 256th packet to the 65,535th).
+	in, out := uint64(netcode.PayloadOverhead(cs.PacketsOut)), uint64(netcode.PayloadOverhead(cs.PacketsIn))
+	return NetCounters{At: l.srv.Now(),
+		PacketsIn: cs.PacketsOut, BytesIn: cs.BytesOut + cs.PacketsOut*in,
+		PacketsOut: cs.PacketsIn, BytesOut: cs.BytesIn + cs.PacketsIn*out,
+		In: measure.NetKinds{Snapshots: float64(cs.SnapshotBytes), Replies: float64(cs.ReplyBytes),
+			Clock: float64(cs.PongBytes), Events: float64(cs.EventBytes)},
+	}, true
+}
+
+// recordMeter feeds a Meter the frames of clients that post FrameRecords,
+// a row each, by session.
+type recordMeter struct {
+	m        *Meter
+	link     MeteredBot
+	max      uint32    // players' slots
+	epoch    time.Time // the wall-clock time at which true time was zero
+	counters func(id uint32) (NetCounters, bool)
+	mu       sync.Mutex
+	rows     map[uint64]*recordRow // by session
+	scratch  client.Frame
+}
+
+// newRecordMeter returns the recordMeter of m's rows of clients over link,
+// in a match of maxClients slots whose true time was zero at epoch;
+// counters, if not nil, reads the traffic of player id's slot.
+func newRecordMeter(m *Meter, link MeteredBot, maxClients int, epoch time.Time, counters func(id uint32) (NetCounters, bool)) *recordMeter {
+	return &recordMeter{m: m, link: link, max: uint32(maxClients), epoch: epoch, counters: counters, rows: map[uint64]*recordRow{}}
+}
+
+// recordRow is a session's row of the Meter.
+type recordRow struct {
+	row         int
+	self        uint32      // its player
+	first, last NetCounters // its slot's traffic at its first batch and at its last
 }
 
 // take measures the frames of a FrameBatch in JSON read from body, all of
-// them in the row of the player its first frame that knows one names.
+// them in its session's row, whose player the first frame that knows one
+// names.
 func (rm *recordMeter) take(body io.Reader) error {
 	var b FrameBatch
 	if err := json.NewDecoder(io.LimitReader(body, maxBatch)).Decode(&b); err != nil {
@@ -156,34 +245,53 @@ func (rm *recordMeter) take(body io.Reader) error {
 		return fmt.Errorf("%w: no frame knows its player", errBatch)
 	}
 	self := b.Frames[i].Self
+	if self < soccer.FirstPlayerID || self-soccer.FirstPlayerID >= rm.max {
+		return fmt.Errorf("%w: player %d", errBatch, self)
+	}
+	var net NetCounters
+	counted := false
+	if rm.counters != nil {
+		net, counted = rm.counters(self) // not under rm.mu: the server's goroutine takes it (moved)
+	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
-	row, ok := rm.rows[self]
+	r, ok := rm.rows[b.Session]
 	if !ok {
-		if self < soccer.FirstPlayerID || self-soccer.FirstPlayerID >= rm.max {
-			return fmt.Errorf("%w: player %d", errBatch, self)
+		r = &recordRow{row: rm.m.Add(rm.link), self: self}
+		rm.rows[b.Session] = r
+	}
+	if r.self != self {
+		return fmt.Errorf("%w: session %d plays player %d, not %d", errBatch, b.Session, r.self, self)
+	}
+	if counted {
+		if r.first.At == 0 {
+			r.first = net
 		}
-		row = rm.m.Add(rm.link)
-		rm.rows[self] = row
+		r.last = net
 	}
 	for i := range b.Frames {
-		r := &b.Frames[i]
-		r.T = origin.Add(r.T).Sub(rm.epoch)
-		for j := range r.Corrections {
-			r.Corrections[j].T = origin.Add(r.Corrections[j].T).Sub(rm.epoch)
+		f := &b.Frames[i]
+		f.T = origin.Add(f.T).Sub(rm.epoch)
+		for j := range f.Corrections {
+			f.Corrections[j].T = origin.Add(f.Corrections[j].T).Sub(rm.epoch)
 		}
-		rm.m.Record(row, r, &rm.scratch)
+		rm.m.Record(r.row, f, &rm.scratch)
 	}
 	return nil
 }
 
-// moved feeds a move of player id's predicted player to its row, if it
-// has one.
+// moved feeds a move of player id's predicted player to the row of the
+// session that plays it, if one does.
 func (rm *recordMeter) moved(id uint32, mv *movement.Move[soccer.MoveInput], s soccer.PlayerState) {
 	rm.mu.Lock()
-	row, ok := rm.rows[id]
+	row := -1
+	for _, r := range rm.rows {
+		if r.self == id {
+			row = max(row, r.row) // the newest session playing id
+		}
+	}
 	rm.mu.Unlock()
-	if ok {
+	if row >= 0 {
 		rm.m.moved(row, mv, s)
 	}
 }

@@ -31,7 +31,7 @@ func TestRecordMeasuresAsFrame(t *testing.T) {
 	// The records' clock starts 10 s before true time, on a wall clock.
 	epoch := time.Unix(1_700_000_000, 0)
 	origin := epoch.Add(-10 * time.Second)
-	rm := newRecordMeter(meter, mb, 32, epoch)
+	rm := newRecordMeter(meter, mb, 32, epoch, nil)
 	// The row is added before the first tick, as the bots' are, so that
 	// its warm-up ends when theirs does (a row added later warms up from
 	// then).
@@ -62,8 +62,8 @@ func TestRecordMeasuresAsFrame(t *testing.T) {
 			if b.Index != 0 {
 				return
 			}
-			if self = f.Self; f.HasSelf {
-				rm.rows[self] = row
+			if self = f.Self; f.HasSelf && rm.rows[batch.Session] == nil {
+				rm.rows[batch.Session] = &recordRow{row: row, self: self}
 			}
 			r := NewFrameRecord(b.TrueTime(f.Local)+10*time.Second, f, b.Game(), b.Input(), b.Client().Clock().Stats().Samples > 0)
 			r.Corrections, corrs = corrs, nil
@@ -112,14 +112,15 @@ func TestRecordMeasuresAsFrame(t *testing.T) {
 }
 
 // A batch that is not JSON, names no player or one beyond the server's
-// slots is refused with errBatch; frames before the one that knows its
-// player go in that player's row.
+// slots, or another player than its session's first batch did, is refused
+// with errBatch; frames before the one that knows its player go in that
+// player's row.
 func TestRecordMeterRefuses(t *testing.T) {
 	meter, err := NewMeter(MeterConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rm := newRecordMeter(meter, MeteredBot{}, 4, time.Now())
+	rm := newRecordMeter(meter, MeteredBot{}, 4, time.Now(), nil)
 	for _, body := range []string{`{"frames": [`, `[1, 2]`, `{"frames": [{"self": 5, "hasSelf": true}]}`, `{"frames": [{"self": 0, "hasSelf": true}]}`} {
 		if err := rm.take(strings.NewReader(body)); !errors.Is(err, errBatch) {
 			t.Errorf("%s: %v, want errBatch", body, err)
@@ -133,6 +134,9 @@ func TestRecordMeterRefuses(t *testing.T) {
 	}
 	if meter.Rows() != 1 {
 		t.Errorf("%d rows, want 1 (player 4's)", meter.Rows())
+	}
+	if err := rm.take(strings.NewReader(`{"frames": [{"t": 3, "self": 3, "hasSelf": true}]}`)); !errors.Is(err, errBatch) {
+		t.Errorf("a session's batch naming another player: %v, want errBatch", err)
 	}
 }
 
@@ -151,7 +155,7 @@ func FuzzRecordMeter(f *testing.F) {
 		}
 		var tr soccer.Truth
 		meter.Tick(&tr, 0)
-		rm := newRecordMeter(meter, MeteredBot{Predicts: true}, 8, time.Unix(0, 0))
+		rm := newRecordMeter(meter, MeteredBot{Predicts: true}, 8, time.Unix(0, 0), nil)
 		if err := rm.take(bytes.NewReader(body)); err != nil && !errors.Is(err, errBatch) {
 			t.Fatalf("error %v is not errBatch", err)
 		}

@@ -28,7 +28,8 @@
 //
 // It posts its frames' records (match.FrameRecord: the frame's time on
 // the page's clock, what it drew, its own player's moves and corrections)
-// to POST play/frames, 30 frames a batch, for the server's meter
+// to POST play/frames, 30 frames a batch named by a session id it draws at
+// random when it starts, for the server's meter
 // (match.Live.MeterBrowsers: tether demo -json reports the browser's row
 // beside its bots'), and stops when the server does not take them. With
 // ?bot=SEED in the page's URL the soccer bot the native clients run
@@ -41,6 +42,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -103,6 +106,7 @@ type player struct {
 	corrs    []match.RecordedCorrection
 	noRecord bool
 	posting  bool
+	session  uint64 // FrameBatch.Session: drawn at random at the start
 }
 
 func (p *player) local() time.Duration {
@@ -149,6 +153,9 @@ func run(stats js.Value) error {
 		draw: g.Get("tetherPlay").Get("draw"), keys: g.Get("tetherPlay").Get("keys"),
 		frameMs: make([]float64, 0, frameWindow), totalMs: make([]float64, 0, frameWindow)}
 	p.start = p.perf.Call("now").Float()
+	var session [8]byte
+	rand.Read(session[:])
+	p.session = binary.LittleEndian.Uint64(session[:])
 	game.Movement.OnCorrection = func(c movement.Correction) {
 		if rc, ok := match.Correction(p.local(), c); ok {
 			p.corrs = append(p.corrs, rc) // under p.mu: in Receive or Frame
@@ -346,7 +353,7 @@ func (p *player) record(local time.Duration, f *client.Frame, in soccer.Input) {
 	if len(p.records) < postFrames || p.posting || !f.HasSelf {
 		return // the server names a batch's row by its player
 	}
-	batch := match.FrameBatch{Origin: int64((p.perf.Get("timeOrigin").Float() + p.start) * 1e6), Frames: p.records}
+	batch := match.FrameBatch{Session: p.session, Origin: int64((p.perf.Get("timeOrigin").Float() + p.start) * 1e6), Frames: p.records}
 	p.records, p.posting = nil, true
 	go func() {
 		status := 0
