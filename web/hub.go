@@ -257,10 +257,6 @@ func (h *Hub) Stats() Stats {
 	}
 }
 
-// Close disconnects every page, refuses new ones, waits until the goroutines
-// serving pages have ended (at most about a second for a page that does not
-// answer the close), then closes Inputs. It returns nil; later calls do
-
 // Serve serves the hub's page (Handler) on ln until the returned stop is
 // called, which closes the hub, so that its Inputs end, and shuts the server
 // down, waiting up to 2 s for requests in flight. A failure to serve is
@@ -283,6 +279,9 @@ func (h *Hub) Serve(ln net.Listener, onError func(error)) (stop func()) {
 	}
 }
 
+// Close disconnects every page, refuses new ones, waits until the goroutines
+// serving pages have ended (at most about a second for a page that does not
+// answer the close), then closes Inputs. It returns nil; later calls do
 // nothing.
 func (h *Hub) Close() error {
 	h.mu.Lock()

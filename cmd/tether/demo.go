@@ -47,8 +47,7 @@ const (
 //     header and tag included) plus 28 bytes each; down counts datagrams
 //     received, after the link's loss and duplicates, up those sent.
 //     clock_*_kbps count the clock's messages inside payloads (ping and pong
-//     bytes), with no header (match.NetBetween); a browser's are the
-//     server's counts of its slot (match.Live.BrowserNet).
+//     bytes), with no header (match.NetBetween; a browser's: Live.BrowserNet).
 //   - Blackouts are not emulated live, so blackout_frames is 0.
 func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("demo", stderr,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -172,5 +173,13 @@ func TestDemoBrowserRowInBrowser(t *testing.T) {
 	if min := p.Frames - 200; row.Ball.Frames < min || !row.Own.Predicted || row.Own.Frames < min || row.Clock.ErrMs.P99 <= 0 {
 		t.Errorf("browser-1 measured %d frames of the ball and %d of its own player (predicted %v), clock error p99 %v ms: want ≥ %d each of the %d drawn, and the clock measured",
 			row.Ball.Frames, row.Own.Frames, row.Own.Predicted, row.Clock.ErrMs.P99, min, p.Frames)
+	}
+	// Its traffic, from the server's counts of its slot, is a bot's within
+	// a quarter (the same snapshots down; up the same brain's inputs).
+	bot, net := rep.Results[0].Net, row.Net
+	t.Logf("net: browser down %.2f kbps (snapshots %.2f), up %.2f; bot-1 down %.2f (snapshots %.2f), up %.2f",
+		net.DownKbps, net.Down.Snapshots, net.UpKbps, bot.DownKbps, bot.Down.Snapshots, bot.UpKbps)
+	if math.Abs(net.DownKbps-bot.DownKbps) > bot.DownKbps/4 || math.Abs(net.UpKbps-bot.UpKbps) > bot.UpKbps/4 || net.Down.Snapshots <= 0 {
+		t.Errorf("browser-1's net: down %.2f kbps, up %.2f; bot-1's %.2f, %.2f", net.DownKbps, net.UpKbps, bot.DownKbps, bot.UpKbps)
 	}
 }

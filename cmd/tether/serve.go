@@ -181,7 +181,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
 	if *httpAddr != "" {
-		stopPlay, err := servePlay(srv, *maxClients, *httpAddr, *tlsCert, *tlsKey, ncfg, log)
+		stopPlay, err := servePlay(srv, game, *maxClients, *httpAddr, *tlsCert, *tlsKey, ncfg, log)
 		if err != nil {
 			srv.Close()
 			return err

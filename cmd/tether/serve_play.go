@@ -15,16 +15,16 @@ import (
 	"github.com/tether-net/tether/web"
 )
 
-// servePlay serves the demo's page on httpAddr so that people on other
-// machines can open it and join srv's match as players, in the
-// match.BrowserSlots slots from first (web.PlayOn), with ncfg's key and
-// protocol id. It returns a function that stops it.
+// servePlay serves the demo's page on httpAddr, showing srv's match of game
+// (page.Publish), so that people on other machines can open it and join as
+// players, in the match.BrowserSlots slots from first (web.PlayOn), with
+// ncfg's key and protocol id. It returns a function that stops it.
 //
 // With certFile and keyFile the page is served over HTTPS and WebTransport
 // with the same certificate; without them over HTTP, with a self-signed
 // certificate for WebTransport, which a browser uses only for a page on
 // its own loopback address (elsewhere the page plays over the WebSocket).
-func servePlay(srv *server.UDP, first int, httpAddr, certFile, keyFile string, ncfg netcode.ServerConfig, log *slog.Logger) (func(), error) {
+func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile, keyFile string, ncfg netcode.ServerConfig, log *slog.Logger) (func(), error) {
 	var cert *tls.Certificate
 	if certFile != "" || keyFile != "" {
 		c, err := tls.LoadX509KeyPair(certFile, keyFile)
@@ -59,9 +59,10 @@ func servePlay(srv *server.UDP, first int, httpAddr, certFile, keyFile string, n
 	if cert != nil {
 		scheme, tcp = "https", tls.NewListener(tcp, &tls.Config{Certificates: []tls.Certificate{*cert}})
 	}
-	stop := hub.Serve(tcp, func(err error) { log.Error("web", "err", err) })
+	stop, publish := hub.Serve(tcp, func(err error) { log.Error("web", "err", err) }), page.Publish(hub, srv, game, demoPublish)
 	log.Info("serving the page", "url", scheme+"://"+tcp.Addr().String()+"/", "browser_slots", match.BrowserSlots)
 	return func() {
+		publish()
 		stop()
 		play.Close()
 	}, nil

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/coder/websocket"
 
 	"github.com/tether-net/tether/netcode"
 )
@@ -52,5 +55,46 @@ func TestServePlayInBrowser(t *testing.T) {
 		t.Errorf("the browser left by %q, want its disconnect", left[1])
 	}
 	cancelTab()
+	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+// TestServeShowsMatch: the page of a dedicated server with -http shows its
+// match before anyone plays: the page's socket gets frames of the server's
+// truth (page.Publish), not only the pitch.
+func TestServeShowsMatch(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "tether.key")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
+		t.Fatalf("keygen: %s", stderr.String())
+	}
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0")
+	m := waitLine(t, out, regexp.MustCompile(`msg="serving the page" url=http://(127\.0\.0\.1:\d+)/`), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws://"+m[1]+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []float64
+	for len(times) < 3 {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatalf("after %d frames: %v", len(times), err)
+		}
+		var f struct {
+			Type       string  `json:"type"`
+			ServerTime float64 `json:"t"`
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == "frame" {
+			times = append(times, f.ServerTime)
+		}
+	}
+	c.CloseNow()
+	if !(times[2] > times[0]) {
+		t.Errorf("frames at server times %v: the match does not go on", times)
+	}
 	stopProcess(t, srv, srvErr, 10*time.Second)
 }

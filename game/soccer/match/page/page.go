@@ -10,6 +10,7 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/server"
 	"github.com/tether-net/tether/web"
 )
 
@@ -143,14 +144,7 @@ func (p *Page) Fill(f *web.Frame, bots []*match.Bot, now time.Duration) {
 	if p.steering && len(p.clients) > 0 && p.clients[0].hasSelf {
 		human, hasHuman = p.clients[0].self, true
 	}
-	t := &p.truth
-	f.ServerTime = t.Time.Seconds()
-	f.Truth.Ball = web.Ball{Pos: vec(t.Ball.Pos), Owner: owner(t.Possessor)}
-	f.Truth.Players = f.Truth.Players[:0]
-	for _, pl := range t.Players {
-		f.Truth.Players = append(f.Truth.Players, web.Player{ID: int(pl.ID), Team: int(pl.Team), Pos: vec(pl.Pos), Human: hasHuman && pl.ID == human})
-	}
-	f.Truth.Score = t.Score
+	fillTruth(f, &p.truth, human, hasHuman)
 	for len(f.Clients) < len(p.clients) {
 		f.Clients = append(f.Clients, web.ClientView{})
 	}
@@ -163,6 +157,47 @@ func (p *Page) Fill(f *web.Frame, bots []*match.Bot, now time.Duration) {
 		for j := range cv.World.Players {
 			cv.World.Players[j].Human = hasHuman && uint32(cv.World.Players[j].ID) == human
 		}
+	}
+}
+
+// fillTruth fills f's server time and truth with t's; player human, if
+// hasHuman, is the person's.
+func fillTruth(f *web.Frame, t *soccer.Truth, human uint32, hasHuman bool) {
+	f.ServerTime = t.Time.Seconds()
+	f.Truth.Ball = web.Ball{Pos: vec(t.Ball.Pos), Owner: owner(t.Possessor)}
+	f.Truth.Players = f.Truth.Players[:0]
+	for _, pl := range t.Players {
+		f.Truth.Players = append(f.Truth.Players, web.Player{ID: int(pl.ID), Team: int(pl.Team), Pos: vec(pl.Pos), Human: hasHuman && pl.ID == human})
+	}
+	f.Truth.Score = t.Score
+}
+
+// Publish publishes the match g plays on srv to hub, its truth alone (a
+// dedicated server has no bots' views to show), every interval until the
+// function it returns is called: the page of tether serve -http shows the
+// match before a visitor presses Play.
+func Publish(hub *web.Hub, srv *server.UDP, g *soccer.Game, every time.Duration) (stop func()) {
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		var t soccer.Truth
+		var f web.Frame
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			srv.Do(func(*server.Server) { g.Truth(&t) }) // the game is the server's goroutine's
+			fillTruth(&f, &t, 0, false)
+			hub.Publish(f)
+		}
+	}()
+	return func() {
+		close(done)
+		<-ended
 	}
 }
 

@@ -1,9 +1,14 @@
 package page
 
 import (
+	"context"
+	"encoding/json"
 	"math"
+	"net"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
@@ -49,5 +54,52 @@ func TestPage(t *testing.T) {
 	}
 	if f.Truth.Players[0].Human || f.Truth.Players[1].Human {
 		t.Error("a player marked as the person's with nobody steering")
+	}
+}
+
+// Publish shows a served match's truth on the page with no bots' views:
+// a page connected to the hub gets frames with the server's players and
+// its time.
+func TestPublish(t *testing.T) {
+	live, err := match.StartLive(match.Config{Seed: 2, Bots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	hub := web.NewHub()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hub.Serve(ln, func(err error) { t.Errorf("serve: %v", err) })()
+	defer Publish(hub, live.Server(), live.Game(), 20*time.Millisecond)()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws://"+ln.Addr().String()+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	for frames := 0; frames < 5; {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m struct {
+			Type string `json:"type"`
+			web.Frame
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Type != "frame" {
+			continue
+		}
+		frames++
+		now := live.Server().Now().Seconds()
+		if len(m.Truth.Players) != 2 || len(m.Clients) != 0 || m.ServerTime > now || m.ServerTime < now-1 {
+			t.Fatalf("frame at %.3f s (server at %.3f s): %d players, %d clients' views; want the 2 bots' players and no views",
+				m.ServerTime, now, len(m.Truth.Players), len(m.Clients))
+		}
 	}
 }
