@@ -13,7 +13,8 @@ import (
 
 // Per-client snapshots (server.PerClient). The server encodes every client's
 // snapshot on its own: the same flags (with bit 3 set), score and ball
-// states as a shared snapshot, then, when it holds the players, the ball's
+// states as a shared snapshot (less a repeated knot when the client keeps
+// a snapshot of the knot's tick or later, which held it), then, when it holds the players, the ball's
 // current state and the players against a baseline the client acknowledged
 // keeping, then the carriers. The ball's current state (the last of its
 // states; its carrier, offset and blend stay where they were) then moves
@@ -134,17 +135,26 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		o = g.prepare(regular)
 	}
 	start := len(dst)
-	dst = append(dst, o.head...)
 	if !o.players {
-		return appendBall(dst, o.ballState, g.now)
+		return appendBall(append(dst, o.head...), o.ballState, g.now)
 	}
-	dst[start] |= snapDelta
 	v := g.views[cl]
 	if v == nil {
 		v = &clientView{sent: wire.NewBaselines[playerTable](baselineRing)}
 		g.views[cl] = v
 	}
 	base := v.sent.Find(acked)
+	if o.repeat != 0 && base != nil && acked >= o.repeat {
+		// The client keeps a snapshot of the knot's tick or later, which
+		// held the knot (as the ball's state, repeated, or the previous
+		// tick's): it need not come again.
+		dst = append(dst, o.head[:o.count]...)
+		dst = append(dst, o.head[o.count]-1)
+		dst = append(dst, o.head[o.repeatEnd:]...)
+	} else {
+		dst = append(dst, o.head...)
+	}
+	dst[start] |= snapDelta
 	if base != nil {
 		dst = binary.AppendUvarint(dst, g.tick-acked)
 	} else {

@@ -129,6 +129,10 @@ type prepared struct {
 	tick    uint64
 	regular bool
 	head    []byte // flags, score, ball states but the current one's state
+	// The head's count of ball states is at head[count]; a repeated knot
+	// (the state of tick repeat; 0: none) follows it, up to head[repeatEnd].
+	count, repeatEnd int
+	repeat           uint64
 	// The ball's state at the tick (the head's last state), as it is and
 	// quantised, and its generation.
 	ballState kinematic.State
@@ -183,10 +187,13 @@ func (g *Game) prepare(regular bool) *prepared {
 	prev := between && (g.knot || regular && blending)
 	repeat := regular && g.sent.repeat.ok && g.sent.repeat.gen == g.ballGen && g.sent.repeat.t < g.now && g.now-g.sent.repeat.t <= KnotRepeat &&
 		!(prev && g.sent.repeat.t >= g.sent.prevTime)
+	o.count, o.repeat, o.repeatEnd = len(dst), 0, 0
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
+		o.repeat = g.sent.repeat.tick
 		dst = appendCarry(dst, -1, geom.Vec3{}, client.Blend{}, g.sent.repeat.t)
 		dst = appendBall(dst, bodyOf(g.sent.repeat.t, g.sent.repeat.ball, true, g.sent.repeat.cut), g.now)
+		o.repeatEnd = len(dst)
 	}
 	if prev {
 		if g.sent.prevPossessor == g.possessor && g.carrySince <= g.sent.prevTime {
@@ -258,7 +265,7 @@ func (g *Game) keepPrevious() {
 // kick, a bounce), not teleported, for regular snapshots to repeat.
 func (g *Game) keepKnot() {
 	if g.knot && g.possessor < 0 && !g.kickoff && !g.restart {
-		g.sent.repeat = knotState{ok: true, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
+		g.sent.repeat = knotState{ok: true, tick: g.tick, t: g.now, gen: g.ballGen, ball: g.world.Body(g.ball), cut: g.jumped}
 	}
 }
 
@@ -358,6 +365,7 @@ const KnotRepeat = 300 * time.Millisecond
 // knotState is the ball's state at its newest jump that left it free.
 type knotState struct {
 	ok   bool
+	tick uint64
 	t    time.Duration
 	gen  uint8
 	ball physics.BodyState
