@@ -75,9 +75,10 @@ func TestSoccerRuns(t *testing.T) {
 					t.Errorf("%s: others %+v, want about %d samples", r.Client, o, 3*frames)
 				}
 				// Down: four players and the ball at 30 Hz, delta-coded
-				// (issue 22: 53.8 kbps before them).
+				// (issue 22: 53.8 kbps before them; measured 29.8-34.2 on
+				// broadband, 32.6-36.8 on wan).
 				// Up: an input every frame, with whatever redundancy it carries.
-				if n.DownKbps < 10 || n.DownKbps > 50 || n.UpKbps < 5 || n.UpKbps > 160 {
+				if n.DownKbps < 10 || n.DownKbps > 40 || n.UpKbps < 5 || n.UpKbps > 160 {
 					t.Errorf("%s: %.1f kbps down, %.1f up", r.Client, n.DownKbps, n.UpKbps)
 				}
 				// The breakdown adds up, and snapshots are most of the
