@@ -13,10 +13,10 @@ import (
 
 // Per-client snapshots (server.PerClient). The server encodes every client's
 // snapshot on its own: the same flags (with bit 3 set), score and ball
-// states as a shared snapshot (less a repeated knot when the client keeps
-// a snapshot of the knot's tick or later, which held it), then, when it holds the players, the ball's
-// current state and the players against a baseline the client acknowledged
-// keeping, then the carriers. The ball's current state (the last of its
+// states as a shared snapshot (less a repeated knot when the client keeps a
+// snapshot of the knot's tick or later, which held it), then, when it holds
+// the players, the ball's current state and the players against a baseline
+// the client acknowledged keeping, then the carriers. The ball's current state (the last of its
 // states; its carrier, offset and blend stay where they were) then moves
 // into the bit-packed section:
 //
