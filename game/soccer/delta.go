@@ -369,18 +369,27 @@ func rolling(q, ref *wire.QState, rad int64) [3]int64 {
 // (at least 1).
 func radiusMicro(r Rules) int64 { return max(1, int64(math.Round(r.Ball.Radius*1e6))) }
 
-// spinBits returns the bits of q's angular velocity against ref, as
-// putBall writes it rolling or not.
-func spinBits(q, ref *wire.QState, k *[3]int, rad int64, roll bool) int {
-	a, o := ref.AngVel, k
+// spinRef returns what a ball's angular velocity is coded against, and
+// with which orders: rolling, a ball rolling at q's velocity
+// (rollOrders); otherwise ref's (k).
+func spinRef(q, ref *wire.QState, k *[3]int, rad int64, roll bool) ([3]int64, *[3]int) {
 	if roll {
-		a, o = rolling(q, ref, rad), &rollOrders
+		return rolling(q, ref, rad), &rollOrders
 	}
-	n := 0
-	for i := range 3 {
-		n += wire.IntBits(q.AngVel[i]-a[i], o[i])
+	return ref.AngVel, k
+}
+
+// spinCode returns how putBall sends q's angular velocity against ref,
+// rolling or not, whichever is shorter, and its bits.
+func spinCode(q, ref *wire.QState, k *[3]int, rad int64) (roll bool, bits int) {
+	var n [2]int // not rolling, rolling
+	for j := range n {
+		a, o := spinRef(q, ref, k, rad, j == 1)
+		for i := range 3 {
+			n[j] += wire.IntBits(q.AngVel[i]-a[i], o[i])
+		}
 	}
-	return n
+	return n[1] < n[0], min(n[0], n[1])
 }
 
 // ballBase returns the baseline's ball to delta-code against, or nil.
@@ -412,7 +421,8 @@ func ballBits(o *prepared, base *playerTable, t time.Duration, rad int64) int {
 	for i := range 3 {
 		n += wire.IntBits(q.Pos[i]-ref.Pos[i], k[0]) + wire.IntBits(q.Vel[i]-ref.Vel[i], k[1])
 	}
-	n += min(spinBits(q, &ref, k, rad, false), spinBits(q, &ref, k, rad, true))
+	_, spin := spinCode(q, &ref, k, rad)
+	n += spin
 	if q.Rot != ref.Rot {
 		n += wire.RotPackBits
 	}
@@ -428,12 +438,9 @@ func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration,
 		w.Int(q.Pos[i]-ref.Pos[i], k[0])
 		w.Int(q.Vel[i]-ref.Vel[i], k[1])
 	}
-	roll := spinBits(q, &ref, k, rad, true) < spinBits(q, &ref, k, rad, false)
+	roll, _ := spinCode(q, &ref, k, rad)
 	w.Bool(roll)
-	a, ko := ref.AngVel, k
-	if roll {
-		a, ko = rolling(q, &ref, rad), &rollOrders
-	}
+	a, ko := spinRef(q, &ref, k, rad, roll)
 	for i := range 3 {
 		w.Int(q.AngVel[i]-a[i], ko[i])
 	}
@@ -458,10 +465,7 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 		q.Pos[i] = ref.Pos[i] + r.Int(k[0], 2*maxQuant)
 		q.Vel[i] = ref.Vel[i] + r.Int(k[1], 2*maxQuant)
 	}
-	a, ko := ref.AngVel, k
-	if r.Bool() {
-		a, ko = rolling(&q, &ref, rad), &rollOrders
-	}
+	a, ko := spinRef(&q, &ref, k, rad, r.Bool())
 	for i := range 3 {
 		q.AngVel[i] = a[i] + r.Int(ko[i], 2*maxQuant)
 	}
