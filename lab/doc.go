@@ -114,7 +114,7 @@
 // that tick, and the frame across the jump is not counted as a pop, for any
 // method; the errors around it are counted.
 // Besides the drill's metrics, a soccer result has others.* (the other
-// players' present error and pops) and the own kicks: ball.kicks,
+// players' present error, fidelity and pops) and the own kicks: ball.kicks,
 // ball.kick_visible_frames (frames from a kick input to the drawn ball
 // showing it) and, for resim, how far its ball moved when the server's states
 // showed the kick (kick_correction_m), how much later the server applied it

@@ -8,6 +8,11 @@ type OthersMetrics struct {
 	// second after the player was teleported (a kickoff) are left out, as
 	// the ball's are.
 	PresentM Stat `json:"present_m"`
+	// FidelityM is |drawn - true position at the render time the client
+	// claims to show the player at|, metres, over the same samples (those
+	// whose render time the truth covers): how faithfully the client
+	// reproduces the moment it shows.
+	FidelityM Stat `json:"fidelity_m"`
 	// Pops counts the samples outside blackouts where |ΔR - ΔX| > 5 cm, ΔX
 	// being the player's true motion over that frame's advance of its render
 	// time; a teleport (a kickoff) drawn as one, or one in the truth over

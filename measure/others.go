@@ -39,6 +39,7 @@ type OthersMeter struct {
 	pending []OtherDrawn
 	last    []otherLast // by slot
 	present Series
+	fid     Series
 	pops    int
 	samples int
 }
@@ -55,8 +56,8 @@ type otherLast struct {
 func (o *OthersMeter) Add(d OtherDrawn) { o.pending = append(o.pending, d) }
 
 // Measure measures the samples queued of frames up to true time upTo
-// against the characters' truth c. The present error is on the ground
-// (X and Z); a sample in the TeleportSpan after its character was teleported
+// against the characters' truth c. The present error and the fidelity are
+// on the ground (X and Z); a sample in the TeleportSpan after its character was teleported
 // is left out; a pop needs the frame before to have drawn the character, and
 // is not counted across a teleport (drawn as one, or in the truth) nor in a
 // blackout.
@@ -73,6 +74,9 @@ func (o *OthersMeter) Measure(c Characters, upTo time.Duration) {
 		if s.T >= o.WarmUp && okNow && !c.Teleported(s.Slot, s.T, s.T, TeleportSpan) {
 			o.samples++
 			o.present.Add(geom.V(s.Pos.X-now.X, 0, s.Pos.Z-now.Z).Len())
+			if okAt {
+				o.fid.Add(geom.V(s.Pos.X-at.X, 0, s.Pos.Z-at.Z).Len())
+			}
 			if l.measured && l.frame == s.Frame-1 && okAt && !s.Cut && !o.Blackouts.In(s.T) && !o.Blackouts.In(s.RenderTime) &&
 				!c.Teleported(s.Slot, l.rt, s.RenderTime, 0) && Pop(l.pos, s.Pos, l.at, at) {
 				o.pops++
@@ -85,5 +89,5 @@ func (o *OthersMeter) Measure(c Characters, upTo time.Duration) {
 
 // Metrics returns the figures of the samples measured so far.
 func (o *OthersMeter) Metrics() OthersMetrics {
-	return OthersMetrics{PresentM: o.present.Stat(), Pops: o.pops, Samples: o.samples}
+	return OthersMetrics{PresentM: o.present.Stat(), FidelityM: o.fid.Stat(), Pops: o.pops, Samples: o.samples}
 }
