@@ -166,16 +166,22 @@ func TestDemoArenaInBrowser(t *testing.T) {
 }
 
 // freeRun returns how far a player at (x, z) can run along (dx, dz) before
-// a wall or a pillar stops it, up to 15 m.
+// a wall or a pillar stops it, up to 15 m. A pillar stops a player whose
+// circle reaches the square, as the game's collision has it: a player may
+// rest by a pillar's corner inside the square grown by its radius, and can
+// run from there (measuring against the grown square once found no free
+// direction at all).
 func freeRun(x, z, dx, dz float64) float64 {
-	const r, step = arena.PlayerRadius, 0.05
+	const r, step, touch = arena.PlayerRadius, 0.05, 1e-6
 	for d := step; d <= 15; d += step {
 		px, pz := x+dx*d, z+dz*d
-		if math.Abs(px) > arena.HalfX-r || math.Abs(pz) > arena.HalfZ-r {
+		if math.Abs(px) > arena.HalfX-r+touch || math.Abs(pz) > arena.HalfZ-r+touch {
 			return d - step
 		}
 		for _, b := range arena.Pillars {
-			if math.Abs(px-b.X) < b.Half+r && math.Abs(pz-b.Z) < b.Half+r {
+			nx := max(b.X-b.Half, min(b.X+b.Half, px))
+			nz := max(b.Z-b.Half, min(b.Z+b.Half, pz))
+			if math.Hypot(px-nx, pz-nz) < r-touch {
 				return d - step
 			}
 		}
