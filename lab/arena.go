@@ -23,8 +23,7 @@ func NewArenaMeter(clients []Client) *arena.Meter { return arena.NewMeter(arenaM
 func arenaMeterConfig(clients []Client) arena.MeterConfig {
 	cfg := arena.MeterConfig{WarmUp: warmUp}
 	for _, spec := range clients {
-		up, down := spec.Link.Latency()
-		cfg.Clients = append(cfg.Clients, arena.MeteredClient{Up: up, Down: down, Spikes: spec.Link.Spiky()})
+		cfg.Clients = append(cfg.Clients, arena.MeteredClient{Link: measure.LinkOf(spec.Link)})
 	}
 	return cfg
 }

@@ -2,7 +2,6 @@ package lab
 
 import (
 	_ "embed"
-	"time"
 
 	"github.com/tether-net/tether/game/crowd"
 	"github.com/tether-net/tether/measure"
@@ -64,12 +63,9 @@ func (m *sim) report(tr *measure.Truth) *Report {
 // measureAgainst readies client c's meters, its ball measured against tr.
 func (c *client) measureAgainst(tr *measure.Truth) {
 	c.truth = tr
-	for _, b := range c.spec.Link.Blackouts {
-		at := time.Duration(b.AtS * float64(time.Second))
-		c.blackouts = append(c.blackouts, measure.Span{From: at, To: at + time.Duration(b.LenS*float64(time.Second))})
-	}
-	up, down := c.spec.Link.Latency()
-	c.clockMeter = measure.NewClockMeter(warmUp, up, down, c.spec.Link.Spiky())
+	link := measure.LinkOf(c.spec.Link)
+	c.blackouts = link.Blackouts
+	c.clockMeter = measure.NewClockMeter(warmUp, link)
 	c.ballMeter = measure.BallMeter{WarmUp: warmUp, Blackouts: c.blackouts}
 }
 

@@ -86,9 +86,7 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		}
 		cfg.Balls = append(cfg.Balls, ball)
 		c := m.newClient(spec, nil)
-		l := spec.Link
-		up, down := l.Latency()
-		mc.Bots = append(mc.Bots, match.MeteredBot{Up: up, Down: down, Spikes: l.Spiky(), Blackouts: c.blackouts, Predicts: predicts(i)})
+		mc.Bots = append(mc.Bots, match.MeteredBot{Link: measure.LinkOf(spec.Link), Predicts: predicts(i)})
 		sm.clients = append(sm.clients, &soccerClient{c: c})
 	}
 	var err error

@@ -62,16 +62,15 @@ type ClockMeter struct {
 	all, since rateWindows
 }
 
-// NewClockMeter returns the meter of a client's clock over a link whose base
-// latency is up and down each way: Asym is taken from the two, and the clock
-// must stay within 2 ms to have converged, or 5 ms on a link with latency
-// spikes (the mobile preset).
-func NewClockMeter(warmUp, up, down time.Duration, spikes bool) ClockMeter {
+// NewClockMeter returns the meter of a client's clock over link: Asym is
+// taken from its base latencies, and the clock must stay within 2 ms to have
+// converged, or 5 ms on a link with latency spikes (the mobile preset).
+func NewClockMeter(warmUp time.Duration, link Link) ClockMeter {
 	within := 2 * time.Millisecond
-	if spikes {
+	if link.Spikes {
 		within = 5 * time.Millisecond
 	}
-	return ClockMeter{WarmUp: warmUp, Asym: (up - down) / 2, Within: within}
+	return ClockMeter{WarmUp: warmUp, Asym: (link.Up - link.Down) / 2, Within: within}
 }
 
 // rateWindows finds the largest |d estimate / d true - 1| over consecutive

@@ -10,6 +10,7 @@ import (
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/game/soccer/match/page"
 	"github.com/tether-net/tether/lab"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
 )
@@ -44,8 +45,7 @@ func newRecorder(links []netsim.LinkConfig, predicts, report bool) *recorder {
 	r := &recorder{report: report}
 	mc := match.MeterConfig{WarmUp: demoWarmUp, TickHz: lab.DefaultTickHz}
 	for _, l := range links {
-		up, down := l.Latency()
-		mc.Bots = append(mc.Bots, match.MeteredBot{Up: up, Down: down, Spikes: l.Spiky(), Predicts: predicts})
+		mc.Bots = append(mc.Bots, match.MeteredBot{Link: measure.LinkOf(l), Predicts: predicts})
 	}
 	if !report {
 		mc.KeepBall = keepTruth

@@ -36,8 +36,7 @@ type MeterConfig struct {
 
 // MeteredClient is one client a Meter measures.
 type MeteredClient struct {
-	Up, Down time.Duration // its link's base latency each way
-	Spikes   bool          // the link has latency spikes
+	Link measure.Link // its link (its blackouts are not left out)
 	// Proj and Hits, if set, are the meters its projectiles and shots are
 	// measured into, shared with other clients or runs to pool them; nil:
 	// its own.
@@ -78,7 +77,7 @@ type Figures struct {
 func NewMeter(cfg MeterConfig) *Meter {
 	m := &Meter{flights: map[shotKey]Flight{}}
 	for _, c := range cfg.Clients {
-		cm := &ClientMeter{clock: measure.NewClockMeter(cfg.WarmUp, c.Up, c.Down, c.Spikes), proj: c.Proj, hits: c.Hits,
+		cm := &ClientMeter{clock: measure.NewClockMeter(cfg.WarmUp, c.Link), proj: c.Proj, hits: c.Hits,
 			claims: map[uint32]ClientShot{}, fired: map[uint32]time.Duration{}}
 		if cm.proj == nil {
 			cm.proj = &measure.ProjMeter{}

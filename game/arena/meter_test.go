@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/measure"
 )
 
 // A Meter judges each hitscan shot the server judged against what its own
@@ -12,7 +13,7 @@ import (
 // it (Present) it does not; shots by players no client plays, and claims
 // the server never judged, are left out.
 func TestMeterShots(t *testing.T) {
-	m := NewMeter(MeterConfig{WarmUp: time.Second, Clients: []MeteredClient{{Up: 40 * time.Millisecond, Down: 20 * time.Millisecond}}})
+	m := NewMeter(MeterConfig{WarmUp: time.Second, Clients: []MeteredClient{{Link: measure.Link{Up: 40 * time.Millisecond, Down: 20 * time.Millisecond}}}})
 	g, err := NewClientGame(ClientConfig{})
 	if err != nil {
 		t.Fatal(err)

@@ -30,17 +30,10 @@ type Meter struct {
 type MeterConfig struct {
 	// WarmUp is the true time before which nothing is measured.
 	WarmUp time.Duration
-	// Clients are the clients measured, by index.
-	Clients []MeteredClient
-}
-
-// MeteredClient is one client a Meter measures.
-type MeteredClient struct {
-	Up, Down time.Duration // its link's base latency each way
-	Spikes   bool          // the link has latency spikes
-	// Blackouts are its link's blackouts: frames in them are not measured
-	// for fidelity, as the ball's are not (measure.BallMeter).
-	Blackouts measure.Spans
+	// Clients are the links of the clients measured, by index: frames in
+	// a link's blackouts are not measured for fidelity, as the ball's are
+	// not (measure.BallMeter).
+	Clients []measure.Link
 }
 
 // ClientMeter measures one client.
@@ -137,7 +130,7 @@ func NewMeter(n int, cfg MeterConfig) *Meter {
 			last[i] = -1
 		}
 		m.clients = append(m.clients, &ClientMeter{m: m, blackouts: c.Blackouts, last: last,
-			clock: measure.NewClockMeter(cfg.WarmUp, c.Up, c.Down, c.Spikes)})
+			clock: measure.NewClockMeter(cfg.WarmUp, c)})
 	}
 	return m
 }

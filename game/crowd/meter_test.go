@@ -21,7 +21,7 @@ func TestMeter(t *testing.T) {
 	const n = 20
 	g := newGame(t, Config{Bodies: n, Seed: 1, KickEvery: 100 * time.Millisecond})
 	blackout := measure.Spans{{From: 2 * time.Second, To: 2200 * time.Millisecond}}
-	m := NewMeter(n, MeterConfig{WarmUp: time.Second, Clients: []MeteredClient{{Blackouts: blackout}}})
+	m := NewMeter(n, MeterConfig{WarmUp: time.Second, Clients: []measure.Link{{Blackouts: blackout}}})
 	c := m.Client(0)
 	dt := time.Second / 60
 	var f client.Frame

@@ -61,13 +61,7 @@ func NewVirtual(cfg VirtualConfig) (*Virtual, error) {
 	tickHz := v.game.cfg.TickHz
 	mc := MeterConfig{WarmUp: cfg.WarmUp}
 	for _, l := range cfg.Links {
-		var spans measure.Spans
-		for _, b := range l.Blackouts {
-			at := time.Duration(b.AtS * float64(time.Second))
-			spans = append(spans, measure.Span{From: at, To: at + time.Duration(b.LenS*float64(time.Second))})
-		}
-		up, down := l.Latency()
-		mc.Clients = append(mc.Clients, MeteredClient{Up: up, Down: down, Spikes: l.Spiky(), Blackouts: spans})
+		mc.Clients = append(mc.Clients, measure.LinkOf(l))
 	}
 	v.meter = NewMeter(v.game.cfg.Bodies, mc)
 	snapHz := cfg.SnapshotHz

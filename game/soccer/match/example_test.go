@@ -7,6 +7,7 @@ import (
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
 	"github.com/tether-net/tether/replicate"
@@ -72,7 +73,7 @@ func ExampleConfig_balls() {
 // (BallTruth), for 20 s.
 func ExampleMeter() {
 	link, _ := netsim.Preset("broadband")
-	bot := match.MeteredBot{Up: 25 * time.Millisecond, Down: 25 * time.Millisecond, Predicts: true} // the link's base latencies
+	bot := match.MeteredBot{Link: measure.Link{Up: 25 * time.Millisecond, Down: 25 * time.Millisecond}, Predicts: true} // the link's base latencies
 	meter, err := match.NewMeter(match.MeterConfig{WarmUp: 2 * time.Second, Bots: []match.MeteredBot{bot, bot}})
 	if err != nil {
 		panic(err)

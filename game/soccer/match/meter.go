@@ -66,10 +66,8 @@ type MeterConfig struct {
 
 // MeteredBot is one bot a Meter measures.
 type MeteredBot struct {
-	Up, Down  time.Duration // the link's base latency each way
-	Spikes    bool          // the link has latency spikes: its clock converges within 5 ms, not 2
-	Blackouts measure.Spans // the link's blackouts, in true time
-	Predicts  bool          // the bot's client predicts its own player
+	Link     measure.Link // the bot's link
+	Predicts bool         // the bot's client predicts its own player
 }
 
 // botMeter is one bot's meters and what feeding them needs.
@@ -119,11 +117,12 @@ func NewMeter(cfg MeterConfig) (*Meter, error) {
 // newBotMeter returns the meters of bot b, measuring its frames from true
 // time warm on, at frameHz.
 func newBotMeter(warm time.Duration, frameHz int, b MeteredBot) *botMeter {
+	l := b.Link
 	return &botMeter{
-		clock:  measure.NewClockMeter(warm, b.Up, b.Down, b.Spikes),
-		ball:   measure.BallMeter{WarmUp: warm, Blackouts: b.Blackouts},
-		others: measure.OthersMeter{WarmUp: warm, Blackouts: b.Blackouts},
-		own:    measure.OwnMeter{WarmUp: warm, Asym: (b.Up - b.Down) / 2, Up: b.Up, Blackouts: b.Blackouts, Predicted: b.Predicts},
+		clock:  measure.NewClockMeter(warm, l),
+		ball:   measure.BallMeter{WarmUp: warm, Blackouts: l.Blackouts},
+		others: measure.OthersMeter{WarmUp: warm, Blackouts: l.Blackouts},
+		own:    measure.OwnMeter{WarmUp: warm, Asym: (l.Up - l.Down) / 2, Up: l.Up, Blackouts: l.Blackouts, Predicted: b.Predicts},
 		kicks:  measure.KickMeter{WarmUp: warm, FrameHz: float64(frameHz)},
 	}
 }

@@ -129,8 +129,7 @@ var errBatch = errors.New("tether/match: frame batch")
 // the server's, so the rows are right only for browsers on the server's
 // machine.
 func (l *Live) MeterBrowsers(m *Meter, link netsim.LinkConfig) func(body io.Reader) error {
-	up, down := link.Latency()
-	rm := newRecordMeter(m, MeteredBot{Up: up, Down: down, Spikes: link.Spiky(), Predicts: true}, l.core.Config().MaxClients, l.epoch, l.browserCounters)
+	rm := newRecordMeter(m, MeteredBot{Link: measure.LinkOf(link), Predicts: true}, l.core.Config().MaxClients, l.epoch, l.browserCounters)
 	l.mu.Lock()
 	l.records = rm
 	l.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netsim"
 )
@@ -22,8 +23,7 @@ import (
 // two rows is the same.
 func TestRecordMeasuresAsFrame(t *testing.T) {
 	link, _ := netsim.Preset("wan")
-	up, down := link.Latency()
-	mb := MeteredBot{Up: up, Down: down, Spikes: link.Spiky(), Predicts: true}
+	mb := MeteredBot{Link: measure.LinkOf(link), Predicts: true}
 	meter, err := NewMeter(MeterConfig{WarmUp: 2 * time.Second, Bots: []MeteredBot{mb, mb}})
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func TestResimKicksPooled(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		mc := MeterConfig{WarmUp: warmUp}
 		for range bots {
-			mc.Bots = append(mc.Bots, MeteredBot{Up: latency(link.Up.LatencyMs), Down: latency(link.Down.LatencyMs)})
+			mc.Bots = append(mc.Bots, MeteredBot{Link: measure.LinkOf(link)})
 		}
 		meter, err := NewMeter(mc)
 		if err != nil {
@@ -131,5 +131,3 @@ func TestResimKicksPooled(t *testing.T) {
 		t.Errorf("kicked %.3f m p99 from the server's ball, want ≤ 0.15 m", o.P99)
 	}
 }
-
-func latency(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
