@@ -14,13 +14,19 @@ import (
 // came as a cut (a teleport or a jump) or a knot (the state leaving a
 // contact). Sent is the server time of the snapshot that brought it, when
 // that is later than T (a knot sent again in later snapshots, a state made
-// as of an earlier tick); zero means T.
+// as of an earlier tick); zero means T. Held marks a state of a body carried
+// by another (a ball in possession), which a client draws in its carrier's
+// frame: Carrier names the carrier (any number, the same for one carrier)
+// and Holder is the carrier's pose at T and the body's place in its frame.
 type Received struct {
 	T         time.Duration
 	Pos, Vel  geom.Vec3
 	Gen       uint8
 	Cut, Knot bool
 	Sent      time.Duration
+	Held      bool
+	Carrier   uint32
+	Holder    Attachment
 }
 
 // HindsightGap is how far apart two received states may be for the
@@ -32,7 +38,10 @@ const HindsightGap = 250 * time.Millisecond
 // the server's (tether bot): every state of a body it received, in any
 // order, joined as a Truth joins the server's ticks, with gravity g: what the
 // client would have drawn had every state that arrived come in time. Between
-// two states the body moves on the cubic through both positions and
+// two states held by the same carrier the body moves in the carrier's frame
+// (Sample.Attached, from the first state's Holder to the second's: the
+// caller gives held states as densely as the carrier's motion needs);
+// between others it moves on the cubic through both positions and
 // velocities; into a knot it flies from the first state up to where the two
 // states' flights pass closest and on the second state's flight after it.
 // Of two states of the same time it keeps a knot over a regular one, else
@@ -64,7 +73,11 @@ func Hindsight(g geom.Vec3, states []Received) (*Truth, Spans) {
 		} else {
 			a := &out[i-1]
 			smp.Cut = p.Gen != a.Gen || p.Cut
-			if p.Knot && !smp.Cut {
+			switch {
+			case smp.Cut:
+			case p.Held && a.Held && p.Carrier == a.Carrier:
+				smp.Attached, smp.Frame = true, [2]Attachment{a.Holder, p.Holder}
+			case p.Knot:
 				tc := ClosestApproach(a.Pos, a.Vel, p.Pos, p.Vel, (p.T - a.T).Seconds())
 				smp.Contact, smp.ContactAt = true, a.T+time.Duration(tc*float64(time.Second))
 			}

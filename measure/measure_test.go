@@ -681,3 +681,23 @@ func TestHindsight(t *testing.T) {
 		t.Errorf("%d samples, want 22 (one per time)", tr.Len())
 	}
 }
+
+// Between two states held by one carrier the hindsight curve is in the
+// carrier's frame (a ball carried while the carrier turns a quarter turn
+// about its feet: on the arc, not the cubic's chord); between states of two
+// carriers, or a held one and a free one, it is the cubic.
+func TestHindsightHeld(t *testing.T) {
+	off := geom.V(1, 0, 0)
+	held := func(at time.Duration, yaw float64, carrier uint32) Received {
+		pos := geom.AxisAngle(geom.V(0, 1, 0), yaw).Rotate(off)
+		return Received{T: at, Pos: pos, Held: true, Carrier: carrier, Holder: Attachment{Yaw: yaw, Off: off}}
+	}
+	tr, _ := Hindsight(g, []Received{held(0, 0, 1), held(100*time.Millisecond, math.Pi/2, 1), held(200*time.Millisecond, math.Pi, 2),
+		{T: 300 * time.Millisecond, Pos: geom.V(-1, 0, 0)}})
+	if got, want := tr.At(50*time.Millisecond), geom.AxisAngle(geom.V(0, 1, 0), math.Pi/4).Rotate(off); got.Dist(want) > 1e-9 {
+		t.Errorf("held by one carrier: %v, want %v on the arc", got, want)
+	}
+	if s := tr.Samples(); !s[1].Attached || s[2].Attached || s[3].Attached {
+		t.Errorf("steps attached %v %v %v, want only the first of one carrier", s[1].Attached, s[2].Attached, s[3].Attached)
+	}
+}
