@@ -23,11 +23,17 @@ type Jitter struct {
 }
 
 // Loss is random datagram loss. With MeanBurst > 1 losses come in bursts (a
-// two-state Gilbert–Elliott chain) whose mean length is MeanBurst datagrams,
-// with the same overall Rate.
+// two-state Gilbert–Elliott chain stepped per datagram) whose mean length is
+// MeanBurst datagrams, with the same overall Rate. With BurstMs > 0 instead,
+// the bursts are spans of time: the path is down (every datagram sent is
+// lost) for spans of BurstMs on average, a share Rate of the time, whatever
+// is sent. A burst of a fixed number of datagrams lasts longer the fewer
+// datagrams a protocol sends; a burst in time loses every datagram sent in
+// it, however many that is (congestion and radio fades are spans of time).
 type Loss struct {
 	Rate      float64 `json:"rate"`
 	MeanBurst float64 `json:"mean_burst,omitempty"`
+	BurstMs   float64 `json:"burst_ms,omitempty"`
 }
 
 // Spikes are episodes of extra latency. Spikes start on average every EveryS
@@ -171,6 +177,14 @@ func (d Direction) validate(p string) error {
 		if need := d.Loss.Rate / (1 - d.Loss.Rate); b > 1 && b < need {
 			return fieldErr(p+".loss.mean_burst", b,
 				fmt.Sprintf("mean_burst >= rate/(1-rate) = %.4g for rate %g", need, d.Loss.Rate))
+		}
+	}
+	if b := d.Loss.BurstMs; b != 0 {
+		if d.Loss.MeanBurst != 0 {
+			return fieldErr(p+".loss.burst_ms", b, "0 when mean_burst is set (bursts in datagrams or in time, not both)")
+		}
+		if !in(b, 0.001, maxTimeS*1e3) {
+			return fieldErr(p+".loss.burst_ms", b, "0 (none) or 0.001 <= burst_ms <= 1e9")
 		}
 	}
 	if !in(d.Dup, 0, 1) {

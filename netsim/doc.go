@@ -35,7 +35,8 @@
 //     every other datagram (by send time) as it was; methods compared on
 //     identically seeded links meet identical network conditions at the
 //     instants they send;
-//   - spikes and blackouts are the same whatever is sent;
+//   - spikes, blackouts and loss bursts in time (Loss.BurstMs) are the same
+//     whatever is sent;
 //   - burst loss (Loss.MeanBurst > 1) is a Gilbert–Elliott chain stepped once
 //     per datagram by that datagram's keyed draw, so an extra datagram changes
 //     nothing unless it moves the chain, which then re-couples within about a

@@ -34,8 +34,9 @@ type PathStats struct {
 // sequential stream. So a protocol that sends one datagram more or less, or
 // sends them with other sizes, leaves the fates of every other datagram as
 // they were: a figure moves because the protocol changed what it sends when,
-// not because every later random draw shifted. Latency spikes come from a
-// separate stream that depends only on time. The exceptions: a bandwidth
+// not because every later random draw shifted. Latency spikes and loss
+// bursts in time (Loss.BurstMs) come from separate streams that depend only
+// on time. The exceptions: a bandwidth
 // limit, where sizes set the serialisation time and so which datagrams a full
 // queue drops; and burst loss, whose Gilbert–Elliott chain (see Loss) moves
 // one step per datagram, fed by each datagram's keyed draw. The chain is kept
@@ -59,6 +60,10 @@ type Path struct {
 	burst              bool    // Gilbert–Elliott chain instead of independent loss
 	pGoodBad, pBadGood float64 // per-datagram transition probabilities
 	bad                bool    // chain state
+
+	downMs, upMs       float64  // bursts in time: mean span down and mean span between; 0 = none
+	dn                 rand.PCG // their schedule
+	downStart, downEnd time.Duration
 
 	spikes                         *Spikes
 	spikeGapMs                     float64 // mean gap from a spike's end to the next start
@@ -94,6 +99,10 @@ func NewPath(d Direction, blackouts []Blackout, seed uint64) *Path {
 		p.pBadGood = 1 / b
 		p.pGoodBad = d.Loss.Rate / (1 - d.Loss.Rate) / b
 	}
+	if b := d.Loss.BurstMs; b > 0 && d.Loss.Rate > 0 {
+		p.downMs, p.upMs = b, b*(1-d.Loss.Rate)/d.Loss.Rate
+		p.dn.Seed(mix(seed, 5), mix(seed, 6))
+	}
 	if s := d.Spikes; s != nil {
 		c := *s
 		p.spikes = &c
@@ -125,7 +134,7 @@ func (p *Path) Send(now time.Duration, size int, arrivals []time.Duration) []tim
 	uLoss, uDup, uJit1, uJit2 := p.draws(now)
 	p.stats.Sent++
 	p.stats.WireBytes += int64(size) + HeaderBytes
-	lost := p.lose(uLoss) // always advances the burst chain
+	lost := p.lose(now, uLoss) // always advances the burst chain
 	depart := now
 	if p.nsPerByte > 0 {
 		start := max(now, p.busyUntil)
@@ -165,9 +174,10 @@ func (p *Path) Send(now time.Duration, size int, arrivals []time.Duration) []tim
 }
 
 // Stream returns a second path over the same link: the same direction,
-// blackouts and latency spikes (the spike schedule depends only on time), but
-// per-datagram fates (loss, duplication, jitter) keyed by a seed of their own,
-// numbered n, with their own loss-burst state and counters. Two datagrams sent
+// blackouts, latency spikes and loss bursts in time (their schedules depend
+// only on time), but per-datagram fates (loss, duplication, jitter) keyed by
+// a seed of their own, numbered n, with their own Gilbert–Elliott state and
+// counters. Two datagrams sent
 // at the same instant, one on each stream, draw independent fates. A bandwidth
 // limit is not shared between streams.
 func (p *Path) Stream(n uint64) *Path {
@@ -197,8 +207,12 @@ func unit(r *rand.PCG) float64 { return hashUnit(r.Uint64()) }
 // hashUnit maps 64 random bits to a uniform in the open interval (0, 1).
 func hashUnit(x uint64) float64 { return (float64(x>>11) + 0.5) * 0x1p-53 }
 
-// lose advances the loss model by one datagram and reports whether it is lost.
-func (p *Path) lose(u float64) bool {
+// lose advances the loss model by one datagram sent at now and reports
+// whether it is lost.
+func (p *Path) lose(now time.Duration, u float64) bool {
+	if p.downMs > 0 {
+		return p.down(now)
+	}
 	if !p.burst {
 		return u < p.lossRate
 	}
@@ -217,6 +231,17 @@ func (p *Path) blackedOut(t time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// down reports whether t falls in a loss burst in time (Loss.BurstMs). The
+// schedule comes from its own stream, two draws per burst (the span before
+// it and its length, both exponential), so it depends only on time.
+func (p *Path) down(t time.Duration) bool {
+	for t >= p.downEnd {
+		p.downStart = p.downEnd + msDur(-p.upMs*math.Log(unit(&p.dn)))
+		p.downEnd = p.downStart + msDur(-p.downMs*math.Log(unit(&p.dn)))
+	}
+	return t >= p.downStart
 }
 
 // spike returns the extra latency in force at t. The schedule comes from its

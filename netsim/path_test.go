@@ -107,6 +107,51 @@ func TestLoss(t *testing.T) {
 	}
 }
 
+// Bursts in time lose the same share of datagrams, in runs of the same
+// length in time, whether a protocol sends 60 or 30 datagrams a second (a
+// burst counted in datagrams lasts twice as long at 30), and a datagram's
+// fate does not depend on what else is sent.
+func TestBurstsInTime(t *testing.T) {
+	const rate, burstMs, secs = 0.03, 60.0, 40_000
+	loss := Loss{Rate: rate, BurstMs: burstMs}
+	lostAt := map[time.Duration]bool{}
+	for _, hz := range []int{60, 30} {
+		p := NewPath(Direction{Loss: loss}, nil, 7)
+		interval := time.Second / time.Duration(hz)
+		var arr []time.Duration
+		lost, bursts, spanned := 0, 0, time.Duration(0)
+		var from time.Duration = -1
+		for i := range secs * hz {
+			now := time.Duration(i) * interval
+			if arr = p.Send(now, 100, arr[:0]); len(arr) == 0 {
+				lost++
+				if from < 0 {
+					from = now
+					bursts++
+				}
+			} else if from >= 0 {
+				spanned += now - from // the burst's span, to the nearest send
+				from = -1
+			}
+			if prev, ok := lostAt[now]; ok && prev != (len(arr) == 0) {
+				t.Fatalf("%d Hz: the datagram sent at %v was lost %v at 60 Hz, %v at 30 Hz", hz, now, prev, !prev)
+			}
+			lostAt[now] = len(arr) == 0
+		}
+		share := float64(lost) / float64(secs*hz)
+		mean := spanned.Seconds() * 1e3 / float64(bursts)
+		// A burst shorter than the send interval is often missed, and the
+		// span is measured to the nearest send: a few per cent at 60 Hz,
+		// more at 30.
+		if !near(share, rate, 0.05) || !near(mean, burstMs+float64(interval.Milliseconds())/2, 0.08) {
+			t.Errorf("%d Hz: %.4f of datagrams lost in bursts of %.1f ms on average; want %.4f, about %.0f ms", hz, share, mean, rate, burstMs)
+		}
+	}
+	if err := (LinkConfig{Up: Direction{Loss: Loss{Rate: rate, MeanBurst: 3, BurstMs: 50}}}).Validate(); err == nil {
+		t.Error("mean_burst and burst_ms together: no error")
+	}
+}
+
 func TestDuplication(t *testing.T) {
 	const n = 200_000
 	copies, p := fates(Direction{Dup: 0.01, Jitter: Jitter{Dist: "exponential", MeanMs: 5}, Loss: Loss{Rate: 0.1}}, nil, n, 3)
