@@ -217,7 +217,7 @@ func TestMalformedChangesNothing(t *testing.T) {
 			t.Fatalf("case %d: %v", i, err)
 		}
 	}
-	if e.rxAny || e.ackPending || e.Stats().Malformed != uint64(len(bad)) {
+	if e.rxAny || e.ackOwed || e.Stats().Malformed != uint64(len(bad)) {
 		t.Fatal("malformed packet changed state")
 	}
 	if _, ok := e.AppendPacket(nil, 0); ok {
@@ -225,19 +225,34 @@ func TestMalformedChangesNothing(t *testing.T) {
 	}
 }
 
-// TestHeaderSizes: a packet's header is 3 bytes before anything was
-// received, 7 while the 32 packets before the newest received all arrived
-// (the acknowledgement bit field left out), and 11 with it (a loss in the
-// last 32, or fewer than 33 received).
+// TestHeaderSizes: a packet's header is 3 bytes unless packets with
+// reliable fragments arrived since the last acknowledgement sent; then the
+// next packet carries the acknowledgements, 7 bytes while the 32 packets
+// before the newest received all arrived (the bit field left out), and 11
+// with it (a loss in the last 32, or fewer than 33 received). Packets of
+// unreliable messages alone owe no acknowledgement, nor a packet of its own.
 func TestHeaderSizes(t *testing.T) {
 	a, _ := New(Config{})
 	b, _ := New(Config{})
 	var now time.Duration
-	send := func(from, to *Endpoint, deliver bool) int {
+	send := func(from, to *Endpoint, deliver, event bool) int {
 		from.SendUnreliable([]byte("x"))
 		p, ok := from.AppendPacket(nil, now)
 		if !ok {
 			t.Fatal("nothing sent")
+		}
+		h := len(p) - 2 // a message of 1 byte, last in its packet: its tag and itself
+		if event {
+			from.SendReliable([]byte("e"))
+			q, ok := from.AppendPacket(nil, now)
+			if !ok {
+				t.Fatal("event not sent")
+			}
+			if deliver {
+				if err := to.Receive(now, q); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 		if deliver {
 			if err := to.Receive(now, p); err != nil {
@@ -245,26 +260,105 @@ func TestHeaderSizes(t *testing.T) {
 			}
 		}
 		now += 10 * time.Millisecond
-		return len(p) - 2 // a message of 1 byte, last in its packet: its tag and itself
+		return h
 	}
-	if h := send(a, b, true); h != noAckHeaderSize {
+	if h := send(a, b, true, false); h != noAckHeaderSize {
 		t.Fatalf("first header %d bytes, want %d", h, noAckHeaderSize)
 	}
-	if h := send(b, a, true); h != headerSize {
-		t.Fatalf("b's first header %d bytes, want %d: no packets before a's first", h, headerSize)
+	if h := send(b, a, true, false); h != noAckHeaderSize {
+		t.Fatalf("b's first header %d bytes, want %d: nothing to acknowledge", h, noAckHeaderSize)
+	}
+	if _, ok := b.AppendPacket(nil, now); ok {
+		t.Fatal("a packet of its own for unreliable messages received")
+	}
+	send(a, b, true, true) // an event
+	if !b.AckOwed() {
+		t.Fatal("no acknowledgement owed for a fragment")
+	}
+	if h := send(b, a, true, false); h != headerSize {
+		t.Fatalf("b's header after an event %d bytes, want %d: fewer than 33 packets received", h, headerSize)
+	}
+	if h := send(b, a, true, false); h != noAckHeaderSize {
+		t.Fatalf("b's next header %d bytes, want %d: acknowledged once", h, noAckHeaderSize)
 	}
 	for range 32 {
-		send(a, b, true)
+		send(a, b, true, false)
 	}
 	for i := range 40 {
-		send(a, b, i != 5) // a's 7th packet is lost
+		send(a, b, i != 5, true) // a's packets of the 6th round are lost
 		want := allAckedHeaderSize
-		if i > 5 && i <= 5+32 {
-			want = headerSize // b still reports it missing
+		if i > 5 && i <= 5+16 {
+			want = headerSize // b still reports them missing (two packets a round)
 		}
-		if h := send(b, a, true); h != want {
+		if i == 5 {
+			want = noAckHeaderSize // nothing arrived to acknowledge
+		}
+		if h := send(b, a, true, false); h != want {
 			t.Fatalf("b's packet %d: header %d bytes, want %d", i, h, want)
 		}
+	}
+	// An acknowledgement alone, when nothing else is due.
+	send(a, b, true, true)
+	p, ok := b.AppendPacket(nil, now)
+	if !ok || len(p) != allAckedHeaderSize {
+		t.Fatalf("acknowledgement of its own: %v, %d bytes, want %d", ok, len(p), allAckedHeaderSize)
+	}
+	if _, ok := b.AppendPacket(nil, now); ok || b.AckOwed() {
+		t.Fatal("acknowledged twice")
+	}
+}
+
+// TestRTTFromNewestAcknowledged: acknowledgements come only after packets
+// with fragments, so one names packets that arrived long before (in its bit
+// field); they are acknowledged, but only the newest packet named, the first
+// time it is, times the round trip.
+func TestRTTFromNewestAcknowledged(t *testing.T) {
+	a, _ := New(Config{})
+	b, _ := New(Config{})
+	const oneWay = 20 * time.Millisecond
+	var now time.Duration
+	// a sends b a packet of unreliable messages every 16 ms for half a
+	// second; b sends nothing back.
+	for range 30 {
+		a.SendUnreliable([]byte("snapshot"))
+		p, _ := a.AppendPacket(nil, now)
+		if err := b.Receive(now+oneWay, p); err != nil {
+			t.Fatal(err)
+		}
+		now += 16 * time.Millisecond
+	}
+	// Then an event; b acknowledges it at once.
+	a.SendReliable([]byte("goal"))
+	p, _ := a.AppendPacket(nil, now)
+	if err := b.Receive(now+oneWay, p); err != nil {
+		t.Fatal(err)
+	}
+	q, ok := b.AppendPacket(nil, now+oneWay)
+	if !ok {
+		t.Fatal("no acknowledgement")
+	}
+	if err := a.Receive(now+2*oneWay, q); err != nil {
+		t.Fatal(err)
+	}
+	if a.Pending() != 0 {
+		t.Fatal("event not acknowledged")
+	}
+	if r := a.RTT(); r != 2*oneWay {
+		t.Fatalf("RTT %v, want %v: only the newest packet named is a sample", r, 2*oneWay)
+	}
+	// The same acknowledgement again (b's packet duplicated on the way is
+	// dropped; a copy in a later packet names nothing new): no sample.
+	a.SendReliable([]byte("kick"))
+	p, _ = a.AppendPacket(nil, now+100*time.Millisecond)
+	_ = p // lost
+	b.SendUnreliable([]byte("input"))
+	b.ackOwed = true // as if the lost packet's fragment had been resent and had arrived
+	q, _ = b.AppendPacket(nil, now+200*time.Millisecond)
+	if err := a.Receive(now+500*time.Millisecond, q); err != nil {
+		t.Fatal(err)
+	}
+	if r := a.RTT(); r != 2*oneWay {
+		t.Fatalf("RTT %v after an acknowledgement naming a packet acknowledged before, want %v", r, 2*oneWay)
 	}
 }
 

@@ -25,7 +25,7 @@ const (
 
 	maxFragments       = MaxMessageSize / FragmentSize
 	headerSize         = 1 + 2 + 2 + 4 + 2 // the largest: flags, sequence, ack, ack bits, next message expected
-	noAckHeaderSize    = 1 + 2             // flags, sequence: nothing received yet
+	noAckHeaderSize    = 1 + 2             // flags, sequence: no fragment to acknowledge
 	allAckedHeaderSize = headerSize - 4    // the ack bits left out: all 32 set
 	unreliableOverhead = 1 + 2             // tag, length
 	reliableOverhead   = 1 + 2 + 1 + 1 + 2
@@ -34,7 +34,7 @@ const (
 	maxQueuedMessages  = 16384
 	keptBuffers        = 8
 
-	flagAck       = 1 // the acknowledgement fields follow
+	flagAck       = 1 // the acknowledgement fields follow (fragments received to acknowledge)
 	flagAllAcked  = 2 // with flagAck: every one of the 32 packets before the newest arrived; no bit field
 	tagUnreliable = 1
 	tagLast       = 3 // an unreliable message that ends the packet: no length
@@ -184,7 +184,7 @@ type Endpoint struct {
 	rxAny       bool
 	rxLatest    uint64
 	rxBits      [4]uint64
-	ackPending  bool
+	ackOwed     bool // a packet with reliable fragments arrived since the last acknowledgement sent
 	in          [Window]inMsg
 	nextDeliver uint64
 	rxBuffered  int
@@ -225,6 +225,11 @@ func (e *Endpoint) rto() time.Duration {
 	}
 	return min(max(r, e.cfg.MinResend), e.cfg.MaxResend)
 }
+
+// AckOwed reports whether packets with reliable fragments arrived since the
+// last packet sent: the next AppendPacket then carries the acknowledgements,
+// in a packet of its own if nothing else is due.
+func (e *Endpoint) AckOwed() bool { return e.ackOwed }
 
 // Pending is the number of reliable messages queued and not yet acknowledged.
 func (e *Endpoint) Pending() int { return len(e.out) - e.outHead }
@@ -286,10 +291,10 @@ func (m *outMsg) fragLen(f int) int {
 }
 
 // AppendPacket appends the next packet to send at time now to dst: the
-// acknowledgement header, queued unreliable messages, then reliable
-// fragments that were never sent or whose resend timeout expired. ok is
-// false (and dst unchanged) when there is nothing to send, not even an
-// acknowledgement owed. Call it repeatedly to drain everything that is due;
+// header (with the acknowledgements, if fragments arrived since the last
+// sent), queued unreliable messages, then reliable fragments that were never
+// sent or whose resend timeout expired. ok is false (and dst unchanged) when
+// there is nothing to send, not even an acknowledgement owed. Call it repeatedly to drain everything that is due;
 // each packet is at most MaxPacketSize bytes.
 func (e *Endpoint) AppendPacket(dst []byte, now time.Duration) (packet []byte, ok bool) {
 	start := len(dst)
@@ -358,7 +363,7 @@ scan:
 			refs++
 		}
 	}
-	if len(dst) == start+hs && !e.ackPending {
+	if len(dst) == start+hs && !e.ackOwed {
 		return dst[:start], false
 	}
 	if lastUnrel >= 0 && refs == 0 {
@@ -369,16 +374,17 @@ scan:
 	}
 	sp.valid, sp.seq, sp.time, sp.n = true, e.txSeq, now, refs
 	e.txSeq++
-	e.ackPending = false
+	e.ackOwed = false
 	e.stats.PacketsSent++
 	return dst, true
 }
 
 // appendHeader appends the next packet's header: the flags and the
-// sequence, then, once anything was received, the acknowledgements, their
-// bit field left out when all 32 bits are set (the usual case: nothing lost).
+// sequence, then, if packets with reliable fragments arrived since the last
+// acknowledgement sent, the acknowledgements, their bit field left out when
+// all 32 bits are set (the usual case: nothing lost).
 func (e *Endpoint) appendHeader(dst []byte) []byte {
-	if !e.rxAny {
+	if !e.ackOwed {
 		dst = append(dst, 0)
 		return binary.LittleEndian.AppendUint16(dst, uint16(e.txSeq))
 	}
@@ -522,7 +528,6 @@ func (e *Endpoint) Receive(now time.Duration, p []byte) error {
 		}
 	}
 	e.rxMark(seq)
-	e.ackPending = true
 	e.stats.PacketsReceived++
 	if h.flags&flagAck != 0 {
 		e.processAcks(now, h.ack, h.bits)
@@ -540,6 +545,7 @@ func (e *Endpoint) Receive(now time.Duration, p []byte) error {
 			q = q[unreliableOverhead+l:]
 			continue
 		}
+		e.ackOwed = true // a fragment, new or resent (our acknowledgement may have been lost)
 		id := binary.LittleEndian.Uint16(q[1:])
 		f, nfrag := int(q[3]), int(q[4])+1
 		l := int(binary.LittleEndian.Uint16(q[5:]))
@@ -568,10 +574,13 @@ func (e *Endpoint) processAcks(now time.Duration, ack uint16, bits uint32) {
 		return
 	}
 	base := latest - d
-	e.ackPacket(now, base)
+	// Only the newest packet named times a round trip: the peer sent this
+	// acknowledgement soon after it arrived, while the packets before it
+	// may have arrived long ago and waited for a fragment to acknowledge.
+	e.ackPacket(now, base, true)
 	for i := uint64(0); i < 32; i++ {
 		if bits&(1<<i) != 0 && base >= i+1 {
-			e.ackPacket(now, base-1-i)
+			e.ackPacket(now, base-1-i, false)
 		}
 	}
 	e.popAcked()
@@ -618,14 +627,17 @@ func (e *Endpoint) popAcked() {
 	}
 }
 
-func (e *Endpoint) ackPacket(now time.Duration, seq uint64) {
+// ackPacket applies the acknowledgement of packet seq: its fragments are
+// acknowledged, and, with sample set and if this is its first
+// acknowledgement, its age is a round-trip sample.
+func (e *Endpoint) ackPacket(now time.Duration, seq uint64, sample bool) {
 	sp := &e.sent[seq%sentRingSize]
 	if !sp.valid || sp.seq != seq {
 		return
 	}
 	sp.valid = false
 	r := now - sp.time
-	if r >= 0 {
+	if sample && r >= 0 {
 		if !e.hasRTT {
 			e.srtt, e.rttvar, e.hasRTT = r, r/2, true
 		} else {
