@@ -84,8 +84,9 @@ type Snapshot struct {
 	// delta), 0 if it was whole.
 	Base uint64
 	// Baseline says the game keeps this snapshot as a baseline for later
-	// ones: the client acknowledges the newest such tick to the server (a
-	// protocol Ack with its next packet). A game whose snapshots are all
+	// ones: the client acknowledges the newest such tick to the server (in
+	// a Moves header or an Ack message, on its next packet that goes anyway;
+	// see the package doc). A game whose snapshots are all
 	// whole leaves it false, and no Ack is sent.
 	Baseline bool
 }
@@ -339,9 +340,9 @@ type Client struct {
 	hasEarly   bool
 
 	acked, ackSent uint64 // the newest baseline kept, and acknowledged
-	// owed says the channel owes the server an acknowledgement of a packet
-	// received since the last Update: a packet goes out anyway.
-	owed bool
+	// inputAt is the local time of the newest input sent, if inputSent.
+	inputAt   time.Duration
+	inputSent bool
 
 	input    []byte
 	hasInput bool
@@ -452,7 +453,6 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 		}
 		return err
 	}
-	c.owed = true
 	for {
 		b, _, ok := c.ep.Read()
 		if !ok {
@@ -734,14 +734,16 @@ func (c *Client) Update(local time.Duration) {
 			}
 			c.stats.Inputs++
 			c.stats.InputBytesOut += n
+			c.inputAt, c.inputSent = local, true
 			packet = true
 		}
 	}
 	// The newest baseline kept rides in the Moves header, or in a message
 	// on a packet that goes anyway (an input, a ping, the channel's
-	// acknowledgement of what arrived since the last Update), never in one
-	// of its own.
-	if c.acked > c.ackSent && (packet || c.owed) {
+	// acknowledgement of reliable fragments), and waits for one while
+	// inputs go (at the game's input rate); a client that sends no inputs
+	// (none for ackWait) sends it in a packet of its own at once.
+	if c.acked > c.ackSent && (packet || c.ep.AckOwed() || !c.inputSent || local-c.inputAt > ackWait) {
 		c.msg = protocol.AppendAck(c.msg[:0], c.acked)
 		if c.ep.SendUnreliable(c.msg) == nil {
 			c.ackSent = c.acked
@@ -749,7 +751,6 @@ func (c *Client) Update(local time.Duration) {
 			c.stats.AckBytesOut += uint64(len(c.msg))
 		}
 	}
-	c.owed = false
 	for {
 		start := len(c.out)
 		b, ok := c.ep.AppendPacket(c.out, local)
@@ -762,6 +763,11 @@ func (c *Client) Update(local time.Duration) {
 		c.stats.BytesOut += uint64(len(b) - start)
 	}
 }
+
+// ackWait is how long after its newest input a client stops waiting for the
+// next to carry its acknowledgement of a baseline: longer than the time
+// between two inputs of any game's rate (soccer's is 30 Hz).
+const ackWait = 100 * time.Millisecond
 
 // Transmit returns the next payload to send to the server. Call it until ok is
 // false after every Update; the next call of Update, Receive or Connected

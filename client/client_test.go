@@ -97,9 +97,10 @@ type rig struct {
 }
 
 type ackSeen struct {
-	at      time.Duration
-	tick    uint64
-	inMoves bool
+	at       time.Duration
+	tick     uint64
+	inMoves  bool
+	withPing bool // an Ack message that came with a ping (in a packet that went anyway)
 }
 
 func newRig(t *testing.T) *rig {
@@ -126,6 +127,7 @@ func (r *rig) exchange() {
 			r.t.Fatal(err)
 		}
 	}
+	acks, pinged := len(r.acks), false
 	for {
 		m, _, ok := r.srv.Read()
 		if !ok {
@@ -137,17 +139,21 @@ func (r *rig) exchange() {
 		}
 		switch msg.Tag {
 		case protocol.TagPing:
+			pinged = true
 			_ = r.srv.SendUnreliable(protocol.AppendPong(nil, clock.Responder{}.Pong(msg.Ping, r.now, r.now)))
 		case protocol.TagInput:
 			r.inputs = append(r.inputs, string(msg.Body))
 		case protocol.TagMoves:
 			r.moves = append(r.moves, string(msg.Body))
 			if msg.Ack > 0 {
-				r.acks = append(r.acks, ackSeen{r.now, msg.Ack, true})
+				r.acks = append(r.acks, ackSeen{r.now, msg.Ack, true, false})
 			}
 		case protocol.TagAck:
-			r.acks = append(r.acks, ackSeen{r.now, msg.Ack, false})
+			r.acks = append(r.acks, ackSeen{r.now, msg.Ack, false, false})
 		}
+	}
+	for i := acks; i < len(r.acks); i++ {
+		r.acks[i].withPing = !r.acks[i].inMoves && pinged
 	}
 	r.flush()
 }

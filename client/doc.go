@@ -56,6 +56,16 @@
 // messages) go to the game. Until it starts predicting, the input is sent as
 // set and the entity drawn from its timeline. See package movement.
 //
+// # Acknowledged baselines
+//
+// A Game whose server encodes each client's snapshot against a baseline
+// marks the snapshots it keeps (Snapshot.Baseline); the client acknowledges
+// the newest it kept, once, on a packet that goes anyway: in the header of
+// its Moves message, or as an Ack message beside an input, a ping or the
+// channel's acknowledgement of reliable fragments. While inputs go it waits
+// for the next (a frame or two at soccer's 30 Hz); a client that sends no
+// inputs acknowledges in a packet of its own at once.
+//
 // # Units
 //
 // Positions are metres, velocities metres per second, rotations unit
