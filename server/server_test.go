@@ -403,3 +403,72 @@ func TestReplies(t *testing.T) {
 		t.Fatalf("client stats %+v", cs)
 	}
 }
+
+// waitGame answers each input with a reply of its byte, which may wait
+// (Waiter) unless it is 'u'.
+type waitGame struct {
+	*fakeGame
+	owed []byte
+}
+
+func (g *waitGame) Input(client int, in Input) { g.owed = append(g.owed, in.Data[0]) }
+
+func (g *waitGame) AppendReply(dst []byte, client int, now time.Duration) []byte {
+	dst = append(dst, g.owed...)
+	g.owed = g.owed[:0]
+	return dst
+}
+
+func (g *waitGame) ReplyMayWait(reply []byte) bool { return reply[0] != 'u' }
+
+// TestHeldReply: a reply that may wait rides on the client's next snapshot
+// rather than go alone at the next tick; a reply that may not sends it first,
+// in order; with a negative Hold none waits.
+func TestHeldReply(t *testing.T) {
+	tick := func(k int) time.Duration { return time.Duration(k) * time.Second / 60 }
+	for _, hold := range []time.Duration{0, -1} {
+		s, _ := New(Config{Hold: hold}, &waitGame{fakeGame: newFake()})
+		p := newPeer(t)
+		peers := map[int]*peer{0: p}
+		if err := s.Connect(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, s, 0, peers)
+		input := func(seq uint32, at time.Duration, b byte) {
+			if err := p.send(t, s, at, 0, append(protocol.AppendInput(nil, protocol.Input{Seq: seq}), b)); err != nil {
+				t.Fatal(err)
+			}
+			drain(t, s, at, peers)
+		}
+		replies := func() (r string) {
+			for _, m := range p.msgs {
+				if m.Tag == protocol.TagReply {
+					r += string(m.Body)
+				}
+			}
+			return r
+		}
+		input(1, tick(1)-5*time.Millisecond, 'w')
+		s.Tick(tick(1)) // no snapshot
+		drain(t, s, tick(1), peers)
+		if got, want := replies(), map[bool]string{false: "", true: "w"}[hold < 0]; got != want {
+			t.Fatalf("hold %v: replies %q after the first tick, want %q", hold, got, want)
+		}
+		packets := p.packets
+		s.Tick(tick(2)) // a snapshot
+		drain(t, s, tick(2), peers)
+		if replies() != "w" || p.packets != packets+1 || p.count(protocol.TagSnapshot) != 1 {
+			t.Fatalf("hold %v: replies %q, %d packets, %d snapshots at the snapshot's tick", hold, replies(), p.packets-packets, p.count(protocol.TagSnapshot))
+		}
+		input(2, tick(2)+time.Millisecond, 'x')
+		input(3, tick(2)+2*time.Millisecond, 'u')
+		s.Tick(tick(3))
+		drain(t, s, tick(3), peers)
+		if replies() != "wxu" {
+			t.Fatalf("hold %v: replies %q, want wxu", hold, replies())
+		}
+		if st := s.Stats(); st.Replies != 3 {
+			t.Fatalf("hold %v: %d replies counted", hold, st.Replies)
+		}
+	}
+}
