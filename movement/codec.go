@@ -393,9 +393,3 @@ func DecodeReply[S, I any](r *Reply[S], b []byte, g Game[S, I]) error {
 	}
 	return rd.Done()
 }
-
-// ReplyMayWait reports whether b, an encoded reply, is a plain Ack (no Gap):
-// it only lets the client forget moves it keeps, so it may wait a little for
-// a packet going to the client anyway (a server.Waiter's answer), where an
-// adjustment, a reset or an Ack flagging a Gap should go at once.
-func ReplyMayWait(b []byte) bool { return len(b) > 0 && b[0] == byte(Ack) }

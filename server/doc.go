@@ -65,6 +65,4 @@
 // pongs, its clock's first burst of pings, go at once, so that its estimate
 // is ready as soon as before. At most one ping per packet is answered, and
 // at most Config.PongHz a second per client, so replies never outgrow pings.
-// A game's reply that may wait (Waiter: a plain acknowledgement of moves)
-// waits the same way, so that it shares the client's next snapshot's packet.
 package server

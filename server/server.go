@@ -104,19 +104,6 @@ type Replier interface {
 	AppendReply(dst []byte, client int, now time.Duration) []byte
 }
 
-// Waiter is implemented by a Replier some of whose replies may wait for a
-// packet that goes to the client anyway: those that only let the client
-// forget what it keeps (a plain acknowledgement of moves), whose own packet's
-// headers (about 60 bytes) outweigh them several times. The server holds such
-// a reply for up to Config.Hold, as it does clock pongs, so that it shares the
-// client's next snapshot's packet; any other reply for the client sends it
-// first, in order.
-type Waiter interface {
-	// ReplyMayWait reports whether reply, as AppendReply appended it
-	// (without the protocol's tag), may wait.
-	ReplyMayWait(reply []byte) bool
-}
-
 // Config configures a Server. The zero value gives the defaults noted.
 type Config struct {
 	// TickHz is the simulation rate; 0 means 60. Range [1, 1000].
@@ -145,11 +132,10 @@ type Config struct {
 	// reliable.MaxUnreliableSize]. A game that is not PerClient has the
 	// whole message.
 	SnapshotBudget int
-	// Hold is how long a clock pong, or a reply that may wait (Waiter), may
-	// be held for a packet that goes to the client anyway (a snapshot's, an
-	// event's, another reply's) rather than go in one of its own; 0 means one
-	// snapshot interval, 1/SnapshotHz, so at the default rates they ride on
-	// the client's next snapshot. A held
+	// Hold is how long a clock pong may be held for a packet that goes to
+	// the client anyway (a snapshot's, an event's, a reply's) rather than go
+	// in one of its own; 0 means one snapshot interval, 1/SnapshotHz, so at
+	// the default rates pongs ride on the client's next snapshot. A held
 	// pong is built when its packet leaves: it says when the ping arrived
 	// and when the pong left, so the client's clock takes the wait as the
 	// server's hold and its samples stay unbiased. A client's first pongs
@@ -234,11 +220,6 @@ type conn struct {
 	pingAt time.Duration // its arrival
 	heldAt time.Duration // when it was answered
 	pongs  int           // pongs sent
-	// A reply that may wait (Waiter), held for a packet going anyway
-	// (Config.Hold): its message, and when it was held.
-	held   []byte
-	heldOK bool
-	waitAt time.Duration
 }
 
 type outPacket struct {
@@ -563,7 +544,7 @@ func (s *Server) Tick(now time.Duration) int {
 		}
 	}
 	for _, client := range s.order {
-		if c := s.clients[client]; c.flush || c.ep.Pending() > 0 || c.pinged && now-c.heldAt >= s.cfg.Hold || c.heldOK && now-c.waitAt >= s.cfg.Hold {
+		if c := s.clients[client]; c.flush || c.ep.Pending() > 0 || c.pinged && now-c.heldAt >= s.cfg.Hold {
 			s.flush(now, client)
 		}
 	}
@@ -617,8 +598,7 @@ func (s *Server) step() {
 }
 
 // reply queues the game's reply to client, if it is a Replier and owes one;
-// it goes out with the client's next packets (at the next tick at the
-// latest), or, if it may wait (Waiter), with the first within Config.Hold.
+// it goes out with the client's next packets (at the next tick at the latest).
 func (s *Server) reply(c *conn, client int, now time.Duration) {
 	r, ok := s.game.(Replier)
 	if !ok {
@@ -630,27 +610,10 @@ func (s *Server) reply(c *conn, client int, now time.Duration) {
 	if len(s.msg) == n || len(s.msg) > reliable.MaxUnreliableSize {
 		return
 	}
-	s.sendHeld(c) // before this one, in order
-	if w, ok := s.game.(Waiter); ok && s.cfg.Hold > 0 && w.ReplyMayWait(s.msg[n:]) {
-		c.held, c.heldOK, c.waitAt = append(c.held[:0], s.msg...), true, now
-		return
-	}
-	s.sendReply(c, s.msg)
-	c.flush = true
-}
-
-// sendHeld queues c's held reply, if any.
-func (s *Server) sendHeld(c *conn) {
-	if c.heldOK {
-		c.heldOK = false
-		s.sendReply(c, c.held)
-	}
-}
-
-func (s *Server) sendReply(c *conn, msg []byte) {
-	if c.ep.SendUnreliable(msg) == nil {
+	if c.ep.SendUnreliable(s.msg) == nil {
 		s.stats.Replies++
-		c.stats.ReplyBytes += uint64(len(msg))
+		c.stats.ReplyBytes += uint64(len(s.msg))
+		c.flush = true
 	}
 }
 
@@ -681,10 +644,9 @@ func (s *Server) sendReliable(c *conn, msg []byte) bool {
 }
 
 // flush queues every packet the client's endpoint has due, with what was
-// held for it: a held reply, and a held pong, built now, the time it leaves.
+// held for it: a held pong is built now, the time it leaves.
 func (s *Server) flush(now time.Duration, client int) {
 	c := s.clients[client]
-	s.sendHeld(c)
 	if c.pinged {
 		c.pinged = false
 		s.msg = protocol.AppendPong(s.msg[:0], s.resp.Pong(c.ping, c.pingAt, now))
