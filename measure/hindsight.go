@@ -52,18 +52,7 @@ const HindsightGap = 250 * time.Millisecond
 // have drawn that state earlier: a knot made during a blackout and sent once
 // it is over does not make the frames before look like jumps.
 func Hindsight(g geom.Vec3, states []Received) (*Truth, Spans) {
-	pts := slices.Clone(states)
-	slices.SortStableFunc(pts, func(a, b Received) int { return cmp.Compare(a.T, b.T) })
-	out := pts[:0]
-	for _, p := range pts {
-		if n := len(out); n > 0 && out[n-1].T == p.T {
-			if !out[n-1].Knot || p.Knot {
-				out[n-1] = p
-			}
-			continue
-		}
-		out = append(out, p)
-	}
+	out := OneByTime(slices.Clone(states), func(r *Received) (time.Duration, bool) { return r.T, r.Knot })
 	tr := &Truth{G: g}
 	unknown := Spans{{From: math.MinInt64, To: math.MaxInt64}}
 	for i, p := range out {
@@ -91,4 +80,30 @@ func Hindsight(g geom.Vec3, states []Received) (*Truth, Spans) {
 		unknown = append(unknown, Span{From: out[n-1].T, To: math.MaxInt64})
 	}
 	return tr, unknown
+}
+
+// OneByTime sorts states by the time key gives, stably, and keeps one state
+// of each time, as a client keeps the states it received: of those of one
+// time the last knot (key's second result), else the last one. It works in
+// place and returns the states kept.
+func OneByTime[S any](states []S, key func(*S) (t time.Duration, knot bool)) []S {
+	slices.SortStableFunc(states, func(a, b S) int {
+		ta, _ := key(&a)
+		tb, _ := key(&b)
+		return cmp.Compare(ta, tb)
+	})
+	out := states[:0]
+	for _, s := range states {
+		t, knot := key(&s)
+		if n := len(out); n > 0 {
+			if last, lastKnot := key(&out[n-1]); last == t {
+				if !lastKnot || knot {
+					out[n-1] = s
+				}
+				continue
+			}
+		}
+		out = append(out, s)
+	}
+	return out
 }

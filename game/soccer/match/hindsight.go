@@ -127,29 +127,9 @@ func (m *HindsightMeter) Snapshot(s *client.Snapshot) {
 // hindsightCarryStep apart, where the carrier's cubic puts the frame.
 func (m *HindsightMeter) joined() []measure.Received {
 	for id, ps := range m.carriers {
-		slices.SortStableFunc(ps, func(a, b hindsightPose) int { return cmp.Compare(a.Time, b.Time) })
-		out := ps[:0]
-		for _, p := range ps {
-			if n := len(out); n > 0 && out[n-1].Time == p.Time {
-				out[n-1] = p
-				continue
-			}
-			out = append(out, p)
-		}
-		m.carriers[id] = out
+		m.carriers[id] = measure.OneByTime(ps, func(p *hindsightPose) (time.Duration, bool) { return p.Time, false })
 	}
-	balls := slices.Clone(m.states)
-	slices.SortStableFunc(balls, func(a, b hindsightBall) int { return cmp.Compare(a.T, b.T) })
-	out := balls[:0]
-	for _, b := range balls {
-		if n := len(out); n > 0 && out[n-1].T == b.T {
-			if !out[n-1].Knot || b.Knot {
-				out[n-1] = b
-			}
-			continue
-		}
-		out = append(out, b)
-	}
+	out := measure.OneByTime(slices.Clone(m.states), func(b *hindsightBall) (time.Duration, bool) { return b.T, b.Knot })
 	rs := make([]measure.Received, 0, len(out))
 	hold := func(r *measure.Received, carrier uint32, t time.Duration, off geom.Vec3) bool {
 		pos, yaw, ok := m.poseAt(carrier, t)
