@@ -19,9 +19,8 @@
 // every message before it). The bit field is left out when all its bits are
 // set (flag bit 1: nothing lost lately, the usual case), so a header is 3
 // bytes (the usual packet of snapshots or inputs: nothing to acknowledge), 7,
-// or 11. Chunks follow until the
-// end of the packet: tag 1 is an unreliable message (16-bit length, data);
-// tag 3 an unreliable message that ends the packet (data, no length: the
+// or 11. Chunks follow until the end of the packet: tag 1 is an unreliable
+// message (16-bit length, data); tag 3 an unreliable message that ends the packet (data, no length: the
 // usual packet of one snapshot or one input); tag 2 is a reliable fragment
 // (16-bit message id, fragment index, fragment count - 1, 16-bit length,
 // data). Every fragment but a message's last carries exactly FragmentSize
@@ -40,9 +39,9 @@
 // smoothed as in RFC 6298, from the newest packet an acknowledgement names,
 // the first time it is named (the older packets in the bit field may have
 // waited long for a fragment to acknowledge); a fragment unacknowledged for
-// srtt + 4·rttvar (clamped to [MinResend, MaxResend]) is resent. At most Window messages are
-// outstanding and at most MaxInFlight bytes unacknowledged, which bounds
-// bursts; the receiver bounds out-of-order buffering by MaxReceiveBuffer.
+// srtt + 4·rttvar (clamped to [MinResend, MaxResend]) is resent. At most
+// Window messages are outstanding and at most MaxInFlight bytes
+// unacknowledged, which bounds bursts; the receiver bounds out-of-order buffering by MaxReceiveBuffer.
 // Packets seen before (or older than the last 256) are ignored whole, so an
 // unreliable message is never delivered twice even if the network
 // duplicates packets.

@@ -294,8 +294,9 @@ func (m *outMsg) fragLen(f int) int {
 // header (with the acknowledgements, if fragments arrived since the last
 // sent), queued unreliable messages, then reliable fragments that were never
 // sent or whose resend timeout expired. ok is false (and dst unchanged) when
-// there is nothing to send, not even an acknowledgement owed. Call it repeatedly to drain everything that is due;
-// each packet is at most MaxPacketSize bytes.
+// there is nothing to send, not even an acknowledgement owed. Call it
+// repeatedly to drain everything that is due; each packet is at most
+// MaxPacketSize bytes.
 func (e *Endpoint) AppendPacket(dst []byte, now time.Duration) (packet []byte, ok bool) {
 	start := len(dst)
 	limit := start + MaxPacketSize

@@ -100,22 +100,29 @@ func NewHindsightMeter(rules soccer.Rules, warmUp time.Duration) *HindsightMeter
 func (m *HindsightMeter) Snapshot(s *client.Snapshot) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	var buf [4]uint32
+	carriers := buf[:0] // of the ball's states in s (the current one and repeated knots)
 	for _, e := range s.Entities {
 		if e.ID == soccer.BallID {
 			m.states = append(m.states, hindsightBall{
 				Received: measure.Received{T: e.State.Time, Pos: e.State.Pos, Vel: e.State.Vel, Gen: e.Gen, Cut: e.State.Cut, Knot: e.State.Knot, Sent: s.Time},
 				parent:   e.Parent, off: e.Offset, blend: e.Blend,
 			})
+			if e.Parent != client.NoParent && !slices.Contains(carriers, e.Parent) {
+				carriers = append(carriers, e.Parent)
+			}
 		}
 	}
+	if len(carriers) == 0 {
+		return
+	}
 	for _, e := range s.Entities {
-		if e.ID == soccer.BallID || !slices.ContainsFunc(s.Entities, func(b client.EntityState) bool { return b.ID == soccer.BallID && b.Parent == e.ID }) {
-			continue
+		if e.ID != soccer.BallID && slices.Contains(carriers, e.ID) {
+			if m.carriers == nil {
+				m.carriers = make(map[uint32][]hindsightPose)
+			}
+			m.carriers[e.ID] = append(m.carriers[e.ID], hindsightPose{State: e.State, gen: e.Gen})
 		}
-		if m.carriers == nil {
-			m.carriers = make(map[uint32][]hindsightPose)
-		}
-		m.carriers[e.ID] = append(m.carriers[e.ID], hindsightPose{State: e.State, gen: e.Gen})
 	}
 }
 
