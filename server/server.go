@@ -205,6 +205,13 @@ type ClientStats struct {
 	// and events. BytesOut less these is the reliable channel's headers,
 	// framing and resends.
 	SnapshotBytes, ReplyBytes, PongBytes, EventBytes uint64
+	// The bytes of the messages read from the client's payloads, by kind,
+	// as the client counts what it sends (client.Stats): inputs (Input and
+	// Moves messages, a Moves header's ack field aside), acknowledgements
+	// (Ack messages and the ack field of Moves headers) and clock pings.
+	// BytesIn less these is the reliable channel's headers and framing,
+	// duplicate payloads and malformed messages.
+	InputBytes, AckBytes, PingBytes uint64
 }
 
 type conn struct {
@@ -456,9 +463,17 @@ func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byt
 		}
 		switch m.Tag {
 		case protocol.TagPing:
+			c.stats.PingBytes += uint64(len(b))
 			ping = m.Ping
 			pings++
 		case protocol.TagInput, protocol.TagMoves:
+			n := uint64(len(b))
+			if m.Tag == protocol.TagMoves {
+				a := uint64(uvarintLen(m.Ack))
+				c.stats.AckBytes += a
+				n -= a
+			}
+			c.stats.InputBytes += n
 			if m.Ack > 0 && !s.ack(c, m.Ack) {
 				continue
 			}
@@ -473,6 +488,7 @@ func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byt
 				Moves: m.Tag == protocol.TagMoves, Arrival: arrival})
 			s.reply(c, client, now)
 		case protocol.TagAck:
+			c.stats.AckBytes += uint64(len(b))
 			s.ack(c, m.Ack)
 		default:
 			s.stats.Malformed++
@@ -684,4 +700,13 @@ func (s *Server) Transmit() (client int, payload []byte, ok bool) {
 	p := s.packets[s.next]
 	s.next++
 	return p.client, s.out[p.off:p.end:p.end], true
+}
+
+// uvarintLen returns the length of v's unsigned varint encoding.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }

@@ -403,3 +403,30 @@ func TestReplies(t *testing.T) {
 		t.Fatalf("client stats %+v", cs)
 	}
 }
+
+// TestClientBytesIn: the messages read from a client's payloads are counted
+// by kind as the client counts what it sends: an Input message whole, a
+// Moves message less its header's ack field (counted as an
+// acknowledgement's), an Ack message whole, a ping whole.
+func TestClientBytesIn(t *testing.T) {
+	s, _ := New(Config{}, newFake())
+	p := newPeer(t)
+	if err := s.Connect(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s, 0, map[int]*peer{0: p})
+	in := append(protocol.AppendInput(nil, protocol.Input{Seq: 1}), 'x')
+	moves := append(protocol.AppendMoves(nil, 2, 300), 'y', 'z') // ack 300: 2 bytes
+	ack := protocol.AppendAck(nil, 5)
+	ping := protocol.AppendPing(nil, clock.Ping{})
+	if err := p.send(t, s, 10*time.Millisecond, 0, in, moves, ack, ping); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := s.ClientStats(0)
+	if cs.InputBytes != uint64(len(in)+len(moves)-2) || cs.AckBytes != uint64(2+len(ack)) || cs.PingBytes != uint64(len(ping)) {
+		t.Errorf("input %d, ack %d, ping %d bytes: want %d, %d, %d", cs.InputBytes, cs.AckBytes, cs.PingBytes, len(in)+len(moves)-2, 2+len(ack), len(ping))
+	}
+	if cs.BytesIn <= cs.InputBytes+cs.AckBytes+cs.PingBytes {
+		t.Errorf("%d bytes in, no more than the messages' %d", cs.BytesIn, cs.InputBytes+cs.AckBytes+cs.PingBytes)
+	}
+}

@@ -201,7 +201,8 @@ func position(l *Live, id uint32) geom.Vec3 {
 // TestBrowserNet: a browser's traffic as BrowserNet reads it from the
 // server's counters of its slot (netcode's packets plus 28 bytes of IPv4
 // and UDP header each) is what the client counted of its own datagrams
-// over the same span, on a lossless link, within 5 %; and each session
+// over the same span, on a lossless link, within 5 %, each direction's
+// total and its kinds (the clock's both ways); and each session
 // posting frames of the same player gets a row of its own.
 func TestBrowserNet(t *testing.T) {
 	l, err := StartLive(Config{Seed: 5, Bots: 1})
@@ -261,9 +262,14 @@ func TestBrowserNet(t *testing.T) {
 	near("up", got.UpKbps, want.UpKbps)
 	near("snapshots down", got.Down.Snapshots, want.Down.Snapshots)
 	near("clock down", got.ClockDownKbps, want.ClockDownKbps)
-	if got.Up != nil {
-		t.Errorf("up split by kind %+v: the server does not count a client's kinds", got.Up)
+	near("clock up", got.ClockUpKbps, want.ClockUpKbps)
+	if got.Up == nil {
+		t.Fatal("up not split by kind")
 	}
+	t.Logf("up by kind: the server's %+v; the client's %+v", *got.Up, *want.Up)
+	near("inputs up", got.Up.Inputs, want.Up.Inputs)
+	near("acks up", got.Up.Acks, want.Up.Acks)
+	near("headers up", got.Up.Headers, want.Up.Headers)
 	post(2) // another session, the same player (a slot given again)
 	if meter.Rows() != 2 {
 		t.Errorf("%d rows, want 2: one a session", meter.Rows())

@@ -147,9 +147,11 @@ func (l *Live) MeterBrowsers(m *Meter, link netsim.LinkConfig) func(body io.Read
 // down and 6 up, and TCP's segments; WebTransport's QUIC packet and
 // DATAGRAM frame headers and AEAD tag, 25 to 29 bytes a datagram, and
 // QUIC's acknowledgements): the row's net.* is the client's traffic as
-// it would be over UDP. Down is split by kind (the server's counts); Up
-// is not (nil), and ClockUpKbps is 0: the server does not split what a
-// client sends. It reports false for a row that is not a browser's.
+// it would be over UDP. Both directions are split by kind, and the clock's
+// messages counted each way, from the server's counts (up: the messages it
+// read from the client's payloads, server.ClientStats.InputBytes, AckBytes
+// and PingBytes), as a bot's are from its client's. It reports false for a
+// row that is not a browser's.
 func (l *Live) BrowserNet(i int) (measure.NetMetrics, bool) {
 	l.mu.Lock()
 	rm := l.records
@@ -161,9 +163,7 @@ func (l *Live) BrowserNet(i int) (measure.NetMetrics, bool) {
 	defer rm.mu.Unlock()
 	for _, r := range rm.rows {
 		if r.row == i {
-			n := NetBetween(r.first, r.last)
-			n.Up = nil
-			return n, true
+			return NetBetween(r.first, r.last), true
 		}
 	}
 	return measure.NetMetrics{}, false
@@ -200,6 +200,7 @@ func (l *Live) browserCounters(id uint32) (NetCounters, bool) {
 		PacketsOut: cs.PacketsIn, BytesOut: cs.BytesIn + cs.PacketsIn*out,
 		In: measure.NetKinds{Snapshots: float64(cs.SnapshotBytes), Replies: float64(cs.ReplyBytes),
 			Clock: float64(cs.PongBytes), Events: float64(cs.EventBytes)},
+		Out: measure.NetKinds{Inputs: float64(cs.InputBytes), Acks: float64(cs.AckBytes), Clock: float64(cs.PingBytes)},
 	}, true
 }
 
