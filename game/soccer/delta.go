@@ -43,8 +43,12 @@ import (
 // extrapolated by its velocity to the snapshot's time (integer millimetres,
 // rounded half away from zero), so a player running straight costs the
 // changed bit alone; its yaw, velocity, turning and velocity asked for are
-// the baseline's. A player is sent as a delta only when the baseline has it
-// with the same team and generation.
+// the baseline's. A changed player's position is coded against that
+// position moved further by half the difference of its new velocity (in
+// the same pose) from the baseline's over the time between them (midway),
+// so one speeding up or slowing down steadily costs its velocity alone; the
+// ball's likewise. A player is sent as a delta only when the baseline has
+// it with the same team and generation.
 //
 // The snapshot fits the server's budget (server.Config.SnapshotBudget):
 // when every player does not fit, the carriers go first (and the player
@@ -63,7 +67,7 @@ const baselineRing = 32
 // The orders of the exponential-Golomb codes of a pose's fields: x, z, vx,
 // vz, yaw, turn, wx, wz (the units of qpose; yaw and turn in their steps).
 var (
-	deltaOrders = poseOrders{3, 3, 4, 4, 2, 4, 4, 3}
+	deltaOrders = poseOrders{2, 2, 4, 4, 2, 4, 4, 3}
 	wholeOrders = poseOrders{14, 14, 7, 7, 11, 5, 3, 3}
 )
 
@@ -270,11 +274,11 @@ func deltaBase(o *prepared, j int, base *playerTable) *known {
 func (g *Game) playerBits(o *prepared, j int, base *playerTable) int {
 	if k := deltaBase(o, j, base); k != nil {
 		if p := k.at(g.wireNow()); p != o.q[j] {
-			return 2 + poseBits(o.q[j], p, &deltaOrders)
+			return 2 + poseBits(o.q[j], p, g.wireNow()-k.t, &deltaOrders)
 		}
 		return 2
 	}
-	return 2 + 8 + poseBits(o.q[j], qpose{}, &wholeOrders)
+	return 2 + 8 + poseBits(o.q[j], qpose{}, 0, &wholeOrders)
 }
 
 func (g *Game) putPlayer(w *wire.BitWriter, o *prepared, j int, base *playerTable) {
@@ -284,38 +288,48 @@ func (g *Game) putPlayer(w *wire.BitWriter, o *prepared, j int, base *playerTabl
 		p := k.at(g.wireNow())
 		w.Bool(p != o.q[j])
 		if p != o.q[j] {
-			putPose(w, o.q[j], p, &deltaOrders)
+			putPose(w, o.q[j], p, g.wireNow()-k.t, &deltaOrders)
 		}
 		return
 	}
 	w.Bool(o.team[j] == Away)
 	w.Bits(uint64(o.gen[j]), 8)
-	putPose(w, o.q[j], qpose{}, &wholeOrders)
+	putPose(w, o.q[j], qpose{}, 0, &wholeOrders)
 }
 
 // diffs returns q's fields less ref's, the yaw the short way round, yaw
-// and turning in their steps (yawStep, turnStep).
-func diffs(q, ref qpose) [8]int64 {
-	return [8]int64{q.x - ref.x, q.z - ref.z, q.vx - ref.vx, q.vz - ref.vz,
+// and turning in their steps (yawStep, turnStep). ref is a baseline's pose
+// extrapolated by dt at its velocity (dt 0 for none): q's position is taken
+// less ref's corrected to the mean of the two velocities over dt (midway),
+// which is exact for a steady acceleration.
+func diffs(q, ref qpose, dt time.Duration) [8]int64 {
+	x, z := midway(ref, q.vx, q.vz, dt)
+	return [8]int64{q.x - x, q.z - z, q.vx - ref.vx, q.vz - ref.vz,
 		int64(int16(q.yaw-ref.yaw)) / yawStep, (q.turn - ref.turn) / turnStep, q.wx - ref.wx, q.wz - ref.wz}
 }
 
-func putPose(w *wire.BitWriter, q, ref qpose, k *poseOrders) {
-	for i, d := range diffs(q, ref) {
+// midway returns ref's position moved by half the difference of velocity
+// vx, vz from ref's over dt (cm/s × ns = 1e-8 mm).
+func midway(ref qpose, vx, vz int64, dt time.Duration) (x, z int64) {
+	return ref.x + wire.RoundDiv((vx-ref.vx)*int64(dt), 2e8), ref.z + wire.RoundDiv((vz-ref.vz)*int64(dt), 2e8)
+}
+
+func putPose(w *wire.BitWriter, q, ref qpose, dt time.Duration, k *poseOrders) {
+	for i, d := range diffs(q, ref, dt) {
 		w.Int(d, k[i])
 	}
 }
 
-func poseBits(q, ref qpose, k *poseOrders) int {
+func poseBits(q, ref qpose, dt time.Duration, k *poseOrders) int {
 	n := 0
-	for i, d := range diffs(q, ref) {
+	for i, d := range diffs(q, ref, dt) {
 		n += wire.IntBits(d, k[i])
 	}
 	return n
 }
 
-// getPose reads a pose putPose wrote against ref.
-func getPose(r *wire.BitReader, ref qpose, k *poseOrders) qpose {
+// getPose reads a pose putPose wrote against ref and dt.
+func getPose(r *wire.BitReader, ref qpose, dt time.Duration, k *poseOrders) qpose {
 	var d [8]int64
 	for i := range d {
 		d[i] = r.Int(k[i], 2*maxQuant)
@@ -323,8 +337,10 @@ func getPose(r *wire.BitReader, ref qpose, k *poseOrders) qpose {
 	if d[4] >= 1<<15/yawStep || d[4] < -1<<15/yawStep {
 		r.Fail(wire.ErrMalformed)
 	}
-	q := qpose{x: ref.x + d[0], z: ref.z + d[1], vx: ref.vx + d[2], vz: ref.vz + d[3],
+	q := qpose{vx: ref.vx + d[2], vz: ref.vz + d[3],
 		yaw: ref.yaw + uint16(d[4]*yawStep), turn: ref.turn + d[5]*turnStep, wx: ref.wx + d[6], wz: ref.wz + d[7]}
+	q.x, q.z = midway(ref, q.vx, q.vz, dt)
+	q.x, q.z = q.x+d[0], q.z+d[1]
 	for _, x := range [...]int64{q.x, q.z, q.vx, q.vz, q.turn, q.wx, q.wz} {
 		if x > maxQuant || x < -maxQuant {
 			r.Fail(wire.ErrMalformed)
@@ -400,26 +416,34 @@ func ballBase(base *playerTable, gen uint8) *playerTable {
 	return base
 }
 
-// ballRef returns what the ball at time t is coded against, and the orders.
-func ballRef(base *playerTable, gen uint8, t time.Duration) (wire.QState, *[3]int) {
+// ballRef returns what the ball at time t is coded against, the orders, and
+// how long before t the baseline's ball was (0 for none).
+func ballRef(base *playerTable, gen uint8, t time.Duration) (wire.QState, *[3]int, int64) {
 	b := ballBase(base, gen)
 	if b == nil {
-		return wire.QState{}, &ballWholeOrders
+		return wire.QState{}, &ballWholeOrders, 0
 	}
 	q := b.ball
 	dt := int64(t - b.ballT)
 	for i := range q.Pos {
 		q.Pos[i] += wire.RoundDiv(q.Vel[i]*dt, 1e9) // mm/s × ns = 1e-9 mm
 	}
-	return q, &ballDeltaOrders
+	return q, &ballDeltaOrders, dt
+}
+
+// ballMid returns component i of ref's position moved by half the
+// difference of velocity v from ref's over dt: what the ball's position is
+// coded against, as a player's (midway).
+func ballMid(ref *wire.QState, i int, v, dt int64) int64 {
+	return ref.Pos[i] + wire.RoundDiv((v-ref.Vel[i])*dt, 2e9)
 }
 
 func ballBits(o *prepared, base *playerTable, t time.Duration, rad int64) int {
-	ref, k := ballRef(base, o.ballGen, t)
+	ref, k, dt := ballRef(base, o.ballGen, t)
 	q := &o.ball
 	n := 1 + 3 + 1 + 1
 	for i := range 3 {
-		n += wire.IntBits(q.Pos[i]-ref.Pos[i], k[0]) + wire.IntBits(q.Vel[i]-ref.Vel[i], k[1])
+		n += wire.IntBits(q.Pos[i]-ballMid(&ref, i, q.Vel[i], dt), k[0]) + wire.IntBits(q.Vel[i]-ref.Vel[i], k[1])
 	}
 	_, spin := spinCode(q, &ref, k, rad)
 	n += spin
@@ -430,12 +454,12 @@ func ballBits(o *prepared, base *playerTable, t time.Duration, rad int64) int {
 }
 
 func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration, rad int64) {
-	ref, k := ballRef(base, o.ballGen, t)
+	ref, k, dt := ballRef(base, o.ballGen, t)
 	q := &o.ball
 	w.Bool(ballBase(base, o.ballGen) != nil)
 	w.Bits(uint64(q.Flags), 3)
 	for i := range 3 {
-		w.Int(q.Pos[i]-ref.Pos[i], k[0])
+		w.Int(q.Pos[i]-ballMid(&ref, i, q.Vel[i], dt), k[0])
 		w.Int(q.Vel[i]-ref.Vel[i], k[1])
 	}
 	roll, _ := spinCode(q, &ref, k, rad)
@@ -459,11 +483,12 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 	if !delta {
 		base = nil
 	}
-	ref, k := ballRef(base, gen, t)
+	ref, k, dt := ballRef(base, gen, t)
 	q := wire.QState{Flags: byte(r.Bits(3))}
 	for i := range 3 {
-		q.Pos[i] = ref.Pos[i] + r.Int(k[0], 2*maxQuant)
+		q.Pos[i] = r.Int(k[0], 2*maxQuant)
 		q.Vel[i] = ref.Vel[i] + r.Int(k[1], 2*maxQuant)
+		q.Pos[i] += ballMid(&ref, i, q.Vel[i], dt)
 	}
 	a, ko := spinRef(&q, &ref, k, rad, r.Bool())
 	for i := range 3 {
@@ -518,14 +543,14 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTabl
 			b := &base.p[slot]
 			k = known{q: b.at(s.Time), t: s.Time, gen: b.gen, team: b.team}
 			if br.Bool() {
-				k.q = getPose(&br, k.q, &deltaOrders)
+				k.q = getPose(&br, k.q, s.Time-b.t, &deltaOrders)
 			}
 		} else {
 			if br.Bool() {
 				k.team = Away
 			}
 			k.gen = uint8(br.Bits(8))
-			k.q, k.t = getPose(&br, qpose{}, &wholeOrders), s.Time
+			k.q, k.t = getPose(&br, qpose{}, 0, &wholeOrders), s.Time
 		}
 		if br.Err() != nil {
 			break

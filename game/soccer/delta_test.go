@@ -333,3 +333,22 @@ func BenchmarkDecodeSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// A player speeding up steadily is where its baseline's pose, moved at the
+// mean of the baseline's velocity and the new one, puts it: its position
+// costs no more than a zero each.
+func TestDeltaMidway(t *testing.T) {
+	const a = 300.0 // cm/s²
+	base := known{q: qpose{x: 1000, z: -2000, vx: 200, vz: -100}}
+	for _, dt := range []time.Duration{33 * time.Millisecond, 133 * time.Millisecond, 400 * time.Millisecond} {
+		s := dt.Seconds()
+		q := base.q
+		q.vx, q.vz = 200+int64(a*s), -100-int64(a*s)
+		q.x = 1000 + int64(math.Round(10*(2*s+(float64(q.vx)/100-2)*s/2)*100))
+		q.z = -2000 + int64(math.Round(10*(-s+(float64(q.vz)/100+1)*s/2)*100))
+		d := diffs(q, base.at(dt), dt)
+		if d[0] != 0 || d[1] != 0 {
+			t.Fatalf("dt %v: position coded as %d, %d", dt, d[0], d[1])
+		}
+	}
+}
