@@ -346,7 +346,7 @@ func TestDeltaMidway(t *testing.T) {
 		q.vx, q.vz = 200+int64(a*s), -100-int64(a*s)
 		q.x = 1000 + int64(math.Round(10*(2*s+(float64(q.vx)/100-2)*s/2)*100))
 		q.z = -2000 + int64(math.Round(10*(-s+(float64(q.vz)/100+1)*s/2)*100))
-		d := diffs(q, base.at(dt), dt)
+		d := diffs(q, &poseRef{q: base.at(dt), dt: dt, delta: true})
 		if d[0] != 0 || d[1] != 0 {
 			t.Fatalf("dt %v: position coded as %d, %d", dt, d[0], d[1])
 		}
