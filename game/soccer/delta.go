@@ -472,10 +472,45 @@ type received struct {
 // or else its packed form (wire.RotPackBits). The encoder sends the
 // angular velocity whichever way is shorter.
 var (
-	ballDeltaOrders = [3]int{3, 7, 9}
-	ballWholeOrders = [3]int{15, 12, 12}
-	rollOrders      = [3]int{2, 1, 2}
+	ballDeltaOrders = ballOrders{pos: 3, vel: 8, still: 1, spin: [3]int{6, 0, 8}, ground: true}
+	ballWholeOrders = ballOrders{pos: 15, vel: 12, still: 12, spin: [3]int{15, 12, 12}}
+	rollOrders      = [3]int{2, 0, 2}
 )
+
+// ballOrders are the orders of the codes of a ball's differences: of a
+// component of its position, of its velocity, of its velocity where the
+// position's difference was zero (still), and of its angular velocity not
+// rolling, by component. With ground, against a ball without vertical
+// velocity (on the ground, mostly, or at the top of a bounce) the vertical
+// position's difference, and the vertical velocity's after a zero one,
+// have order 0: a ball rolling on stays on the ground. Fitted to the deltas
+// of bots' matches on wan: about 58 bits a ball where 70 fixed orders took.
+type ballOrders struct {
+	pos, vel, still int
+	spin            [3]int
+	ground          bool
+}
+
+// posOrder returns the order of component i of the position's difference
+// from ref's.
+func (k *ballOrders) posOrder(ref *wire.QState, i int) int {
+	if i == 1 && k.ground && ref.Vel[1] == 0 {
+		return 0
+	}
+	return k.pos
+}
+
+// velOrder returns the order of component i of the velocity's difference
+// from ref's, after a difference dp of the position's.
+func (k *ballOrders) velOrder(ref *wire.QState, i int, dp int64) int {
+	switch {
+	case dp != 0:
+		return k.vel
+	case i == 1 && k.ground && ref.Vel[1] == 0:
+		return 0
+	}
+	return k.still
+}
 
 // rolling returns the angular velocity, in steps, of a ball of radius rad
 // micrometres rolling on the ground at q's velocity: ω = v × (−ŷ)/r, that is
@@ -490,17 +525,17 @@ func radiusMicro(r Rules) int64 { return max(1, int64(math.Round(r.Ball.Radius*1
 
 // spinRef returns what a ball's angular velocity is coded against, and
 // with which orders: rolling, a ball rolling at q's velocity
-// (rollOrders); otherwise ref's (k).
-func spinRef(q, ref *wire.QState, k *[3]int, rad int64, roll bool) ([3]int64, *[3]int) {
+// (rollOrders); otherwise ref's (k.spin).
+func spinRef(q, ref *wire.QState, k *ballOrders, rad int64, roll bool) ([3]int64, *[3]int) {
 	if roll {
 		return rolling(q, ref, rad), &rollOrders
 	}
-	return ref.AngVel, k
+	return ref.AngVel, &k.spin
 }
 
 // spinCode returns how putBall sends q's angular velocity against ref,
 // rolling or not, whichever is shorter, and its bits.
-func spinCode(q, ref *wire.QState, k *[3]int, rad int64) (roll bool, bits int) {
+func spinCode(q, ref *wire.QState, k *ballOrders, rad int64) (roll bool, bits int) {
 	var n [2]int // not rolling, rolling
 	for j := range n {
 		a, o := spinRef(q, ref, k, rad, j == 1)
@@ -521,7 +556,7 @@ func ballBase(base *playerTable, gen uint8) *playerTable {
 
 // ballRef returns what the ball at time t is coded against, the orders, and
 // how long before t the baseline's ball was (0 for none).
-func ballRef(base *playerTable, gen uint8, t time.Duration) (wire.QState, *[3]int, int64) {
+func ballRef(base *playerTable, gen uint8, t time.Duration) (wire.QState, *ballOrders, int64) {
 	b := ballBase(base, gen)
 	if b == nil {
 		return wire.QState{}, &ballWholeOrders, 0
@@ -546,7 +581,8 @@ func ballBits(o *prepared, base *playerTable, t time.Duration, rad int64) int {
 	q := &o.ball
 	n := 1 + 3 + 1 + 1
 	for i := range 3 {
-		n += wire.IntBits(q.Pos[i]-ballMid(&ref, i, q.Vel[i], dt), k[0]) + wire.IntBits(q.Vel[i]-ref.Vel[i], k[1])
+		dp := q.Pos[i] - ballMid(&ref, i, q.Vel[i], dt)
+		n += wire.IntBits(dp, k.posOrder(&ref, i)) + wire.IntBits(q.Vel[i]-ref.Vel[i], k.velOrder(&ref, i, dp))
 	}
 	_, spin := spinCode(q, &ref, k, rad)
 	n += spin
@@ -562,8 +598,9 @@ func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration,
 	w.Bool(ballBase(base, o.ballGen) != nil)
 	w.Bits(uint64(q.Flags), 3)
 	for i := range 3 {
-		w.Int(q.Pos[i]-ballMid(&ref, i, q.Vel[i], dt), k[0])
-		w.Int(q.Vel[i]-ref.Vel[i], k[1])
+		dp := q.Pos[i] - ballMid(&ref, i, q.Vel[i], dt)
+		w.Int(dp, k.posOrder(&ref, i))
+		w.Int(q.Vel[i]-ref.Vel[i], k.velOrder(&ref, i, dp))
 	}
 	roll, _ := spinCode(q, &ref, k, rad)
 	w.Bool(roll)
@@ -589,9 +626,9 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 	ref, k, dt := ballRef(base, gen, t)
 	q := wire.QState{Flags: byte(r.Bits(3))}
 	for i := range 3 {
-		q.Pos[i] = r.Int(k[0], 2*maxQuant)
-		q.Vel[i] = ref.Vel[i] + r.Int(k[1], 2*maxQuant)
-		q.Pos[i] += ballMid(&ref, i, q.Vel[i], dt)
+		dp := r.Int(k.posOrder(&ref, i), 2*maxQuant)
+		q.Vel[i] = ref.Vel[i] + r.Int(k.velOrder(&ref, i, dp), 2*maxQuant)
+		q.Pos[i] = dp + ballMid(&ref, i, q.Vel[i], dt)
 	}
 	a, ko := spinRef(&q, &ref, k, rad, r.Bool())
 	for i := range 3 {
