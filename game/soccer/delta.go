@@ -468,11 +468,14 @@ type received struct {
 // on the ground without slipping at the velocity just sent, its spin about
 // the vertical the reference's (a ball carried, or rolling once friction has
 // stopped its slip, costs a few bits); otherwise a difference from the
-// reference's, with ballOrders; then a bit: the rotation as the baseline's,
-// or else its packed form (wire.RotPackBits). The encoder sends the
-// angular velocity whichever way is shorter.
+// reference's, with ballOrders; then the rotation (putRot): a bit, as the
+// reference's (a delta: the baseline's turned at the mean of its angular
+// velocity and the new one, rotAhead); else, a delta, a bit, the same
+// largest component as the reference's, then the differences of the other
+// three (order 6), or else its packed form (wire.RotPackBits). The encoder
+// sends the angular velocity whichever way is shorter.
 var (
-	ballDeltaOrders = ballOrders{pos: 3, vel: 8, still: 1, spin: [3]int{6, 0, 8}, ground: true}
+	ballDeltaOrders = ballOrders{pos: 3, vel: 8, still: 1, spin: [3]int{6, 0, 8}, ground: true, ahead: true, rot: 6}
 	ballWholeOrders = ballOrders{pos: 15, vel: 12, still: 12, spin: [3]int{15, 12, 12}}
 	rollOrders      = [3]int{2, 0, 2}
 )
@@ -489,6 +492,20 @@ type ballOrders struct {
 	pos, vel, still int
 	spin            [3]int
 	ground          bool
+	// With ahead, the rotation is coded against the baseline's turned by
+	// the mean of its angular velocity and the new one over the time
+	// between (rotAhead), its components' differences with order rot.
+	ahead bool
+	rot   int
+}
+
+// rotRef returns what the rotation of ball q is coded against: ref's, turned
+// ahead by dt (ns) for a delta.
+func rotRef(q, ref *wire.QState, k *ballOrders, dt int64) uint64 {
+	if !k.ahead {
+		return ref.Rot
+	}
+	return rotAhead(ref.Rot, ref.AngVel, q.AngVel, dt)
 }
 
 // posOrder returns the order of component i of the position's difference
@@ -585,11 +602,7 @@ func ballBits(o *prepared, base *playerTable, t time.Duration, rad int64) int {
 		n += wire.IntBits(dp, k.posOrder(&ref, i)) + wire.IntBits(q.Vel[i]-ref.Vel[i], k.velOrder(&ref, i, dp))
 	}
 	_, spin := spinCode(q, &ref, k, rad)
-	n += spin
-	if q.Rot != ref.Rot {
-		n += wire.RotPackBits
-	}
-	return n
+	return n - 1 + spin + rotBits(q.Rot, rotRef(q, &ref, k, dt), k)
 }
 
 func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration, rad int64) {
@@ -608,10 +621,7 @@ func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration,
 	for i := range 3 {
 		w.Int(q.AngVel[i]-a[i], ko[i])
 	}
-	w.Bool(q.Rot == ref.Rot)
-	if q.Rot != ref.Rot {
-		w.Bits(q.Rot, wire.RotPackBits)
-	}
+	putRot(w, q.Rot, rotRef(q, &ref, k, dt), k)
 }
 
 func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, rad int64) wire.QState {
@@ -634,10 +644,7 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 	for i := range 3 {
 		q.AngVel[i] = a[i] + r.Int(ko[i], 2*maxQuant)
 	}
-	q.Rot = ref.Rot
-	if !r.Bool() {
-		q.Rot = r.Bits(wire.RotPackBits)
-	}
+	q.Rot = getRot(r, rotRef(&q, &ref, k, dt), k)
 	if q.Flags&^wire.FlagMask != 0 {
 		r.Fail(ErrMalformed)
 	}

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
+	"github.com/tether-net/tether/wire"
 )
 
 // deltaPlay is a match of bots with one client's view of it: every tick's
@@ -352,3 +355,27 @@ func TestDeltaMidway(t *testing.T) {
 		}
 	}
 }
+
+// The rotation prediction's integers turn a packed rotation as the
+// physics turns a body (geom.Quat.Integrate), packed: a ball spinning
+// steadily costs its rotation one bit.
+func TestRotAhead(t *testing.T) {
+	q := geom.AxisAngle(geom.V(0.3, 1, -0.2), 1.1)
+	for _, w := range []geom.Vec3{geom.V(0, 0, 0.5), geom.V(3, 0, -20), geom.V(50, 2, 80), geom.V(-90, 0, 10)} {
+		for _, dt := range []time.Duration{33 * time.Millisecond, 133 * time.Millisecond, 400 * time.Millisecond} {
+			st := wire.QuantiseState(kinematic.State{Rot: q, AngVel: w})
+			spin := st.State(0).AngVel
+			want := geom.PackSmallestThree(geom.UnpackSmallestThree(st.Rot, wire.RotBits).Integrate(spin, dt.Seconds()), wire.RotBits)
+			got := rotAhead(st.Rot, st.AngVel, st.AngVel, int64(dt))
+			same, d := rotDiffs(got, want)
+			if !same || max(abs64(d[0]), abs64(d[1]), abs64(d[2])) > 1 {
+				t.Errorf("spin %v for %v: predicted %x, turned %x (%v)", w, dt, got, want, d)
+			}
+		}
+	}
+	if got := rotAhead(st0.Rot, [3]int64{}, [3]int64{}, int64(time.Second)); got != st0.Rot {
+		t.Errorf("no spin: %x, want %x", got, st0.Rot)
+	}
+}
+
+var st0 = wire.QuantiseState(kinematic.State{Rot: geom.AxisAngle(geom.V(1, 0, 0), 2)})
