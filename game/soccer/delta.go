@@ -25,10 +25,13 @@ import (
 //	ball       (bit-packed, see ballDeltaOrders) the current state, its time
 //	           the snapshot's
 //	players    in the same bit-packed section (wire.BitWriter): the count of players
-//	           (order-3 exponential-Golomb code), then per player, in order
-//	           of slot, its slot less the previous one's plus one (order 0;
-//	           the first: its slot), and a bit: delta or whole.
-//	           A delta player has a bit changed; unchanged, it is the
+//	           (order-3 exponential-Golomb code); unless none, a bit run
+//	           (their slots follow one another) and a bit moved (every
+//	           one is a changed delta); then per player, in order of
+//	           slot, its slot less the previous one's plus one (order 0;
+//	           the first: its slot; with run, the first only), and unless
+//	           moved a bit: delta or whole.
+//	           A delta player has a bit changed (unless moved); unchanged, it is the
 //	           baseline's pose extrapolated (below); changed, each field
 //	           of its pose follows as its difference from that (order-k
 //	           codes, deltaOrders). A whole player has a bit team Away, its
@@ -208,11 +211,16 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		dst = append(dst, 0)
 	}
 	now := g.wireNow()
-	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - ballBits(o, base, now, radiusMicro(g.rules))
+	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - 2 - ballBits(o, base, now, radiusMicro(g.rules))
 	var cost [maxSlots]int
 	total, prev := 0, -1
+	moved := uint64(0) // slot bits of the players sent as changed deltas
 	for j := range o.n {
-		cost[j] = g.playerBits(o, j, base)
+		var m bool
+		cost[j], m = g.playerBits(o, j, base)
+		if m {
+			moved |= 1 << uint(o.slots[j])
+		}
 		total += cost[j] + wire.UintBits(uint64(int(o.slots[j])-prev-1), 0)
 		prev = int(o.slots[j])
 	}
@@ -227,7 +235,15 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	w := wire.NewBitWriter(dst)
 	putBall(&w, o, base, now, radiusMicro(g.rules))
 	t.ball, t.ballT, t.ballGen, t.hasBall = o.ball, now, o.ballGen, true
-	w.Uint(uint64(bits.OnesCount64(in&slotBits(o))), countOrder)
+	sent := in & slotBits(o)
+	w.Uint(uint64(bits.OnesCount64(sent)), countOrder)
+	run, all := false, false
+	if sent != 0 {
+		m := sent >> uint(bits.TrailingZeros64(sent))
+		run, all = m&(m+1) == 0, sent&^moved == 0
+		w.Bool(run)
+		w.Bool(all)
+	}
 	prev = -1
 	for j := range o.n {
 		slot := int(o.slots[j])
@@ -236,9 +252,11 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 			continue
 		}
 		v.wait[slot] = 0
-		w.Uint(uint64(slot-prev-1), 0)
+		if !run || prev < 0 {
+			w.Uint(uint64(slot-prev-1), 0)
+		}
 		prev = slot
-		g.putPlayer(&w, o, j, base)
+		g.putPlayer(&w, o, j, base, all)
 		t.set(slot, known{q: o.q[j], t: now, gen: o.gen[j], team: o.team[j]})
 	}
 	return append(w.Append(), o.tail...)
@@ -333,19 +351,27 @@ func (g *Game) playerRef(k *known) poseRef {
 	return poseRef{q: k.at(g.wireNow()), dt: g.wireNow() - k.t, acc: accelCm(g.rules), delta: true}
 }
 
-// playerBits is the bits of player j but its slot gap.
-func (g *Game) playerBits(o *prepared, j int, base *playerTable) int {
+// playerBits is the bits of player j but its slot gap, at most, and
+// whether it goes as a changed delta.
+func (g *Game) playerBits(o *prepared, j int, base *playerTable) (int, bool) {
 	if k := deltaBase(o, j, base); k != nil {
 		if ref := g.playerRef(k); ref.q != o.q[j] {
-			return 2 + poseBits(o.q[j], &ref)
+			return 2 + poseBits(o.q[j], &ref), true
 		}
-		return 2
+		return 2, false
 	}
-	return 2 + 8 + poseBits(o.q[j], &poseRef{})
+	return 2 + 8 + poseBits(o.q[j], &poseRef{}), false
 }
 
-func (g *Game) putPlayer(w *wire.BitWriter, o *prepared, j int, base *playerTable) {
+// putPlayer writes player j; moved, every player goes as a changed delta,
+// which its bits need not say.
+func (g *Game) putPlayer(w *wire.BitWriter, o *prepared, j int, base *playerTable, moved bool) {
 	k := deltaBase(o, j, base)
+	if moved {
+		ref := g.playerRef(k)
+		putPose(w, o.q[j], &ref)
+		return
+	}
 	w.Bool(k != nil)
 	if k != nil {
 		ref := g.playerRef(k)
@@ -672,9 +698,17 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTabl
 	*ball = getBall(&br, base, ballGen, s.Time, rad)
 	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
 	n := br.Uint(countOrder, maxSlots)
+	run, moved := false, false
+	if n > 0 {
+		run, moved = br.Bool(), br.Bool()
+	}
 	slot := -1
 	for range n {
-		slot += 1 + int(br.Uint(0, maxSlots))
+		if run && slot >= 0 {
+			slot++
+		} else {
+			slot += 1 + int(br.Uint(0, maxSlots))
+		}
 		if slot >= maxSlots {
 			br.Fail(ErrMalformed)
 		}
@@ -682,14 +716,14 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTabl
 			break
 		}
 		var k known
-		if br.Bool() {
+		if moved || br.Bool() {
 			if base == nil || base.has&(1<<uint(slot)) == 0 {
 				br.Fail(ErrMalformed)
 				break
 			}
 			b := &base.p[slot]
 			k = known{q: b.at(s.Time), t: s.Time, gen: b.gen, team: b.team}
-			if br.Bool() {
+			if moved || br.Bool() {
 				k.q = getPose(&br, &poseRef{q: k.q, dt: s.Time - b.t, acc: acc, delta: true})
 			}
 		} else {
