@@ -333,22 +333,28 @@ func deltaBase(o *prepared, j int, base *playerTable) *known {
 
 // poseRef is what a pose is coded against: for a delta, its baseline's
 // pose extrapolated to the snapshot's time (q), how long before that the
-// baseline was (dt) and a player's acceleration (acc, cm/s², accelCm); the
+// baseline was (dt) and the rules lean predicts velocities with; the
 // zero poseRef codes a pose whole.
 type poseRef struct {
 	q     qpose
 	dt    time.Duration
-	acc   int64
+	rules leanRules
 	delta bool
 }
 
-// accelCm returns the rules' acceleration of a player, cm/s², as the
-// per-client deltas predict velocities with it.
-func accelCm(r Rules) int64 { return max(0, int64(math.Round(r.Accel*100))) }
+// leanRules are the rules lean predicts a player's velocity with: its
+// acceleration, cm/s², and how far from the centre spot it may stand
+// along X and Z (Rules.standLimits), millimetres.
+type leanRules struct{ acc, lx, lz int64 }
+
+func leanOf(r Rules) leanRules {
+	lx, lz := r.standLimits()
+	return leanRules{acc: max(0, int64(math.Round(r.Accel*100))), lx: wire.Quantise(lx, 0.001), lz: wire.Quantise(lz, 0.001)}
+}
 
 // playerRef returns what player j is coded against with baseline k.
 func (g *Game) playerRef(k *known) poseRef {
-	return poseRef{q: k.at(g.wireNow()), dt: g.wireNow() - k.t, acc: accelCm(g.rules), delta: true}
+	return poseRef{q: k.at(g.wireNow()), dt: g.wireNow() - k.t, rules: leanOf(g.rules), delta: true}
 }
 
 // playerBits is the bits of player j but its slot gap, at most, and
@@ -417,20 +423,29 @@ const leanMax = 1 << 24
 // turns toward the one it asks for (its velocity plus wx, wz) at acc, as
 // Rules.Move turns it, in integer cm/s: the velocity asked for if it is
 // within acc·dt, else the velocity moved by acc·dt toward it (rounded half
-// away from zero). The same integers on server and client.
+// away from zero); but a player standing at the boards, running into them,
+// stays there (Rules.clampPlayer stops it), its velocity across them zero.
+// The same integers on server and client.
 func lean(ref *poseRef) (vx, vz int64) {
 	r := &ref.q
 	vx, vz = r.vx, r.vz
-	m := wire.RoundDiv(min(ref.acc, leanMax)*int64(min(max(ref.dt, 0), time.Minute)), 1e9) // cm/s² × ns = 1e-9 cm/s
+	m := wire.RoundDiv(min(ref.rules.acc, leanMax)*int64(min(max(ref.dt, 0), time.Minute)), 1e9) // cm/s² × ns = 1e-9 cm/s
 	if m <= 0 || r.wx > leanMax || r.wx < -leanMax || r.wz > leanMax || r.wz < -leanMax {
 		return vx, vz
 	}
-	l2 := r.wx*r.wx + r.wz*r.wz
-	if l2 <= m*m {
-		return vx + r.wx, vz + r.wz
+	if l2 := r.wx*r.wx + r.wz*r.wz; l2 <= m*m {
+		vx, vz = vx+r.wx, vz+r.wz
+	} else {
+		l := max(1, int64(math.Sqrt(float64(l2))))
+		vx, vz = vx+wire.RoundDiv(r.wx*m, l), vz+wire.RoundDiv(r.wz*m, l)
 	}
-	l := max(1, int64(math.Sqrt(float64(l2))))
-	return vx + wire.RoundDiv(r.wx*m, l), vz + wire.RoundDiv(r.wz*m, l)
+	if r.x >= ref.rules.lx && vx > 0 || r.x <= -ref.rules.lx && vx < 0 {
+		vx = 0
+	}
+	if r.z >= ref.rules.lz && vz > 0 || r.z <= -ref.rules.lz && vz < 0 {
+		vz = 0
+	}
+	return vx, vz
 }
 
 // midway returns ref's position moved by half the difference of velocity
@@ -680,7 +695,7 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTable], scratch *playerTable, ballGen uint8, ball *wire.QState, rad, acc int64) uint64 {
+func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTable], scratch *playerTable, ballGen uint8, ball *wire.QState, rad int64, lean leanRules) uint64 {
 	dist := r.Uvarint(1 << 32)
 	var base *playerTable
 	if r.Err() == nil && dist > 0 {
@@ -724,7 +739,7 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTabl
 			b := &base.p[slot]
 			k = known{q: b.at(s.Time), t: s.Time, gen: b.gen, team: b.team}
 			if moved || br.Bool() {
-				k.q = getPose(&br, &poseRef{q: k.q, dt: s.Time - b.t, acc: acc, delta: true})
+				k.q = getPose(&br, &poseRef{q: k.q, dt: s.Time - b.t, rules: lean, delta: true})
 			}
 		} else {
 			if br.Bool() {
