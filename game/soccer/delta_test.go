@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/client"
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
+	"github.com/tether-net/tether/wire"
 )
 
 // deltaPlay is a match of bots with one client's view of it: every tick's
@@ -333,3 +336,46 @@ func BenchmarkDecodeSnapshot(b *testing.B) {
 		}
 	}
 }
+
+// A player speeding up steadily is where its baseline's pose, moved at the
+// mean of the baseline's velocity and the new one, puts it: its position
+// costs no more than a zero each.
+func TestDeltaMidway(t *testing.T) {
+	const a = 300.0 // cm/s²
+	base := known{q: qpose{x: 1000, z: -2000, vx: 200, vz: -100}}
+	for _, dt := range []time.Duration{33 * time.Millisecond, 133 * time.Millisecond, 400 * time.Millisecond} {
+		s := dt.Seconds()
+		q := base.q
+		q.vx, q.vz = 200+int64(a*s), -100-int64(a*s)
+		q.x = 1000 + int64(math.Round(10*(2*s+(float64(q.vx)/100-2)*s/2)*100))
+		q.z = -2000 + int64(math.Round(10*(-s+(float64(q.vz)/100+1)*s/2)*100))
+		d := diffs(q, &poseRef{q: base.at(dt), dt: dt, delta: true})
+		if d[0] != 0 || d[1] != 0 {
+			t.Fatalf("dt %v: position coded as %d, %d", dt, d[0], d[1])
+		}
+	}
+}
+
+// The rotation prediction's integers turn a packed rotation as the
+// physics turns a body (geom.Quat.Integrate), packed: a ball spinning
+// steadily costs its rotation one bit.
+func TestRotAhead(t *testing.T) {
+	q := geom.AxisAngle(geom.V(0.3, 1, -0.2), 1.1)
+	for _, w := range []geom.Vec3{geom.V(0, 0, 0.5), geom.V(3, 0, -20), geom.V(50, 2, 80), geom.V(-90, 0, 10)} {
+		for _, dt := range []time.Duration{33 * time.Millisecond, 133 * time.Millisecond, 400 * time.Millisecond} {
+			st := wire.QuantiseState(kinematic.State{Rot: q, AngVel: w})
+			spin := st.State(0).AngVel
+			want := geom.PackSmallestThree(geom.UnpackSmallestThree(st.Rot, wire.RotBits).Integrate(spin, dt.Seconds()), wire.RotBits)
+			got := rotAhead(st.Rot, st.AngVel, st.AngVel, int64(dt))
+			same, d := rotDiffs(got, want)
+			if !same || max(abs64(d[0]), abs64(d[1]), abs64(d[2])) > 1 {
+				t.Errorf("spin %v for %v: predicted %x, turned %x (%v)", w, dt, got, want, d)
+			}
+		}
+	}
+	if got := rotAhead(st0.Rot, [3]int64{}, [3]int64{}, int64(time.Second)); got != st0.Rot {
+		t.Errorf("no spin: %x, want %x", got, st0.Rot)
+	}
+}
+
+var st0 = wire.QuantiseState(kinematic.State{Rot: geom.AxisAngle(geom.V(1, 0, 0), 2)})

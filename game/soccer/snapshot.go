@@ -468,7 +468,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	players := len(s.Entities)
 	if r.Err() == nil && flags&snapDelta != 0 {
 		var ball wire.QState
-		s.Base = readDelta(&r, s, &rc.kept, &rc.scratch, gen, &ball, radiusMicro(rules))
+		s.Base = readDelta(&r, s, &rc.kept, &rc.scratch, gen, &ball, radiusMicro(rules), leanOf(rules))
 		if e := &s.Entities[players-1]; r.Err() == nil {
 			e.State = ball.State(s.Time)
 			if e.Blend.Span > 0 {
