@@ -167,6 +167,10 @@ type Client[S, I any] struct {
 	off Offset
 	cut bool
 
+	anchor    uint32        // the newest move the server acknowledged that the client held
+	anchorEnd time.Duration // its end
+	anchorIn  []byte        // its input's encoding
+
 	pkt     Packet[I]
 	reply   Reply[S]
 	scratch []byte
@@ -319,6 +323,7 @@ func (c *Client[S, I]) AppendPacket(dst []byte, now time.Duration) ([]byte, bool
 	}
 	hi := lo + len(c.pkt.Moves)
 	c.pkt.Fix = c.fix
+	c.pkt.Anchor, c.pkt.AnchorEnd, c.pkt.AnchorInput = c.anchor, c.anchorEnd, c.anchorIn
 	c.pkt.HasPos, c.pkt.Pos = true, c.g.Pos(c.at(hi-1).end)
 	if !c.sentAny {
 		c.progressAt = now
@@ -424,6 +429,11 @@ func (c *Client[S, I]) forget(seq uint32, now time.Duration) {
 		s := c.at(0)
 		if s.sent && !s.resent {
 			sample = now - s.sentAt
+		}
+		if s.m.Seq == seq {
+			// The server holds the move a while: later packets code
+			// their first move against it (Packet.Anchor).
+			c.anchor, c.anchorEnd, c.anchorIn = seq, s.m.Time, c.g.AppendInput(c.anchorIn[:0], s.m.Input)
 		}
 		c.base = s.end
 		c.head = (c.head + 1) % len(c.ring)

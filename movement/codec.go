@@ -3,6 +3,7 @@ package movement
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 	"time"
 
@@ -23,275 +24,413 @@ type Packet[I any] struct {
 	// one before). At least 1, at most MaxPacketMoves.
 	Moves []Move[I]
 	// HasPos is set when Pos holds the client's predicted position at the
-	// end of the last move, metres (sent in steps of PosUnit).
+	// end of the last move, metres. It is sent in steps of PosUnit, each
+	// coordinate modulo PosWrap: decoded, each coordinate is the one of
+	// its residue nearest zero, and PosError measures it against the
+	// server's position.
 	HasPos bool
 	Pos    geom.Vec3
+	// Anchor, if not 0, is a move before the first that the server
+	// acknowledged, at most MaxAnchorAge before it, with AnchorEnd its end
+	// and AnchorInput its input's encoding (the game's AppendInput): the
+	// first move's start is sent as its difference from AnchorEnd and the
+	// frames between, and its input as its change from AnchorInput, as
+	// later moves' are from the move before (the server keeps the moves it
+	// applied lately; see Ref.Held). Decoded, AnchorInput is Ref.Held's,
+	// valid as long as that is.
+	Anchor      uint32
+	AnchorEnd   time.Duration
+	AnchorInput []byte
 
-	in [2][]byte // scratch: the encodings of the current and the previous input
+	in     [2][]byte              // scratch: the encodings of the current and the previous input
+	mask   uint64                 // the bytes the last input coded as a change changed
+	raw    []byte                 // decoded: the moves' inputs as sent, one after the other
+	rawEnd [MaxPacketMoves]uint16 // decoded: where each move's input ends in raw
 }
 
-// PosUnit is the step, metres, of the positions in packets.
-const PosUnit = 1e-4
+// Input returns the encoding of decoded move k's input as it was sent,
+// valid until the next decoding into p.
+func (p *Packet[I]) Input(k int) []byte {
+	from := uint16(0)
+	if k > 0 {
+		from = p.rawEnd[k-1]
+	}
+	return p.raw[from:p.rawEnd[k]]
+}
+
+// MaxAnchorAge is how many moves before a packet's first its Anchor may be.
+const MaxAnchorAge = 32
+
+// ErrNoAnchor is returned by DecodePacket for a packet whose Anchor
+// Ref.Held does not hold (a late copy, after the server moved on).
+var ErrNoAnchor = errors.New("tether/movement: the packet's anchor move is not held")
+
+// PosUnit is the step, metres, of the positions in packets, and PosWrap the
+// span their residues cover on each axis: a client's position is compared
+// with the server's (within ServerConfig.MaxError, centimetres) to the
+// millimetre, and a prediction over PosWrap/2 (8 m) astray on an axis reads
+// as its residue.
+const (
+	PosUnit = 1e-3
+	PosWrap = PosUnit * (1 << posBits)
+)
+
+// PosError returns the distance, metres, between the position the packet
+// carries and at, each coordinate read as the one of its residue (modulo
+// PosWrap) nearest at's.
+func (p *Packet[I]) PosError(at geom.Vec3) float64 {
+	wrap := func(d float64) float64 { return d - PosWrap*math.Round(d/PosWrap) }
+	return math.Sqrt(sq(wrap(p.Pos.X-at.X)) + sq(wrap(p.Pos.Y-at.Y)) + sq(wrap(p.Pos.Z-at.Z)))
+}
+
+func sq(x float64) float64 { return x * x }
 
 // LagUnit is the step of a packet's lag: how far its newest move's View is
 // before that move's end, rounded to it. (The server looks the world up at
 // View; a tenth of a millisecond is well within what it tolerates.)
 const LagUnit = 100 * time.Microsecond
 
-// A packet's first byte holds its flags and its count of moves: bit 0 says a
-// position follows the moves, bits 1-6 hold the number of moves less one (1
-// to MaxPacketMoves), bit 7 is zero. (A packet travels in a message of its
-// own kind, protocol's Moves, so nothing in it tells it from a plain input.)
+// Ref is what the server knows that a packet is coded against: the first
+// move's sequence and Fix are sent as residues (16 and 8 bits; DecodePacket
+// reads each as the value with that residue nearest Seq, Fix), the first
+// move's start and input against the Anchor's, which Held looks up.
+type Ref struct {
+	Seq uint32 // the newest move applied
+	Fix uint32 // the newest adjustment ID sent
+	// Held returns move seq's end as the client stamped it and the
+	// encoding of its input as it arrived, or a nil input if the move is
+	// not held. Nil holds none.
+	Held func(seq uint32) (end time.Duration, input []byte)
+}
+
+// The packet's fields and their codes (see AppendPacket).
 const (
-	packetPos   = 0x01
-	packetCount = 1                // the shift of the count of moves less one
-	packetBad   = 1 << 7           // the bit that must be zero
+	countOrder  = 2  // moves less one
+	seqBits     = 16 // the first move's sequence, a residue
+	fixBits     = 8  // Fix, a residue
+	timeOrder   = 20 // the first move's start, wire.TimeUnits, without an anchor
+	gapOrder    = 8  // with one: how far it is from the anchor's end and the frames between
+	posBits     = 14 // each coordinate of the position, PosUnits, a residue
+	lagOrder    = 10 // the lag in LagUnits: about 100 ms of them
+	anchorOrder = 3  // how many moves the anchor is before the first, less one
+	dtOrder     = 8  // the first move's length less frameDt
+	ddtOrder    = 2  // a later move's change of length
+	lenOrder    = 2  // an input's length less one
+	byteOrder   = 3  // the change of one byte of an input
+	maxInput    = 255
 	maxMoveDt   = 10 * time.Second // the longest Dt a packet may carry
 	maxLag      = 60 * time.Second // the furthest View may be before Time
+	// frameDt is the length the first move's is coded against, in
+	// wire.TimeUnits: a frame at 60 a second.
+	frameDt = int64(time.Second / 60 / wire.TimeUnit)
 )
 
-// A packet has one lag, its newest move's: every move's View is its end less
-// the lag (the render delay a client draws the world at changes little over
-// the moves of a packet, and the server's look-up at View tolerates
-// centimetres). Per move, a byte of flags says what follows: its length (the
-// first move's in full, a later one's as the change from the move before) and
-// its input: in full, or as the change from the input before, when both encode
-// to the same number of bytes (at most maxDelta): a mask of the bytes that
-// differ (an unsigned varint, bit k for byte k) and those bytes. A move whose
-// length or input is the previous move's sends none of it (moveSame: the input
-// is the previous one), so a move that only continues the one before costs its
-// flags byte alone, and a run of such moves shares one: a flags byte of
-// moveSame alone counts in its high five bits the moves after it that repeat
-// it (up to 31), so a run of 32 unchanged moves costs a byte, a quarter of a
-// bit each. In any other flags byte of a move after the first, the high five
-// bits hold a small change of length (moveDt, from -16 to 15 wire.TimeUnits,
-// zigzag-coded: 1 for -1, 2 for 1, ...), so a length that only wavers around
-// the frame time (16.7 ms is 166 or 167 units) costs nothing beyond the flags
-// byte; they are zero when the change follows as a varint.
-const (
-	moveDt    = 1 << 0
-	moveWhole = 1 << 1
-	moveSame  = 1 << 2
-	moveMask  = moveDt | moveWhole | moveSame
-	moveHigh  = 3      // the high bits' shift: a run's count, a small change of length
-	moveRun   = 1 << 3 // the unit of a run's count, in a flags byte of moveSame alone
-	maxRun    = 31
-	maxDelta  = 63
-)
-
-// AppendPacket appends the encoding of p to dst: a byte of flags and the
-// number of moves, the first move's sequence, Fix, the first move's start time, the lag of
-// the last move (Time - View, in LagUnits), the moves (lengths in
-// wire.TimeUnits, inputs in the game's encoding, each as a change from the
-// move before where that is shorter), then the position. It panics if p has
-// no moves, more than MaxPacketMoves, or moves that do not follow each other.
+// AppendPacket appends the encoding of p to dst, bit-packed: the number of
+// moves, whether a position follows, the first move's sequence and Fix as
+// residues (see Ref), the lag of the last move (Time - View, in LagUnits),
+// the anchor if any (how many moves before the first) and the first move's
+// start (without an anchor whole; with one as its difference from the
+// anchor's end and a frame at 60 a second per move between); then per move
+// its length (the first's against a frame at 60 a second, a later one's as
+// a change from the one before, if it changed) and its input (in the game's
+// encoding: whole, or the bytes that changed from the input before or the
+// anchor's, each as its difference, with which ones as a mask unless they are
+// the ones that changed last): a move that only continues the one before
+// costs a bit; then the position, each coordinate a residue (a bit when it
+// is zero). It panics if p has no moves, more than MaxPacketMoves, or moves
+// that do not follow each other.
 func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 	n := len(p.Moves)
 	if n == 0 || n > MaxPacketMoves {
 		panic("tether/movement: packet with no moves or too many")
 	}
-	flags := byte(0)
-	if p.HasPos {
-		flags |= packetPos
+	w := wire.NewBitWriter(dst)
+	first, last := &p.Moves[0], &p.Moves[n-1]
+	w.Uint(uint64(n-1), countOrder)
+	w.Bool(p.HasPos)
+	w.Bits(uint64(first.Seq), seqBits)
+	w.Bits(uint64(p.Fix), fixBits)
+	w.Uint(uint64((min(max(0, last.Time-last.View), maxLag)+LagUnit/2)/LagUnit), lagOrder)
+	anchor := p.Anchor != 0 && p.Anchor < first.Seq && first.Seq-p.Anchor <= MaxAnchorAge && len(p.AnchorInput) > 0
+	start := int64((first.Time - first.Dt) / wire.TimeUnit)
+	w.Bool(anchor)
+	if anchor {
+		between := int64(first.Seq - p.Anchor - 1)
+		w.Uint(uint64(between), anchorOrder)
+		w.Int(start-int64(p.AnchorEnd/wire.TimeUnit)-between*frameDt, gapOrder)
+	} else {
+		w.Int(start, timeOrder)
 	}
-	first := &p.Moves[0]
-	dst = append(dst, flags|byte(n-1)<<packetCount)
-	dst = binary.AppendUvarint(dst, uint64(first.Seq))
-	dst = binary.AppendUvarint(dst, uint64(p.Fix))
-	dst = wire.AppendTime(dst, first.Time-first.Dt)
-	last := &p.Moves[n-1]
-	dst = binary.AppendUvarint(dst, uint64((min(max(0, last.Time-last.View), maxLag)+LagUnit/2)/LagUnit))
 	var prevDt int64
-	run := -1 // the index in dst of the flags byte of a run of unchanged moves going on
+	p.mask = 0
 	for i := range p.Moves {
 		m := &p.Moves[i]
 		if i > 0 && (m.Seq != p.Moves[i-1].Seq+1 || m.Time-m.Dt != p.Moves[i-1].Time) {
 			panic("tether/movement: packet moves do not follow each other")
 		}
 		dt := int64(m.Dt / wire.TimeUnit)
-		cur, prev := p.in[i%2][:0], p.in[(i+1)%2]
-		cur = g.AppendInput(cur, m.Input)
+		cur, prev := g.AppendInput(p.in[i%2][:0], m.Input), p.in[(i+1)%2]
 		p.in[i%2] = cur
-		flags := byte(moveDt | moveWhole)
-		var mask uint64
-		small := false // the change of length fits the flags byte
-		if i > 0 {
-			flags = 0
-			if d := dt - prevDt; d != 0 {
-				flags |= moveDt
-				if d >= -16 && d <= 15 {
-					flags |= byte((d<<1)^(d>>63)) << moveHigh
-					small = true
-				}
-			}
+		if i == 0 {
+			w.Int(dt-frameDt, dtOrder)
+			prevDt = dt
 			switch {
-			case bytes.Equal(cur, prev):
-				flags |= moveSame
-			case len(cur) != len(prev) || len(cur) > maxDelta:
-				flags |= moveWhole
+			case !anchor:
+				appendWhole(&w, cur)
+			case bytes.Equal(cur, p.AnchorInput):
+				w.Bool(false)
 			default:
-				changed := 0
-				for k := range cur {
-					if cur[k] != prev[k] {
-						mask |= 1 << k
-						changed++
-					}
-				}
-				if changed+uvarintLen(mask) >= len(cur) {
-					flags |= moveWhole
-				}
+				w.Bool(true)
+				p.appendChange(&w, cur, p.AnchorInput)
 			}
-		}
-		if flags == moveSame && run >= 0 && dst[run]>>moveHigh < maxRun {
-			dst[run] += moveRun // one more move repeating the one before
 			continue
 		}
-		run = -1
-		if flags == moveSame {
-			run = len(dst)
-		}
-		dst = append(dst, flags)
-		switch {
-		case flags&moveDt != 0 && i == 0:
-			dst = binary.AppendUvarint(dst, uint64(dt))
-		case flags&moveDt != 0 && !small:
-			dst = binary.AppendVarint(dst, dt-prevDt)
-		}
-		switch {
-		case flags&moveSame != 0:
-		case flags&moveWhole != 0:
-			dst = append(dst, cur...)
-		default:
-			dst = binary.AppendUvarint(dst, mask)
-			for k := range cur {
-				if mask&(1<<k) != 0 {
-					dst = append(dst, cur[k])
-				}
-			}
+		same := bytes.Equal(cur, prev)
+		w.Bool(dt != prevDt || !same)
+		if dt != prevDt {
+			w.Bool(true)
+			w.Int(dt-prevDt, ddtOrder)
+			w.Bool(!same)
+		} else if !same {
+			w.Bool(false)
 		}
 		prevDt = dt
+		if same {
+			continue
+		}
+		p.appendChange(&w, cur, prev)
 	}
 	if p.HasPos {
-		dst = wire.AppendVec(dst, p.Pos, PosUnit)
+		for _, x := range [3]float64{p.Pos.X, p.Pos.Y, p.Pos.Z} {
+			r := uint64(int64(math.Round(x/PosUnit))) & (1<<posBits - 1)
+			w.Bool(r != 0)
+			if r != 0 {
+				w.Bits(r, posBits)
+			}
+		}
 	}
-	return dst
+	return w.Append()
 }
 
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
+// appendWhole writes an input whole: its length less one, its bytes.
+func appendWhole(w *wire.BitWriter, in []byte) {
+	if len(in) == 0 || len(in) > maxInput {
+		panic("tether/movement: an input of no bytes or over 255")
 	}
-	return n
+	w.Uint(uint64(len(in)-1), lenOrder)
+	for _, c := range in {
+		w.Bits(uint64(c), 8)
+	}
 }
 
-// DecodePacket decodes a packet into p, reusing p.Moves. Every field is
-// checked: sequences and times must not overflow, each move lasts from one
-// wire.TimeUnit to 10 s and its View is at most 60 s before its end, a change
-// of input names only bytes the previous input has, and the game decodes each
-// input to its last byte. On error p is left partly filled.
-func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I]) error {
+// appendChange writes an input that differs from the one before: a bit
+// saying whether it goes whole, else a bit saying whether the bytes that
+// changed are those that changed last (p.mask), the mask of them if not, and
+// each one's difference, whichever is shorter.
+func (p *Packet[I]) appendChange(w *wire.BitWriter, cur, prev []byte) {
+	var mask uint64
+	bits := 1
+	delta := len(cur) == len(prev) && len(cur) <= 64
+	if delta {
+		for k := range cur {
+			if cur[k] != prev[k] {
+				mask |= 1 << k
+				bits += wire.IntBits(int64(int8(cur[k]-prev[k])), byteOrder)
+			}
+		}
+		if mask != p.mask {
+			bits += len(cur)
+		}
+	}
+	if !delta || bits >= wire.UintBits(uint64(len(cur)-1), lenOrder)+8*len(cur) {
+		w.Bool(true)
+		appendWhole(w, cur)
+		return
+	}
+	w.Bool(false)
+	w.Bool(mask == p.mask)
+	if mask != p.mask {
+		w.Bits(mask, len(cur))
+		p.mask = mask
+	}
+	for k := range cur {
+		if mask&(1<<k) != 0 {
+			w.Int(int64(int8(cur[k]-prev[k])), byteOrder)
+		}
+	}
+}
+
+// DecodePacket decodes a packet into p, reusing p.Moves, its residues read
+// against ref. Every field is checked: sequences and times must not
+// overflow, each move lasts from one wire.TimeUnit to 10 s and its View is
+// at most 60 s before its end, a change of input names only bytes the
+// previous input has and changes each, and the game decodes each input to its
+// last byte. On error p is left partly filled.
+func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I], ref Ref) error {
 	p.Moves = p.Moves[:0]
-	p.HasPos = false
-	r := wire.NewReader(b)
-	flags := r.Byte()
-	if r.Err() == nil && flags&packetBad != 0 {
-		return ErrMalformed
+	p.HasPos, p.Pos, p.mask = false, geom.Vec3{}, 0
+	r := wire.NewBitReader(b)
+	n := int(r.Uint(countOrder, MaxPacketMoves-1)) + 1
+	hasPos := r.Bool()
+	first := resolve(r.Bits(seqBits), seqBits, int64(ref.Seq))
+	fix := resolve(r.Bits(fixBits), fixBits, int64(ref.Fix))
+	lag := int64(r.Uint(lagOrder, uint64(maxLag/LagUnit)))
+	const (
+		limit  = int64(math.MaxInt64/2) / int64(wire.TimeUnit)
+		maxDtU = int64(maxMoveDt / wire.TimeUnit)
+	)
+	p.Anchor, p.AnchorEnd, p.AnchorInput = 0, 0, nil
+	anchor := first
+	var t int64 // the first move's start, or its difference from the anchor's end
+	if r.Bool() {
+		anchor = first - 1 - int64(r.Uint(anchorOrder, MaxAnchorAge-1))
+		t = r.Int(gapOrder, limit) + (first-1-anchor)*frameDt
+	} else {
+		t = r.Int(timeOrder, limit)
 	}
-	n := int(flags>>packetCount) + 1
-	flags &= packetPos
-	first := r.Uvarint(math.MaxUint32)
-	p.Fix = uint32(r.Uvarint(math.MaxUint32))
-	t := r.Time()
-	lag := int64(r.Uvarint(uint64(maxLag / LagUnit)))
 	if err := r.Err(); err != nil {
 		return err
 	}
-	if first == 0 || n == 0 || n > MaxPacketMoves || first+uint64(n)-1 > math.MaxUint32 {
+	if first < 1 || first+int64(n)-1 > math.MaxUint32 || fix < 0 || fix > math.MaxUint32 || t > limit || t < -limit {
 		return ErrMalformed
 	}
-	const (
-		limit  = int64(math.MaxInt64 / 2)
-		maxDtU = int64(maxMoveDt / wire.TimeUnit)
-	)
-	var dt int64
-	repeat := 0 // moves still to come of a run of unchanged ones
-	for k := range n {
-		var flags, small byte
-		if repeat > 0 {
-			flags = moveSame
-			repeat--
-		} else {
-			flags = r.Byte()
-			if k > 0 && flags&moveMask == moveSame {
-				repeat = int(flags >> moveHigh)
-				flags = moveSame
-			}
-			if k > 0 && flags&moveDt != 0 {
-				small, flags = flags>>moveHigh, flags&moveMask
-			}
-		}
-		if flags&^moveMask != 0 || (k == 0 && flags != moveMask&^moveSame) || flags&(moveWhole|moveSame) == moveWhole|moveSame || k+repeat >= n {
-			r.Fail(ErrMalformed)
-		}
-		switch {
-		case flags&moveDt != 0 && k == 0:
-			dt = int64(r.Uvarint(uint64(maxDtU)))
-		case flags&moveDt != 0 && small != 0:
-			dt += int64(small>>1) ^ -int64(small&1)
-		case flags&moveDt != 0:
-			dt += r.Varint(maxDtU)
-		}
-		if err := r.Err(); err != nil {
-			return err
-		}
-		if dt <= 0 || dt > maxDtU || int64(t) > limit || int64(t) < -limit {
+	p.Fix = uint32(fix)
+	if anchor < first {
+		if anchor < 1 {
 			return ErrMalformed
 		}
-		t += time.Duration(dt) * wire.TimeUnit
+		if ref.Held != nil {
+			p.AnchorEnd, p.AnchorInput = ref.Held(uint32(anchor))
+		}
+		if len(p.AnchorInput) == 0 {
+			return ErrNoAnchor
+		}
+		p.Anchor = uint32(anchor)
+		if t += int64(p.AnchorEnd / wire.TimeUnit); t > limit || t < -limit {
+			return ErrMalformed
+		}
+	}
+	p.raw = p.raw[:0]
+	var dt int64
+	for k := range n {
 		cur, prev := p.in[k%2][:0], p.in[(k+1)%2]
 		switch {
-		case flags&moveSame != 0:
+		case k == 0:
+			dt = frameDt + r.Int(dtOrder, maxDtU)
+			switch {
+			case p.Anchor == 0:
+				cur = readWhole(&r, cur)
+			case !r.Bool():
+				cur = append(cur, p.AnchorInput...)
+			case r.Bool():
+				cur = readWhole(&r, cur)
+			default:
+				cur = p.readChange(&r, cur, p.AnchorInput)
+			}
+		case !r.Bool(): // the move before, continued
 			cur = append(cur, prev...)
-		case flags&moveWhole != 0:
-			var in I
-			rem := r.Remaining()
-			m, err := g.DecodeInput(&in, rem)
-			if err == nil && (m <= 0 || m > len(rem)) {
-				err = ErrMalformed
-			}
-			if err == nil {
-				cur = append(cur, rem[:m]...)
-			}
-			r.Sub(m, err, ErrTruncated)
 		default:
-			mask := r.Uvarint(math.MaxUint64)
-			if r.Err() == nil && (len(prev) > maxDelta || mask>>len(prev) != 0) {
-				r.Fail(ErrMalformed)
-			}
-			cur = append(cur, prev...)
-			for j := range cur {
-				if mask&(1<<j) != 0 {
-					cur[j] = r.Byte()
+			changed := true
+			if r.Bool() {
+				ddt := r.Int(ddtOrder, maxDtU)
+				if r.Err() == nil && ddt == 0 {
+					r.Fail(ErrMalformed)
 				}
+				dt += ddt
+				changed = r.Bool()
+			}
+			switch {
+			case !changed:
+				cur = append(cur, prev...)
+			case r.Bool():
+				cur = readWhole(&r, cur)
+			default:
+				cur = p.readChange(&r, cur, prev)
 			}
 		}
 		p.in[k%2] = cur
 		if err := r.Err(); err != nil {
 			return err
 		}
+		if dt <= 0 || dt > maxDtU || t > limit {
+			return ErrMalformed
+		}
+		t += dt
 		var in I
 		if m, err := g.DecodeInput(&in, cur); err != nil || m != len(cur) {
 			return ErrMalformed
 		}
-		p.Moves = append(p.Moves, Move[I]{Seq: uint32(first) + uint32(k), Time: t, Dt: time.Duration(dt) * wire.TimeUnit,
-			View: t - time.Duration(lag)*LagUnit, Input: in})
+		p.raw = append(p.raw, cur...)
+		p.rawEnd[k] = uint16(len(p.raw))
+		end := time.Duration(t) * wire.TimeUnit
+		p.Moves = append(p.Moves, Move[I]{Seq: uint32(first) + uint32(k), Time: end, Dt: time.Duration(dt) * wire.TimeUnit,
+			View: end - time.Duration(lag)*LagUnit, Input: in})
 	}
-	if flags&packetPos != 0 {
-		p.HasPos, p.Pos = true, r.Vec(PosUnit)
+	if hasPos {
+		var c [3]float64
+		for i := range c {
+			if r.Bool() {
+				v := r.Bits(posBits)
+				if r.Err() == nil && v == 0 {
+					r.Fail(ErrMalformed)
+				}
+				c[i] = float64(int64(v<<(64-posBits))>>(64-posBits)) * PosUnit // sign-extended
+			}
+		}
+		p.HasPos, p.Pos = true, geom.V(c[0], c[1], c[2])
 	}
-	return r.Done()
+	m, err := r.End()
+	if err == nil && m != len(b) {
+		err = ErrMalformed
+	}
+	return err
+}
+
+// readWhole reads an input written whole into cur.
+func readWhole(r *wire.BitReader, cur []byte) []byte {
+	n := int(r.Uint(lenOrder, maxInput-1)) + 1
+	for range n {
+		if r.Err() != nil {
+			break
+		}
+		cur = append(cur, byte(r.Bits(8)))
+	}
+	return cur
+}
+
+// readChange reads an input written as a change from prev into cur.
+func (p *Packet[I]) readChange(r *wire.BitReader, cur, prev []byte) []byte {
+	if !r.Bool() {
+		if len(prev) > 64 {
+			r.Fail(ErrMalformed)
+			return cur
+		}
+		p.mask = r.Bits(len(prev))
+	}
+	if r.Err() == nil && (p.mask == 0 || p.mask>>len(prev) != 0) {
+		r.Fail(ErrMalformed)
+	}
+	cur = append(cur, prev...)
+	for k := range cur {
+		if p.mask&(1<<k) != 0 {
+			d := r.Int(byteOrder, 128)
+			if r.Err() == nil && (d == 0 || d > 127) {
+				r.Fail(ErrMalformed)
+			}
+			cur[k] += byte(d)
+		}
+	}
+	return cur
+}
+
+// resolve returns the value nearest ref whose low bits are res.
+func resolve(res uint64, bits int, ref int64) int64 {
+	m := int64(1) << bits
+	d := (int64(res) - ref) & (m - 1)
+	if d >= m/2 {
+		d -= m
+	}
+	return ref + d
 }
 
 // replyGap marks an Ack's Gap in its kind byte.

@@ -1,8 +1,8 @@
 package movement
 
 import (
-	"encoding/binary"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -12,8 +12,8 @@ import (
 
 func testGame() Game[wstate, winput] { return &walker{} }
 
-// TestPacketRoundTrip: a packet decodes to what was encoded, quantised where
-// the format says.
+// TestPacketRoundTrip: a packet decodes to what was encoded, the position
+// to the millimetre, read against a Ref anywhere within the residues' reach.
 func TestPacketRoundTrip(t *testing.T) {
 	g := testGame()
 	p := Packet[winput]{Fix: 7, HasPos: true, Pos: geom.V(1.23456, 0, -7.00004)}
@@ -24,25 +24,34 @@ func TestPacketRoundTrip(t *testing.T) {
 		p.Moves = append(p.Moves, Move[winput]{Seq: 100 + uint32(i), Time: end, Dt: dt, View: end - 80*ms, Input: winput{Dir: geom.V(0, 0, -1), Kick: uint8(i)}})
 	}
 	b := AppendPacket(nil, g, &p)
+	ref := Ref{Seq: 99, Fix: 7}
 	var q Packet[winput]
-	if err := DecodePacket(&q, b, g); err != nil {
-		t.Fatal(err)
-	}
-	if q.Fix != 7 || !q.HasPos || q.Pos.Dist(p.Pos) > PosUnit || len(q.Moves) != 5 {
-		t.Fatalf("%+v", q)
-	}
-	for i := range q.Moves {
-		if q.Moves[i] != p.Moves[i] {
-			t.Logf("%v %v", q.Moves[i].View, p.Moves[i].View)
-			t.Fatalf("move %d: %+v, want %+v", i, q.Moves[i], p.Moves[i])
+	for _, r := range []Ref{ref,
+		{Seq: 100 + 1<<15 - 1, Fix: 7 + 1<<7 - 1}, // the far ends
+		{Seq: 0, Fix: 0},
+	} {
+		if err := DecodePacket(&q, b, g, r); err != nil {
+			t.Fatal(err)
+		}
+		if q.Fix != 7 || !q.HasPos || q.PosError(p.Pos) > PosUnit || len(q.Moves) != 5 {
+			t.Fatalf("against %+v: %+v", r, q)
+		}
+		for i := range q.Moves {
+			if q.Moves[i] != p.Moves[i] {
+				t.Fatalf("against %+v, move %d: %+v, want %+v", r, i, q.Moves[i], p.Moves[i])
+			}
 		}
 	}
+	// Beyond a residue's reach the value read is another.
+	if err := DecodePacket(&q, b, g, Ref{Seq: 100 + 1<<15 + 1}); err != nil || q.Moves[0].Seq == 100 {
+		t.Fatalf("a sequence beyond reach: %v, %d", err, q.Moves[0].Seq)
+	}
 	for n := range len(b) {
-		if err := DecodePacket(&q, b[:n], g); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrMalformed) {
+		if err := DecodePacket(&q, b[:n], g, ref); !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrMalformed) {
 			t.Fatalf("%d bytes: %v", n, err)
 		}
 	}
-	if err := DecodePacket(&q, append(b, 0), g); !errors.Is(err, ErrMalformed) {
+	if err := DecodePacket(&q, append(b, 0), g, ref); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("trailing byte: %v", err)
 	}
 	// A packet carries one lag, its newest move's: the others' Views are
@@ -50,7 +59,7 @@ func TestPacketRoundTrip(t *testing.T) {
 	for i := range p.Moves {
 		p.Moves[i].View = p.Moves[i].Time - time.Duration(70+i)*ms
 	}
-	if err := DecodePacket(&q, AppendPacket(nil, g, &p), g); err != nil {
+	if err := DecodePacket(&q, AppendPacket(nil, g, &p), g, ref); err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range q.Moves {
@@ -60,10 +69,33 @@ func TestPacketRoundTrip(t *testing.T) {
 	}
 }
 
+// TestPacketPosition: the position is compared to the millimetre, each
+// coordinate read as the one of its residue nearest the server's.
+func TestPacketPosition(t *testing.T) {
+	g := testGame()
+	pos := geom.V(1000.0123, -2, 37.5)
+	p := Packet[winput]{HasPos: true, Pos: pos, Moves: []Move[winput]{{Seq: 1, Time: 5 * time.Second, Dt: 16 * ms, View: 5 * time.Second}}}
+	var q Packet[winput]
+	if err := DecodePacket(&q, AppendPacket(nil, g, &p), g, Ref{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		at   geom.Vec3
+		want float64
+	}{
+		{pos, 0},
+		{pos.Add(geom.V(0.05, 0, 0)), 0.05},
+		{pos.Add(geom.V(0, -0.3, 0.4)), 0.5},
+		{pos.Add(geom.V(PosWrap, 0, -3*PosWrap)), 0}, // a prediction whole wraps astray reads as right
+	} {
+		if got := q.PosError(c.at); math.Abs(got-c.want) > PosUnit {
+			t.Fatalf("error against %v: %.5f m, want %.3f", c.at, got, c.want)
+		}
+	}
+}
+
 // TestPacketSameInput: a move that continues the one before it (the same
-// length and input) costs one byte, and a run of up to 32 of them one
-// byte in all, and decodes to those moves; a run counting past the packet's
-// moves is malformed.
+// length and input) costs one bit, and decodes to that move.
 func TestPacketSameInput(t *testing.T) {
 	g := testGame()
 	packet := func(n int) []byte {
@@ -75,7 +107,7 @@ func TestPacketSameInput(t *testing.T) {
 		}
 		b := AppendPacket(nil, g, &p)
 		var q Packet[winput]
-		if err := DecodePacket(&q, b, g); err != nil || len(q.Moves) != n {
+		if err := DecodePacket(&q, b, g, Ref{}); err != nil || len(q.Moves) != n {
 			t.Fatalf("%d moves: %v, %+v", n, err, q)
 		}
 		for i := range q.Moves {
@@ -85,49 +117,56 @@ func TestPacketSameInput(t *testing.T) {
 		}
 		return b
 	}
-	one, two, eight := packet(1), packet(2), packet(8)
-	if got := len(eight) - len(one); got != 1 {
-		t.Fatalf("7 moves like the first cost %d bytes, want 1", got)
-	}
-	for n, want := range map[int]int{16: 1, 33: 1, 34: 2, 64: 2} {
-		if got := len(packet(n)) - len(one); got != want {
-			t.Fatalf("%d moves like the first cost %d bytes, want %d", n-1, got, want)
+	// The count of moves takes 7 bits from 13 to 28 moves, 9 from 29 to
+	// 60: compare packets whose counts cost alike.
+	for _, c := range [][2]int{{13, 1}, {20, 1}, {29, 4}, {30, 3}} {
+		from, bytes := c[0], c[1]
+		if got := len(packet(from+8*bytes)) - len(packet(from)); got != bytes {
+			t.Fatalf("%d moves like the one before cost %d bytes, want %d", 8*bytes, got, bytes)
 		}
 	}
-	// The second move's flags byte follows the first move, and is the flag
-	// alone, with the run's count above it. With a whole input as well it is
-	// malformed, and so is the flag on the first move (its flags byte
-	// follows the packet's flags and count, sequence, fix, start time and
-	// lag).
-	second, first := len(one), 3+len(wire.AppendTime(nil, 5*time.Second))+len(binary.AppendUvarint(nil, uint64(80*ms/LagUnit)))
-	if two[second] != moveSame || eight[second] != moveSame|6*moveRun || eight[first] != moveDt|moveWhole {
-		t.Fatalf("flags %#x, %#x and %#x", eight[first], two[second], eight[second])
-	}
-	for _, bad := range [][]byte{
-		append(append([]byte(nil), eight[:second]...), moveSame|moveWhole|6*moveRun), // a run of whole inputs
-		append(append([]byte(nil), eight[:second]...), moveSame|7*moveRun),           // one move too many
-		append(append([]byte(nil), eight[:first]...), moveSame|moveRun),              // a run first
-	} {
-		if err := DecodePacket(&Packet[winput]{}, append(bad, eight[len(bad):]...), g); !errors.Is(err, ErrMalformed) {
-			t.Fatalf("flags %#x: %v", bad[len(bad)-1], err)
+}
+
+// TestPacketAnchor: with an Anchor the first move's input is sent as its
+// change from the anchor's (an input the same as it costs a bit); the
+// server decodes it with the anchor's input (Ref.Input), and without it the
+// packet is ErrNoAnchor; an anchor further back than MaxAnchorAge goes
+// unused.
+func TestPacketAnchor(t *testing.T) {
+	g := testGame()
+	in := winput{Dir: geom.V(0, 0, 1), Kick: 9}
+	enc := g.AppendInput(nil, in)
+	end := 5 * time.Second
+	p := Packet[winput]{Moves: []Move[winput]{{Seq: 40, Time: end, Dt: 16 * ms, View: end - 80*ms, Input: in}}}
+	whole := AppendPacket(nil, g, &p)
+	ref := Ref{Seq: 35, Held: func(seq uint32) (time.Duration, []byte) {
+		if seq == 30 {
+			return end - 16*ms - 9*17*ms, enc // nine moves of 17 ms between
+		}
+		return 0, nil
+	}}
+	for _, c := range []struct {
+		anchor uint32
+		used   bool
+	}{{30, true}, {31, true}, {40 - MaxAnchorAge, true}, {40 - MaxAnchorAge - 1, false}, {40, false}} {
+		p.Anchor, p.AnchorEnd, p.AnchorInput = c.anchor, end-16*ms-time.Duration(39-c.anchor)*17*ms, enc
+		b := AppendPacket(nil, g, &p)
+		var q Packet[winput]
+		err := DecodePacket(&q, b, g, ref)
+		switch {
+		case !c.used && (err != nil || q.Anchor != 0 || len(b) != len(whole)):
+			t.Fatalf("anchor %d, too far: %v, anchor %d, %d bytes for %d", c.anchor, err, q.Anchor, len(b), len(whole))
+		case c.used && c.anchor == 30 && (err != nil || q.Anchor != 30 || q.Moves[0] != p.Moves[0] || len(b) > len(whole)-len(enc)+1):
+			t.Fatalf("anchor 30: %v, anchor %d, %+v, %d bytes for %d whole", err, q.Anchor, q.Moves[0], len(b), len(whole))
+		case c.used && c.anchor != 30 && !errors.Is(err, ErrNoAnchor):
+			t.Fatalf("anchor %d, not held: %v", c.anchor, err)
 		}
 	}
-	for _, i := range []int{first, second} {
-		bad := append([]byte(nil), eight...)
-		bad[i] |= moveSame | moveWhole
-		if err := DecodePacket(&Packet[winput]{}, bad, g); !errors.Is(err, ErrMalformed) {
-			t.Fatalf("flags %#x at byte %d: %v", bad[i], i, err)
-		}
-	}
-	// The packet's first byte holds the count of moves less one above its
-	// flags; its top bit set is malformed.
-	if eight[0] != 7<<packetCount {
-		t.Fatalf("packet flags %#x, want %#x", eight[0], 7<<packetCount)
-	}
-	bad := append([]byte(nil), eight...)
-	bad[0] |= packetBad
-	if err := DecodePacket(&Packet[winput]{}, bad, g); !errors.Is(err, ErrMalformed) {
-		t.Fatalf("packet flags %#x: %v", bad[0], err)
+	// A change from the anchor's input.
+	p.Anchor, p.AnchorEnd, p.Moves[0].Input = 30, end-16*ms-9*17*ms, winput{Dir: geom.V(1, 0, 1), Kick: 9}
+	var q Packet[winput]
+	if err := DecodePacket(&q, AppendPacket(nil, g, &p), g, ref); err != nil || q.Moves[0] != p.Moves[0] {
+		t.Fatalf("a change from the anchor: %v, %+v, want %+v", err, q.Moves[0], p.Moves[0])
 	}
 }
 
@@ -174,27 +213,31 @@ func FuzzDecodePacket(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	for i := range 8 { // the same input: moves that cost a byte
+	for i := range 8 { // the same input: moves that cost a bit
 		now := time.Duration(20+i) * time.Second / 60
 		p.cli.Move(now, now-70*ms, winput{Dir: geom.V(1, 0, 0)})
 		if b, ok := p.cli.AppendPacket(nil, now); ok {
 			f.Add(b)
 		}
 	}
-	f.Add([]byte{packetPos})
+	anchored := Packet[winput]{Anchor: 3, AnchorEnd: -ms, AnchorInput: g.AppendInput(nil, winput{Kick: 1}),
+		Moves: []Move[winput]{{Seq: 5, Time: 16 * ms, Dt: 16 * ms, Input: winput{Kick: 2}}}}
+	f.Add(AppendPacket(nil, g, &anchored))
+	f.Add([]byte{0})
+	// Every move is held, as the one of kick 1 ending at -1 ms.
+	ref := Ref{Held: func(uint32) (time.Duration, []byte) { return anchored.AnchorEnd, anchored.AnchorInput }}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var q Packet[winput]
-		if err := DecodePacket(&q, b, g); err != nil {
+		if err := DecodePacket(&q, b, g, ref); err != nil {
 			if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrMalformed) {
 				t.Fatalf("error %v", err)
 			}
 			return
 		}
-		// What decodes encodes back to the same bytes, but for the
-		// position's rounding.
+		// What decodes encodes back to the same moves.
 		again := AppendPacket(nil, g, &q)
 		var r Packet[winput]
-		if err := DecodePacket(&r, again, g); err != nil || len(r.Moves) != len(q.Moves) || r.Moves[0] != q.Moves[0] {
+		if err := DecodePacket(&r, again, g, Ref{Seq: q.Moves[0].Seq, Fix: q.Fix, Held: ref.Held}); err != nil || len(r.Moves) != len(q.Moves) || r.Moves[0] != q.Moves[0] {
 			t.Fatalf("re-encoding: %v", err)
 		}
 		// A server takes it without panicking.
@@ -231,38 +274,30 @@ func FuzzDecodeReply(f *testing.F) {
 	})
 }
 
-// TestPacketSmallLength: a change of a move's length by -16 to 15
-// wire.TimeUnits rides in its flags byte, a larger one follows it; both
-// decode exactly.
-func TestPacketSmallLength(t *testing.T) {
+// TestPacketLengths: each move's length decodes exactly, the first's coded
+// against a frame at 60 a second, a later one's as its change.
+func TestPacketLengths(t *testing.T) {
 	g := testGame()
-	for _, d := range []int{-17, -16, -1, 1, 15, 16} {
+	for _, dts := range [][]time.Duration{
+		{16667, 16666, 16667, 16667},
+		{1, 10 * time.Second / wire.TimeUnit, 1},
+		{33333, 6944, 6945, 100000},
+	} {
 		p := Packet[winput]{}
 		end := 5 * time.Second
-		for i, dt := range []time.Duration{166, 166 + time.Duration(d), 166} {
+		for i, dt := range dts {
 			dt *= wire.TimeUnit
 			end += dt
 			p.Moves = append(p.Moves, Move[winput]{Seq: 1 + uint32(i), Time: end, Dt: dt, View: end - 80*ms, Input: winput{Dir: geom.V(0, 0, -1)}})
 		}
-		b := AppendPacket(nil, g, &p)
 		var q Packet[winput]
-		if err := DecodePacket(&q, b, g); err != nil {
-			t.Fatalf("change %d: %v", d, err)
+		if err := DecodePacket(&q, AppendPacket(nil, g, &p), g, Ref{}); err != nil {
+			t.Fatalf("lengths %v: %v", dts, err)
 		}
 		for i := range q.Moves {
 			if q.Moves[i] != p.Moves[i] {
-				t.Fatalf("change %d, move %d: %+v, want %+v", d, i, q.Moves[i], p.Moves[i])
+				t.Fatalf("lengths %v, move %d: %+v, want %+v", dts, i, q.Moves[i], p.Moves[i])
 			}
-		}
-		one := AppendPacket(nil, g, &Packet[winput]{Moves: p.Moves[:1]})
-		want := 2 // two flags bytes, and a varint byte for each change out of range
-		for _, c := range []int{d, -d} {
-			if c < -16 || c > 15 {
-				want++
-			}
-		}
-		if got := len(b) - len(one); got != want {
-			t.Fatalf("change %d: two moves cost %d bytes, want %d", d, got, want)
 		}
 	}
 }

@@ -47,12 +47,13 @@ type Game[S, I any] interface {
 	// before it, with input a, into one move with a's input without changing
 	// what either would do.
 	Combine(a, b I) bool
-	// AppendInput and DecodeInput carry an input; DecodeInput returns the
-	// bytes it took, or an error for bad bytes. The client simulates the
-	// input as it decodes, so that both sides simulate the same thing: it
-	// decodes into a copy of the input it made, so DecodeInput must set the
-	// fields the encoding carries and leave the others (what only the client
-	// knows of the move) as they are; the server decodes into a zero input.
+	// AppendInput and DecodeInput carry an input, in 1 to 255 bytes;
+	// DecodeInput returns the bytes it took, or an error for bad bytes. The
+	// client simulates the input as it decodes, so that both sides simulate
+	// the same thing: it decodes into a copy of the input it made, so
+	// DecodeInput must set the fields the encoding carries and leave the
+	// others (what only the client knows of the move) as they are; the
+	// server decodes into a zero input.
 	AppendInput(dst []byte, in I) []byte
 	DecodeInput(in *I, b []byte) (int, error)
 	// AppendState and DecodeState carry a state exactly (an adjustment

@@ -1,6 +1,7 @@
 package movement
 
 import (
+	"errors"
 	"time"
 )
 
@@ -99,6 +100,7 @@ func (c *ServerConfig) fill() error {
 type ServerStats struct {
 	Packets    uint64 // packets received
 	BadPackets uint64 // packets that did not decode, dropped whole
+	NoAnchor   uint64 // packets whose first input is coded against a move no longer held (late copies), dropped
 	Moves      uint64 // moves applied
 	Stale      uint64 // copies of moves already applied, ignored (redundancy at work)
 	Lost       uint64 // moves that never arrived: gaps in the numbering
@@ -152,9 +154,22 @@ type Server[S, I any] struct {
 	ackSent bool
 	ackAt   time.Duration
 
-	held  []held
-	pkt   Packet[I]
-	stats ServerStats
+	held   []held
+	pkt    Packet[I]
+	moves  [inputRing]heldMove // the moves applied lately, by Seq modulo inputRing
+	lookup func(seq uint32) (time.Duration, []byte)
+	stats  ServerStats
+}
+
+// inputRing is how many of the latest moves the server keeps for the
+// packets coded against one (Packet.Anchor): twice MaxAnchorAge, so that a
+// packet held for the moves before it finds its anchor.
+const inputRing = 2 * MaxAnchorAge
+
+type heldMove struct {
+	seq uint32
+	end time.Duration // as the client stamped it
+	in  []byte
 }
 
 // NewServer returns the Server of one client's character, starting from state
@@ -165,7 +180,27 @@ func NewServer[S, I any](cfg ServerConfig, g Game[S, I], s S, onMove func(m *Mov
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	return &Server[S, I]{cfg: cfg, g: g, onMove: onMove, state: s, pkt: Packet[I]{Moves: make([]Move[I], 0, MaxPacketMoves)}}, nil
+	v := &Server[S, I]{cfg: cfg, g: g, onMove: onMove, state: s, pkt: Packet[I]{Moves: make([]Move[I], 0, MaxPacketMoves)}}
+	v.lookup = v.heldMove
+	return v, nil
+}
+
+// heldMove returns move seq's end as the client stamped it and its input's
+// encoding as it arrived, if it is among the latest applied or the anchors
+// of the packets held, or a nil input.
+func (v *Server[S, I]) heldMove(seq uint32) (time.Duration, []byte) {
+	if seq == 0 {
+		return 0, nil
+	}
+	if h := &v.moves[seq%inputRing]; h.seq == seq {
+		return h.end, h.in
+	}
+	for i := range v.held {
+		if h := &v.held[i].anchor; h.seq == seq {
+			return h.end, h.in
+		}
+	}
+	return 0, nil
 }
 
 // Config returns the configuration in use, defaults filled in.
@@ -186,7 +221,11 @@ func (v *Server[S, I]) Config() ServerConfig { return v.cfg }
 // ErrTruncated) returned.
 func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 	p := &v.pkt
-	if err := DecodePacket(p, b, v.g); err != nil {
+	if err := DecodePacket(p, b, v.g, v.ref()); err != nil {
+		if errors.Is(err, ErrNoAnchor) {
+			v.stats.NoAnchor++
+			return nil
+		}
 		v.stats.BadPackets++
 		return err
 	}
@@ -225,7 +264,7 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 		if len(v.held) == maxHeld {
 			v.releaseAt(now, v.lowest()) // no room: the oldest wait is over
 			v.release(now)
-			if err := DecodePacket(p, b, v.g); err != nil || p.Moves[0].Seq <= v.seq+1 {
+			if err := DecodePacket(p, b, v.g, v.ref()); err != nil || p.Moves[0].Seq <= v.seq+1 {
 				v.apply(now, p)
 				v.release(now)
 				return nil
@@ -238,6 +277,7 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 		}
 		h := &v.held[len(v.held)-1]
 		h.at, h.b = now, append(h.b[:0], b...)
+		h.anchor = heldMove{seq: p.Anchor, end: p.AnchorEnd, in: append(h.anchor.in[:0], p.AnchorInput...)}
 		v.stats.Held++
 		if !v.pending {
 			// Tell the client where the moves stop, at once: it resends
@@ -256,8 +296,9 @@ func (v *Server[S, I]) Receive(now time.Duration, b []byte) error {
 const maxHeld = 32
 
 type held struct {
-	at time.Duration
-	b  []byte
+	at     time.Duration
+	b      []byte
+	anchor heldMove // the packet's anchor, which the server may no longer hold when it is released
 }
 
 // release applies the held packets that can go: one whose moves follow those
@@ -270,8 +311,7 @@ func (v *Server[S, I]) release(now time.Duration) {
 		for i := range v.held {
 			oldest = min(oldest, v.held[i].at)
 		}
-		_ = DecodePacket(&v.pkt, v.held[best].b, v.g)
-		if v.pkt.Moves[0].Seq > v.seq+1 && now-oldest < v.cfg.GapWait {
+		if DecodePacket(&v.pkt, v.held[best].b, v.g, v.ref()) == nil && v.pkt.Moves[0].Seq > v.seq+1 && now-oldest < v.cfg.GapWait {
 			return
 		}
 		v.releaseAt(now, best)
@@ -282,7 +322,7 @@ func (v *Server[S, I]) release(now time.Duration) {
 func (v *Server[S, I]) lowest() int {
 	best, bestSeq := 0, uint32(0)
 	for i := range v.held {
-		if err := DecodePacket(&v.pkt, v.held[i].b, v.g); err != nil {
+		if err := DecodePacket(&v.pkt, v.held[i].b, v.g, v.ref()); err != nil {
 			continue // decoded before; cannot happen
 		}
 		if first := v.pkt.Moves[0].Seq; i == 0 || first < bestSeq {
@@ -294,11 +334,11 @@ func (v *Server[S, I]) lowest() int {
 
 // releaseAt applies held packet i.
 func (v *Server[S, I]) releaseAt(now time.Duration, i int) {
-	h := v.held[i]
+	err := DecodePacket(&v.pkt, v.held[i].b, v.g, v.ref()) // while its anchor is held with it
 	last := len(v.held) - 1
-	v.held[i], v.held[last] = v.held[last], h // keep the buffer for reuse
+	v.held[i], v.held[last] = v.held[last], v.held[i] // keep the buffer for reuse
 	v.held = v.held[:last]
-	if DecodePacket(&v.pkt, h.b, v.g) == nil {
+	if err == nil {
 		v.apply(now, &v.pkt)
 	}
 }
@@ -317,6 +357,8 @@ func (v *Server[S, I]) apply(now time.Duration, p *Packet[I]) {
 			v.stats.Lost += uint64(m.Seq - v.seq - 1)
 		}
 		v.seq = m.Seq
+		h := &v.moves[m.Seq%inputRing]
+		h.seq, h.end, h.in = m.Seq, m.Time, append(h.in[:0], p.Input(i)...)
 		if m.Time <= v.tApplied {
 			v.stats.BadTimes++
 			continue
@@ -365,7 +407,7 @@ func (v *Server[S, I]) apply(now time.Duration, p *Packet[I]) {
 	case v.pending:
 	case last && p.HasPos:
 		v.stats.Compared++
-		d := p.Pos.Dist(v.g.Pos(v.state))
+		d := p.PosError(v.g.Pos(v.state))
 		if !(d <= v.stats.MaxError) {
 			v.stats.MaxError = d
 		}
@@ -379,6 +421,11 @@ func (v *Server[S, I]) apply(now time.Duration, p *Packet[I]) {
 		// them again, so a client resending after an outage moves on.
 		v.ackDue = true
 	}
+}
+
+// ref returns what packets are decoded against.
+func (v *Server[S, I]) ref() Ref {
+	return Ref{Seq: v.seq, Fix: v.nextID, Held: v.lookup}
 }
 
 // queue makes an adjustment or a reset of the current state the reply owed.

@@ -379,3 +379,44 @@ func TestReorder(t *testing.T) {
 		t.Fatalf("applied %v, %+v", order, s.Stats())
 	}
 }
+
+// TestAnchoredHeld: a packet coded against an anchor and held for the moves
+// before it decodes when it is released, though the moves applied meanwhile
+// pushed its anchor out of the server's keeping; a packet whose anchor the
+// server does not hold is dropped and counted (NoAnchor), not taken as bad.
+func TestAnchoredHeld(t *testing.T) {
+	g := Game[wstate, winput](&walker{})
+	s, _ := NewServer(ServerConfig{}, g, wstate{}, nil)
+	east := geom.V(1, 0, 0)
+	moves := func(from, n int) []Move[winput] {
+		var run []Move[winput]
+		for i := range n {
+			seq := from + i
+			run = append(run, mv(uint32(seq), time.Duration(seq)*16*ms, 16*ms, east))
+		}
+		return run
+	}
+	anchorIn := g.AppendInput(nil, winput{Dir: east})
+	pk := func(anchor uint32, run []Move[winput]) []byte {
+		return AppendPacket(nil, g, &Packet[winput]{Anchor: anchor, AnchorEnd: time.Duration(anchor) * 16 * ms, AnchorInput: anchorIn, Moves: run})
+	}
+	at := func(run []Move[winput]) time.Duration { return run[len(run)-1].Time + 50*ms } // received after its last move ended
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for from := 1; from < 60; from += 4 {
+		must(s.Receive(at(moves(from, 4)), pk(uint32(from-1), moves(from, 4))))
+	}
+	must(s.Receive(at(moves(75, 4)), pk(50, moves(75, 4))))  // held: 61 to 74 missing
+	must(s.Receive(at(moves(75, 4)), pk(45, moves(61, 64)))) // up to 124: move 50's place is 114's now
+	if st := s.Stats(); s.Seq() != 124 || st.Moves != 124 || st.Held != 1 || st.BadPackets != 0 || st.Stale != 4 {
+		t.Fatalf("at move %d: %+v", s.Seq(), st)
+	}
+	must(s.Receive(at(moves(124, 1)), pk(40, moves(70, 2)))) // a late copy: its anchor is gone
+	if st := s.Stats(); st.NoAnchor != 1 || st.BadPackets != 0 {
+		t.Fatalf("a late copy: %+v", st)
+	}
+}
