@@ -68,7 +68,7 @@ var ErrNoAnchor = errors.New("tether/movement: the packet's anchor move is not h
 // PosUnit is the step, metres, of the positions in packets, and PosWrap the
 // span their residues cover on each axis: a client's position is compared
 // with the server's (within ServerConfig.MaxError, centimetres) to the
-// millimetre, and a prediction over PosWrap/2 (8 m) astray on an axis reads
+// millimetre, and a prediction over PosWrap/2 (2 m) astray on an axis reads
 // as its residue.
 const (
 	PosUnit = 1e-3
@@ -91,7 +91,7 @@ func sq(x float64) float64 { return x * x }
 const LagUnit = 100 * time.Microsecond
 
 // Ref is what the server knows that a packet is coded against: the first
-// move's sequence and Fix are sent as residues (16 and 8 bits; DecodePacket
+// move's sequence and Fix are sent as residues (12 and 5 bits; DecodePacket
 // reads each as the value with that residue nearest Seq, Fix), the first
 // move's start and input against the Anchor's, which Held looks up.
 type Ref struct {
@@ -106,15 +106,15 @@ type Ref struct {
 // The packet's fields and their codes (see AppendPacket).
 const (
 	countOrder  = 2  // moves less one
-	seqBits     = 16 // the first move's sequence, a residue
-	fixBits     = 8  // Fix, a residue
+	seqBits     = 12 // the first move's sequence, a residue
+	fixBits     = 5  // Fix, a residue
 	timeOrder   = 20 // the first move's start, wire.TimeUnits, without an anchor
 	gapOrder    = 8  // with one: how far it is from the anchor's end and the frames between
-	posBits     = 14 // each coordinate of the position, PosUnits, a residue
+	posBits     = 12 // each coordinate of the position, PosUnits, a residue
 	lagOrder    = 10 // the lag in LagUnits: about 100 ms of them
 	anchorOrder = 3  // how many moves the anchor is before the first, less one
-	dtOrder     = 8  // the first move's length less frameDt
-	ddtOrder    = 2  // a later move's change of length
+	dtOrder     = 5  // the first move's length less frameDt
+	ddtOrder    = 0  // a later move's change of length
 	lenOrder    = 2  // an input's length less one
 	byteOrder   = 3  // the change of one byte of an input
 	maxInput    = 255
@@ -132,11 +132,11 @@ const (
 // start (without an anchor whole; with one as its difference from the
 // anchor's end and a frame at 60 a second per move between); then per move
 // its length (the first's against a frame at 60 a second, a later one's as
-// a change from the one before, if it changed) and its input (in the game's
+// a change from the one before) and its input (in the game's
 // encoding: whole, or the bytes that changed from the input before or the
 // anchor's, each as its difference, with which ones as a mask unless they are
 // the ones that changed last): a move that only continues the one before
-// costs a bit; then the position, each coordinate a residue (a bit when it
+// costs two bits; then the position, each coordinate a residue (a bit when it
 // is zero). It panics if p has no moves, more than MaxPacketMoves, or moves
 // that do not follow each other.
 func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
@@ -186,19 +186,12 @@ func AppendPacket[S, I any](dst []byte, g Game[S, I], p *Packet[I]) []byte {
 			continue
 		}
 		same := bytes.Equal(cur, prev)
-		w.Bool(dt != prevDt || !same)
-		if dt != prevDt {
-			w.Bool(true)
-			w.Int(dt-prevDt, ddtOrder)
-			w.Bool(!same)
-		} else if !same {
-			w.Bool(false)
-		}
+		w.Int(dt-prevDt, ddtOrder)
+		w.Bool(!same)
 		prevDt = dt
-		if same {
-			continue
+		if !same {
+			p.appendChange(&w, cur, prev)
 		}
-		p.appendChange(&w, cur, prev)
 	}
 	if p.HasPos {
 		for _, x := range [3]float64{p.Pos.X, p.Pos.Y, p.Pos.Z} {
@@ -327,20 +320,10 @@ func DecodePacket[S, I any](p *Packet[I], b []byte, g Game[S, I], ref Ref) error
 			default:
 				cur = p.readChange(&r, cur, p.AnchorInput)
 			}
-		case !r.Bool(): // the move before, continued
-			cur = append(cur, prev...)
 		default:
-			changed := true
-			if r.Bool() {
-				ddt := r.Int(ddtOrder, maxDtU)
-				if r.Err() == nil && ddt == 0 {
-					r.Fail(ErrMalformed)
-				}
-				dt += ddt
-				changed = r.Bool()
-			}
+			dt += r.Int(ddtOrder, maxDtU)
 			switch {
-			case !changed:
+			case !r.Bool(): // the input before, continued
 				cur = append(cur, prev...)
 			case r.Bool():
 				cur = readWhole(&r, cur)

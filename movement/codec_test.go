@@ -27,7 +27,7 @@ func TestPacketRoundTrip(t *testing.T) {
 	ref := Ref{Seq: 99, Fix: 7}
 	var q Packet[winput]
 	for _, r := range []Ref{ref,
-		{Seq: 100 + 1<<15 - 1, Fix: 7 + 1<<7 - 1}, // the far ends
+		{Seq: 100 + 1<<11 - 1, Fix: 7 + 1<<4 - 1}, // the far ends
 		{Seq: 0, Fix: 0},
 	} {
 		if err := DecodePacket(&q, b, g, r); err != nil {
@@ -43,7 +43,7 @@ func TestPacketRoundTrip(t *testing.T) {
 		}
 	}
 	// Beyond a residue's reach the value read is another.
-	if err := DecodePacket(&q, b, g, Ref{Seq: 100 + 1<<15 + 1}); err != nil || q.Moves[0].Seq == 100 {
+	if err := DecodePacket(&q, b, g, Ref{Seq: 100 + 1<<11 + 1}); err != nil || q.Moves[0].Seq == 100 {
 		t.Fatalf("a sequence beyond reach: %v, %d", err, q.Moves[0].Seq)
 	}
 	for n := range len(b) {
@@ -95,7 +95,7 @@ func TestPacketPosition(t *testing.T) {
 }
 
 // TestPacketSameInput: a move that continues the one before it (the same
-// length and input) costs one bit, and decodes to that move.
+// length and input) costs two bits, and decodes to that move.
 func TestPacketSameInput(t *testing.T) {
 	g := testGame()
 	packet := func(n int) []byte {
@@ -119,10 +119,10 @@ func TestPacketSameInput(t *testing.T) {
 	}
 	// The count of moves takes 7 bits from 13 to 28 moves, 9 from 29 to
 	// 60: compare packets whose counts cost alike.
-	for _, c := range [][2]int{{13, 1}, {20, 1}, {29, 4}, {30, 3}} {
+	for _, c := range [][2]int{{13, 1}, {20, 2}, {29, 7}, {30, 3}} {
 		from, bytes := c[0], c[1]
-		if got := len(packet(from+8*bytes)) - len(packet(from)); got != bytes {
-			t.Fatalf("%d moves like the one before cost %d bytes, want %d", 8*bytes, got, bytes)
+		if got := len(packet(from+4*bytes)) - len(packet(from)); got != bytes {
+			t.Fatalf("%d moves like the one before cost %d bytes, want %d", 4*bytes, got, bytes)
 		}
 	}
 }

@@ -47,11 +47,11 @@
 // outage; then once a round trip while it lasts), the client sends every move
 // not acknowledged once more, oldest first, so the moves of an outage are
 // applied rather than skipped. The packet ends with the predicted position
-// after its last move, to the millimetre, each coordinate modulo 16 m. It
-// is bit-packed: a move after the first travels as its change from the one
-// before (its length if it changed, and each byte of its input that
-// differs, as its difference), a few bits when the input changed little, a
-// bit when it did not; the first move's start and input travel as their
+// after its last move, to the millimetre, each coordinate modulo 4 m. It is
+// bit-packed: a move after the first travels as its change from the one
+// before (the change of its length, and each byte of its input that
+// differs, as its difference), a few bits when the input changed little,
+// two when it did not; the first move's start and input travel as their
 // change from the anchor, the newest move the server acknowledged (which the
 // server keeps a while), and numbers the server knows nearly (the first
 // move's, the newest adjustment applied) as their low bits. A packet carries
