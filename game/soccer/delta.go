@@ -12,16 +12,18 @@ import (
 )
 
 // Per-client snapshots (server.PerClient). The server encodes every client's
-// snapshot on its own: the same flags (with bit 3 set), score and ball
-// states as a shared snapshot (less a repeated knot when the client keeps a
-// snapshot of the knot's tick or later, which held it), then, when it holds
-// the players, the ball's current state and the players against a baseline
-// the client acknowledged keeping, then the carriers. The ball's current state (the last of its
-// states; its carrier, offset and blend stay where they were) then moves
-// into the bit-packed section:
+// snapshot on its own: the same flags (with bit 3 set) as a shared
+// snapshot, then the baseline (below), then its score and ball generation
+// unless they are the baseline's (flags bit 4, snapSame), and its ball
+// states (less a repeated knot when the client keeps a snapshot of the
+// knot's tick or later, which held it), then the ball's current state and
+// the players against the baseline, which the client acknowledged keeping,
+// then the carriers. The ball's current state (the last of its states; its
+// carrier, offset and blend stay where they were) then moves into the
+// bit-packed section:
 //
-//	baseline   unsigned varint: the snapshot's tick less the baseline's,
-//	           0 for none (everything whole)
+//	baseline   unsigned varint after the flags: the snapshot's tick less
+//	           the baseline's, 0 for none (everything whole)
 //	ball       (bit-packed, see ballDeltaOrders) the current state, its time
 //	           the snapshot's
 //	players    in the same bit-packed section (wire.BitWriter): the count of players
@@ -64,6 +66,10 @@ import (
 // a whole snapshot of 64 players is larger than a packet.
 
 const snapDelta = 1 << 3
+
+// snapSame marks a per-client snapshot that leaves out the score and the
+// ball's generation: they are the baseline's.
+const snapSame = 1 << 4
 
 // baselineRing is how many snapshots the server keeps per client, and a
 // client keeps, as baselines: a second of regular snapshots at 30 Hz. A
@@ -152,6 +158,8 @@ type playerTable struct {
 	ballGen uint8
 	ballT   time.Duration
 	ball    wire.QState
+	// The score, Home then Away.
+	score [2]uint64
 }
 
 func (t *playerTable) set(slot int, k known) {
@@ -194,21 +202,28 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		g.views[cl] = v
 	}
 	base := v.sent.Find(acked)
-	if o.repeat != 0 && base != nil && acked >= o.repeat {
-		// The client keeps a snapshot of the knot's tick or later, which
-		// held the knot (as the ball's state, repeated, or the previous
-		// tick's): it need not come again.
-		dst = append(dst, o.head[:o.count]...)
-		dst = append(dst, o.head[o.count]-1)
-		dst = append(dst, o.head[o.repeatEnd:]...)
-	} else {
-		dst = append(dst, o.head...)
+	same := base != nil && base.score == o.score && base.ballGen == o.ballGen
+	flags := o.head[0] | snapDelta
+	if same {
+		flags |= snapSame
 	}
-	dst[start] |= snapDelta
+	dst = append(dst, flags)
 	if base != nil {
 		dst = binary.AppendUvarint(dst, g.tick-acked)
 	} else {
 		dst = append(dst, 0)
+	}
+	if !same {
+		dst = append(dst, o.head[1:o.count]...)
+	}
+	if o.repeat != 0 && base != nil && acked >= o.repeat {
+		// The client keeps a snapshot of the knot's tick or later, which
+		// held the knot (as the ball's state, repeated, or the previous
+		// tick's): it need not come again.
+		dst = append(dst, o.head[o.count]-1)
+		dst = append(dst, o.head[o.repeatEnd:]...)
+	} else {
+		dst = append(dst, o.head[o.count:]...)
 	}
 	now := g.wireNow()
 	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - 2 - ballBits(o, base, now, radiusMicro(g.rules))
@@ -234,7 +249,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	t.from(base)
 	w := wire.NewBitWriter(dst)
 	putBall(&w, o, base, now, radiusMicro(g.rules))
-	t.ball, t.ballT, t.ballGen, t.hasBall = o.ball, now, o.ballGen, true
+	t.ball, t.ballT, t.ballGen, t.hasBall, t.score = o.ball, now, o.ballGen, true, o.score
 	sent := in & slotBits(o)
 	w.Uint(uint64(bits.OnesCount64(sent)), countOrder)
 	run, all := false, false
@@ -498,6 +513,7 @@ func getPose(r *wire.BitReader, ref *poseRef) qpose {
 type received struct {
 	kept    wire.Baselines[playerTable]
 	scratch playerTable
+	meta    [1 + 2*binary.MaxVarintLen64]byte // a per-client snapshot's Meta
 }
 
 // The ball's state in a per-client snapshot leads the bit-packed section: a
@@ -695,19 +711,7 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTable], scratch *playerTable, ballGen uint8, ball *wire.QState, rad int64, lean leanRules) uint64 {
-	dist := r.Uvarint(1 << 32)
-	var base *playerTable
-	if r.Err() == nil && dist > 0 {
-		if dist >= s.Tick {
-			r.Fail(ErrMalformed)
-		} else if base = bl.Find(s.Tick - dist); base == nil {
-			r.Fail(errNoBaseline)
-		}
-	}
-	if r.Err() != nil {
-		return 0
-	}
+func readDelta(r *wire.Reader, s *client.Snapshot, base, scratch *playerTable, ballGen uint8, ball *wire.QState, rad int64, lean leanRules) {
 	scratch.from(base)
 	br := wire.NewBitReader(r.Remaining())
 	*ball = getBall(&br, base, ballGen, s.Time, rad)
@@ -758,8 +762,23 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTabl
 	}
 	nb, err := br.End()
 	r.Sub(nb, err, wire.ErrTruncated)
-	if base == nil {
-		return 0
+}
+
+// readBase reads the baseline distance of a per-client snapshot at tick and
+// returns the baseline kept in bl it names (nil: none) and its tick.
+func readBase(r *wire.Reader, tick uint64, bl *wire.Baselines[playerTable]) (*playerTable, uint64) {
+	dist := r.Uvarint(1 << 32)
+	if r.Err() != nil || dist == 0 {
+		return nil, 0
 	}
-	return s.Tick - dist
+	if dist >= tick {
+		r.Fail(ErrMalformed)
+		return nil, 0
+	}
+	base := bl.Find(tick - dist)
+	if base == nil {
+		r.Fail(errNoBaseline)
+		return nil, 0
+	}
+	return base, tick - dist
 }

@@ -51,7 +51,7 @@ const (
 	snapPlayers  = 1 << 0
 	snapPaused   = 1 << 1
 	snapCarriers = 1 << 2
-	snapMask     = snapPlayers | snapPaused | snapCarriers | snapDelta
+	snapMask     = snapPlayers | snapPaused | snapCarriers | snapDelta | snapSame
 )
 
 // A player's marks in a snapshot.
@@ -138,6 +138,7 @@ type prepared struct {
 	ballState kinematic.State
 	ball      wire.QState
 	ballGen   uint8
+	score     [2]uint64
 	players   bool // the snapshot holds the players
 	n         int  // active players
 	slots     [maxSlots]uint8
@@ -206,7 +207,7 @@ func (g *Game) prepare(regular bool) *prepared {
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
 	o.head = dst
 	o.ballState = bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped)
-	o.ball, o.ballGen = wire.QuantiseState(o.ballState), g.ballGen
+	o.ball, o.ballGen, o.score = wire.QuantiseState(o.ballState), g.ballGen, [2]uint64{uint64(g.score[0]), uint64(g.score[1])}
 	o.players, o.n, o.forced, o.tail = flags&snapPlayers != 0, 0, 0, o.tail[:0]
 	if !o.players {
 		return o
@@ -419,12 +420,37 @@ func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) kinematic.Stat
 func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) error {
 	r := wire.NewReader(b)
 	flags := r.Byte()
-	r.Uvarint(1 << 20)
-	r.Uvarint(1 << 20)
-	metaEnd := r.Offset()
-	gen := r.Byte()
+	delta := flags&snapDelta != 0
+	if flags&^snapMask != 0 || delta && (flags&snapPlayers == 0 || rc == nil) || flags&snapSame != 0 && !delta {
+		r.Fail(ErrMalformed)
+	}
+	// A per-client snapshot names its baseline first, whose score and ball
+	// generation it may leave out (snapSame).
+	var base *playerTable
+	if r.Err() == nil && delta {
+		base, s.Base = readBase(&r, s.Tick, &rc.kept)
+		if r.Err() == nil && flags&snapSame != 0 && base == nil {
+			r.Fail(ErrMalformed)
+		}
+	}
+	var score [2]uint64
+	var gen byte
+	meta := b[:0]
+	if r.Err() == nil && flags&snapSame != 0 {
+		score, gen = base.score, base.ballGen
+	} else {
+		score[0], score[1] = r.Uvarint(1<<20), r.Uvarint(1<<20)
+		meta = b[:r.Offset()]
+		gen = r.Byte()
+	}
+	if delta && r.Err() == nil {
+		// The Meta as a shared snapshot's: the flags, then the score.
+		m := append(rc.meta[:0], flags&^snapSame)
+		m = binary.AppendUvarint(m, score[0])
+		meta = binary.AppendUvarint(m, score[1])
+	}
 	nb := r.Byte()
-	if flags&^snapMask != 0 || nb < 1 || nb > 3 || flags&snapDelta != 0 && (flags&snapPlayers == 0 || rc == nil) {
+	if nb < 1 || nb > 3 {
 		r.Fail(ErrMalformed)
 	}
 	var ballAge time.Duration // of the blend of a per-client snapshot's current ball
@@ -468,7 +494,8 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	players := len(s.Entities)
 	if r.Err() == nil && flags&snapDelta != 0 {
 		var ball wire.QState
-		s.Base = readDelta(&r, s, &rc.kept, &rc.scratch, gen, &ball, radiusMicro(rules), leanOf(rules))
+		readDelta(&r, s, base, &rc.scratch, gen, &ball, radiusMicro(rules), leanOf(rules))
+		rc.scratch.score = score
 		if e := &s.Entities[players-1]; r.Err() == nil {
 			e.State = ball.State(s.Time)
 			if e.Blend.Span > 0 {
@@ -540,7 +567,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		s.Base = 0
 		return err
 	}
-	s.Meta = b[:metaEnd]
+	s.Meta = meta
 	if flags&snapDelta != 0 && s.Tick > rc.kept.Newest() {
 		*rc.kept.Push(s.Tick) = rc.scratch
 		s.Baseline = true
