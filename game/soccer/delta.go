@@ -216,17 +216,27 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	if !same {
 		dst = append(dst, o.head[1:o.count]...)
 	}
-	if o.repeat != 0 && base != nil && acked >= o.repeat {
+	knot := false
+	switch {
+	case o.repeat != 0 && base != nil && acked >= o.repeat:
 		// The client keeps a snapshot of the knot's tick or later, which
 		// held the knot (as the ball's state, repeated, or the previous
 		// tick's): it need not come again.
 		dst = append(dst, o.head[o.count]-1)
 		dst = append(dst, o.head[o.repeatEnd:]...)
-	} else {
+	case o.repeat != 0:
+		// The knot goes against the current ball, after it.
+		knot = true
+		dst = append(dst, o.head[o.count]|countKnot)
+		dst = append(dst, o.head[o.repeatEnd:]...)
+	default:
 		dst = append(dst, o.head[o.count:]...)
 	}
 	now := g.wireNow()
 	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - 2 - ballBits(o, base, now, radiusMicro(g.rules))
+	if knot {
+		room -= knotBits(&o.knot, &o.ball, o.knotAge)
+	}
 	var cost [maxSlots]int
 	total, prev := 0, -1
 	moved := uint64(0) // slot bits of the players sent as changed deltas
@@ -249,6 +259,9 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	t.from(base)
 	w := wire.NewBitWriter(dst)
 	putBall(&w, o, base, now, radiusMicro(g.rules))
+	if knot {
+		putKnot(&w, &o.knot, &o.ball, o.knotAge)
+	}
 	t.ball, t.ballT, t.ballGen, t.hasBall, t.score = o.ball, now, o.ballGen, true, o.score
 	sent := in & slotBits(o)
 	w.Uint(uint64(bits.OnesCount64(sent)), countOrder)
@@ -711,10 +724,13 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, base, scratch *playerTable, ballGen uint8, ball *wire.QState, rad int64, lean leanRules) {
+func readDelta(r *wire.Reader, s *client.Snapshot, base, scratch *playerTable, ballGen uint8, ball *wire.QState, kn *knotRead, rad int64, lean leanRules) {
 	scratch.from(base)
 	br := wire.NewBitReader(r.Remaining())
 	*ball = getBall(&br, base, ballGen, s.Time, rad)
+	if kn != nil {
+		kn.q, kn.age = getKnot(&br, ball)
+	}
 	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
 	n := br.Uint(countOrder, maxSlots)
 	run, moved := false, false
@@ -781,4 +797,102 @@ func readBase(r *wire.Reader, tick uint64, bl *wire.Baselines[playerTable]) (*pl
 		return nil, 0
 	}
 	return base, tick - dist
+}
+
+// countKnot marks, in a per-client snapshot's count of ball states, that
+// its first state, a repeated knot, goes in the bit-packed section after
+// the current ball, coded against it (putKnot) rather than whole.
+const countKnot = 1 << 2
+
+// A repeated knot in a per-client snapshot: how long before the snapshot
+// it was (wire.TimeUnits, order knotAgeOrder), its flags (3 bits), then
+// its position and velocity, each component a difference from the
+// current ball's taken back over that time (its position moved back at
+// the mean of the two velocities, as midway), its angular velocity's
+// differences from the current ball's, and its rotation against the
+// current ball's turned back at the mean of the two angular velocities
+// (putRot), with knotOrders.
+var knotOrders = ballOrders{pos: 3, vel: 8, still: 1, spin: [3]int{4, 4, 4}, ahead: true, rot: 6}
+
+const knotAgeOrder = 14
+
+// maxKnotAge bounds a knot's age, wire.TimeUnits.
+const maxKnotAge = uint64(time.Minute / wire.TimeUnit)
+
+// knotRead is a repeated knot decoded, and its age.
+type knotRead struct {
+	q   wire.QState
+	age int64
+}
+
+// knotRef returns what a knot age wire.TimeUnits before ball cur is coded
+// against: cur moved back by its velocity; and that time, ns.
+func knotRef(cur *wire.QState, age int64) (wire.QState, int64) {
+	q := *cur
+	dt := age * int64(wire.TimeUnit)
+	for i := range q.Pos {
+		q.Pos[i] -= wire.RoundDiv(q.Vel[i]*dt, 1e9)
+	}
+	return q, dt
+}
+
+// knotRot returns what a knot's rotation, angular velocity w, is coded
+// against: ref's turned back by dt at the mean of its angular velocity and w.
+func knotRot(ref *wire.QState, w [3]int64, dt int64) uint64 {
+	var a, b [3]int64
+	for i := range a {
+		a[i], b[i] = -ref.AngVel[i], -w[i]
+	}
+	return rotAhead(ref.Rot, a, b, dt)
+}
+
+func knotBits(k, cur *wire.QState, age int64) int {
+	ref, dt := knotRef(cur, age)
+	o := &knotOrders
+	n := wire.UintBits(uint64(age), knotAgeOrder) + 3
+	for i := range 3 {
+		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
+		n += wire.IntBits(dp, o.pos) + wire.IntBits(k.Vel[i]-ref.Vel[i], o.velOrder(&ref, i, dp))
+		n += wire.IntBits(k.AngVel[i]-ref.AngVel[i], o.spin[i])
+	}
+	return n + rotBits(k.Rot, knotRot(&ref, k.AngVel, dt), o)
+}
+
+// putKnot writes knot k, age wire.TimeUnits before the current ball cur.
+func putKnot(w *wire.BitWriter, k, cur *wire.QState, age int64) {
+	ref, dt := knotRef(cur, age)
+	o := &knotOrders
+	w.Uint(uint64(age), knotAgeOrder)
+	w.Bits(uint64(k.Flags), 3)
+	for i := range 3 {
+		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
+		w.Int(dp, o.pos)
+		w.Int(k.Vel[i]-ref.Vel[i], o.velOrder(&ref, i, dp))
+	}
+	for i := range 3 {
+		w.Int(k.AngVel[i]-ref.AngVel[i], o.spin[i])
+	}
+	putRot(w, k.Rot, knotRot(&ref, k.AngVel, dt), o)
+}
+
+// getKnot reads a knot putKnot wrote against the current ball cur, and its
+// age.
+func getKnot(r *wire.BitReader, cur *wire.QState) (wire.QState, int64) {
+	age := int64(r.Uint(knotAgeOrder, maxKnotAge))
+	ref, dt := knotRef(cur, age)
+	o := &knotOrders
+	k := wire.QState{Flags: byte(r.Bits(3))}
+	for i := range 3 {
+		dp := r.Int(o.pos, 2*maxQuant)
+		k.Vel[i] = ref.Vel[i] + r.Int(o.velOrder(&ref, i, dp), 2*maxQuant)
+		k.Pos[i] = dp + ballMid(&ref, i, k.Vel[i], -dt)
+	}
+	for i := range 3 {
+		k.AngVel[i] = ref.AngVel[i] + r.Int(o.spin[i], 2*maxQuant)
+	}
+	k.Rot = getRot(r, knotRot(&ref, k.AngVel, dt), o)
+	if k.Flags&^wire.FlagMask != 0 {
+		r.Fail(ErrMalformed)
+	}
+	return k, age
 }

@@ -139,14 +139,18 @@ type prepared struct {
 	ball      wire.QState
 	ballGen   uint8
 	score     [2]uint64
-	players   bool // the snapshot holds the players
-	n         int  // active players
-	slots     [maxSlots]uint8
-	q         [maxSlots]qpose
-	team      [maxSlots]uint8
-	gen       [maxSlots]uint8
-	forced    uint64 // slot bits of the carriers (the tail names them) and the possessor
-	tail      []byte // the carriers section
+	// The repeated knot quantised, and how long before the tick it was
+	// (wire.TimeUnits).
+	knot    wire.QState
+	knotAge int64
+	players bool // the snapshot holds the players
+	n       int  // active players
+	slots   [maxSlots]uint8
+	q       [maxSlots]qpose
+	team    [maxSlots]uint8
+	gen     [maxSlots]uint8
+	forced  uint64 // slot bits of the carriers (the tail names them) and the possessor
+	tail    []byte // the carriers section
 }
 
 // prepare fills and returns g.out for the snapshot of the tick just stepped.
@@ -208,6 +212,10 @@ func (g *Game) prepare(regular bool) *prepared {
 	o.head = dst
 	o.ballState = bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped)
 	o.ball, o.ballGen, o.score = wire.QuantiseState(o.ballState), g.ballGen, [2]uint64{uint64(g.score[0]), uint64(g.score[1])}
+	if repeat {
+		k := bodyOf(g.sent.repeat.t, g.sent.repeat.ball, true, g.sent.repeat.cut)
+		o.knot, o.knotAge = wire.QuantiseState(k), int64(g.now/wire.TimeUnit-k.Time/wire.TimeUnit)
+	}
 	o.players, o.n, o.forced, o.tail = flags&snapPlayers != 0, 0, 0, o.tail[:0]
 	if !o.players {
 		return o
@@ -450,11 +458,19 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		meta = binary.AppendUvarint(m, score[1])
 	}
 	nb := r.Byte()
-	if nb < 1 || nb > 3 {
+	// A per-client snapshot's repeated knot, its first state, goes with its
+	// current ball (countKnot).
+	knotted := nb&countKnot != 0
+	nb &^= countKnot
+	if nb < 1 || nb > 3 || knotted && (!delta || nb < 2) {
 		r.Fail(ErrMalformed)
 	}
 	var ballAge time.Duration // of the blend of a per-client snapshot's current ball
 	for k := range nb {
+		if k == 0 && knotted {
+			s.Entities = append(s.Entities, client.EntityState{ID: BallID, Kind: KindBall, Gen: gen, Parent: client.NoParent})
+			continue
+		}
 		parent, off := client.NoParent, geom.Vec3{}
 		var blend client.Blend
 		var age time.Duration // of the blend, at the state
@@ -494,8 +510,15 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	players := len(s.Entities)
 	if r.Err() == nil && flags&snapDelta != 0 {
 		var ball wire.QState
-		readDelta(&r, s, base, &rc.scratch, gen, &ball, radiusMicro(rules), leanOf(rules))
+		var kn *knotRead
+		if knotted {
+			kn = &knotRead{}
+		}
+		readDelta(&r, s, base, &rc.scratch, gen, &ball, kn, radiusMicro(rules), leanOf(rules))
 		rc.scratch.score = score
+		if kn != nil && r.Err() == nil {
+			s.Entities[players-int(nb)].State = kn.q.State(s.Time - time.Duration(kn.age)*wire.TimeUnit)
+		}
 		if e := &s.Entities[players-1]; r.Err() == nil {
 			e.State = ball.State(s.Time)
 			if e.Blend.Span > 0 {
