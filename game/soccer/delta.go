@@ -235,7 +235,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	now := g.wireNow()
 	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - 2 - ballBits(o, base, now, radiusMicro(g.rules))
 	if knot {
-		room -= knotBits(&o.knot, &o.ball, o.knotAge)
+		room -= knotBits(o, g.tick, now, radiusMicro(g.rules))
 	}
 	var cost [maxSlots]int
 	total, prev := 0, -1
@@ -260,7 +260,7 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	w := wire.NewBitWriter(dst)
 	putBall(&w, o, base, now, radiusMicro(g.rules))
 	if knot {
-		putKnot(&w, &o.knot, &o.ball, o.knotAge)
+		putKnot(&w, o, g.tick, now, radiusMicro(g.rules))
 	}
 	t.ball, t.ballT, t.ballGen, t.hasBall, t.score = o.ball, now, o.ballGen, true, o.score
 	sent := in & slotBits(o)
@@ -729,7 +729,7 @@ func readDelta(r *wire.Reader, s *client.Snapshot, base, scratch *playerTable, b
 	br := wire.NewBitReader(r.Remaining())
 	*ball = getBall(&br, base, ballGen, s.Time, rad)
 	if kn != nil {
-		kn.q, kn.age = getKnot(&br, ball)
+		kn.q, kn.age = getKnot(&br, ball, s.Tick, s.Time, rad)
 	}
 	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
 	n := br.Uint(countOrder, maxSlots)
@@ -804,20 +804,32 @@ func readBase(r *wire.Reader, tick uint64, bl *wire.Baselines[playerTable]) (*pl
 // the current ball, coded against it (putKnot) rather than whole.
 const countKnot = 1 << 2
 
-// A repeated knot in a per-client snapshot: how long before the snapshot
-// it was (wire.TimeUnits, order knotAgeOrder), its flags (3 bits), then
-// its position and velocity, each component a difference from the
-// current ball's taken back over that time (its position moved back at
-// the mean of the two velocities, as midway), its angular velocity's
-// differences from the current ball's, and its rotation against the
-// current ball's turned back at the mean of the two angular velocities
-// (putRot), with knotOrders.
-var knotOrders = ballOrders{pos: 3, vel: 8, still: 1, spin: [3]int{4, 4, 4}, ahead: true, rot: 6}
+// A repeated knot in a per-client snapshot: how many ticks before the
+// snapshot it was (order 1), then its age in wire.TimeUnits as its
+// difference from that many ticks' time (knotAge, order 0), its flags (3
+// bits), then its position and velocity, each component a difference from
+// the current ball's taken back over that time (its position moved back at
+// the mean of the two velocities, as midway), a bit rolling and its angular
+// velocity's differences (as the current ball's against its baseline's,
+// spinCode), and its rotation against the current ball's turned back at the
+// mean of the two angular velocities (putRot), with knotOrders.
+var knotOrders = ballOrders{pos: 1, vel: 9, still: 6, spin: [3]int{6, 0, 8}, ground: true, ahead: true, rot: 6}
 
-const knotAgeOrder = 14
+// maxKnotTicks bounds a knot's ticks before the snapshot.
+const maxKnotTicks = 1 << 16
 
 // maxKnotAge bounds a knot's age, wire.TimeUnits.
-const maxKnotAge = uint64(time.Minute / wire.TimeUnit)
+const maxKnotAge = int64(time.Minute / wire.TimeUnit)
+
+// knotAge returns the time of ticks ticks, wire.TimeUnits, as the time of
+// the snapshot's tick, now, makes it: ticks/tick of now's whole
+// wire.TimeUnits (rounded half away from zero; 0 for tick 0).
+func knotAge(ticks, tick uint64, now time.Duration) int64 {
+	if tick == 0 {
+		return 0
+	}
+	return wire.RoundDiv(int64(ticks)*int64(now/wire.TimeUnit), int64(min(tick, 1<<62)))
+}
 
 // knotRead is a repeated knot decoded, and its age.
 type knotRead struct {
@@ -846,51 +858,65 @@ func knotRot(ref *wire.QState, w [3]int64, dt int64) uint64 {
 	return rotAhead(ref.Rot, a, b, dt)
 }
 
-func knotBits(k, cur *wire.QState, age int64) int {
-	ref, dt := knotRef(cur, age)
-	o := &knotOrders
-	n := wire.UintBits(uint64(age), knotAgeOrder) + 3
+// knotBits returns the bits of putKnot's knot.
+func knotBits(o *prepared, tick uint64, now time.Duration, rad int64) int {
+	k := &o.knot
+	ref, dt := knotRef(&o.ball, o.knotAge)
+	ko := &knotOrders
+	n := wire.UintBits(o.knotTicks, 1) + wire.IntBits(o.knotAge-knotAge(o.knotTicks, tick, now), 0) + 3 + 1
 	for i := range 3 {
 		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
-		n += wire.IntBits(dp, o.pos) + wire.IntBits(k.Vel[i]-ref.Vel[i], o.velOrder(&ref, i, dp))
-		n += wire.IntBits(k.AngVel[i]-ref.AngVel[i], o.spin[i])
+		n += wire.IntBits(dp, ko.posOrder(&ref, i)) + wire.IntBits(k.Vel[i]-ref.Vel[i], ko.velOrder(&ref, i, dp))
 	}
-	return n + rotBits(k.Rot, knotRot(&ref, k.AngVel, dt), o)
+	_, spin := spinCode(k, &ref, ko, rad)
+	return n + spin + rotBits(k.Rot, knotRot(&ref, k.AngVel, dt), ko)
 }
 
-// putKnot writes knot k, age wire.TimeUnits before the current ball cur.
-func putKnot(w *wire.BitWriter, k, cur *wire.QState, age int64) {
-	ref, dt := knotRef(cur, age)
-	o := &knotOrders
-	w.Uint(uint64(age), knotAgeOrder)
+// putKnot writes the snapshot's repeated knot against its current ball, the
+// snapshot's tick and time tick and now.
+func putKnot(w *wire.BitWriter, o *prepared, tick uint64, now time.Duration, rad int64) {
+	k := &o.knot
+	ref, dt := knotRef(&o.ball, o.knotAge)
+	ko := &knotOrders
+	w.Uint(o.knotTicks, 1)
+	w.Int(o.knotAge-knotAge(o.knotTicks, tick, now), 0)
 	w.Bits(uint64(k.Flags), 3)
 	for i := range 3 {
 		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
-		w.Int(dp, o.pos)
-		w.Int(k.Vel[i]-ref.Vel[i], o.velOrder(&ref, i, dp))
+		w.Int(dp, ko.posOrder(&ref, i))
+		w.Int(k.Vel[i]-ref.Vel[i], ko.velOrder(&ref, i, dp))
 	}
+	roll, _ := spinCode(k, &ref, ko, rad)
+	w.Bool(roll)
+	a, so := spinRef(k, &ref, ko, rad, roll)
 	for i := range 3 {
-		w.Int(k.AngVel[i]-ref.AngVel[i], o.spin[i])
+		w.Int(k.AngVel[i]-a[i], so[i])
 	}
-	putRot(w, k.Rot, knotRot(&ref, k.AngVel, dt), o)
+	putRot(w, k.Rot, knotRot(&ref, k.AngVel, dt), ko)
 }
 
-// getKnot reads a knot putKnot wrote against the current ball cur, and its
-// age.
-func getKnot(r *wire.BitReader, cur *wire.QState) (wire.QState, int64) {
-	age := int64(r.Uint(knotAgeOrder, maxKnotAge))
+// getKnot reads a knot putKnot wrote against the current ball cur of a
+// snapshot at tick, server time now, and its age.
+func getKnot(r *wire.BitReader, cur *wire.QState, tick uint64, now time.Duration, rad int64) (wire.QState, int64) {
+	ticks := r.Uint(1, maxKnotTicks)
+	age := knotAge(ticks, tick, now) + r.Int(0, 2*maxQuant)
+	if age < 0 || age > maxKnotAge {
+		r.Fail(ErrMalformed)
+		age = 0
+	}
 	ref, dt := knotRef(cur, age)
-	o := &knotOrders
+	ko := &knotOrders
 	k := wire.QState{Flags: byte(r.Bits(3))}
 	for i := range 3 {
-		dp := r.Int(o.pos, 2*maxQuant)
-		k.Vel[i] = ref.Vel[i] + r.Int(o.velOrder(&ref, i, dp), 2*maxQuant)
+		dp := r.Int(ko.posOrder(&ref, i), 2*maxQuant)
+		k.Vel[i] = ref.Vel[i] + r.Int(ko.velOrder(&ref, i, dp), 2*maxQuant)
 		k.Pos[i] = dp + ballMid(&ref, i, k.Vel[i], -dt)
 	}
+	a, so := spinRef(&k, &ref, ko, rad, r.Bool())
 	for i := range 3 {
-		k.AngVel[i] = ref.AngVel[i] + r.Int(o.spin[i], 2*maxQuant)
+		k.AngVel[i] = a[i] + r.Int(so[i], 2*maxQuant)
 	}
-	k.Rot = getRot(r, knotRot(&ref, k.AngVel, dt), o)
+	k.Rot = getRot(r, knotRot(&ref, k.AngVel, dt), ko)
 	if k.Flags&^wire.FlagMask != 0 {
 		r.Fail(ErrMalformed)
 	}

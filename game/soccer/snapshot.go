@@ -141,16 +141,17 @@ type prepared struct {
 	score     [2]uint64
 	// The repeated knot quantised, and how long before the tick it was
 	// (wire.TimeUnits).
-	knot    wire.QState
-	knotAge int64
-	players bool // the snapshot holds the players
-	n       int  // active players
-	slots   [maxSlots]uint8
-	q       [maxSlots]qpose
-	team    [maxSlots]uint8
-	gen     [maxSlots]uint8
-	forced  uint64 // slot bits of the carriers (the tail names them) and the possessor
-	tail    []byte // the carriers section
+	knot      wire.QState
+	knotAge   int64
+	knotTicks uint64 // ticks before the tick
+	players   bool   // the snapshot holds the players
+	n         int    // active players
+	slots     [maxSlots]uint8
+	q         [maxSlots]qpose
+	team      [maxSlots]uint8
+	gen       [maxSlots]uint8
+	forced    uint64 // slot bits of the carriers (the tail names them) and the possessor
+	tail      []byte // the carriers section
 }
 
 // prepare fills and returns g.out for the snapshot of the tick just stepped.
@@ -214,7 +215,7 @@ func (g *Game) prepare(regular bool) *prepared {
 	o.ball, o.ballGen, o.score = wire.QuantiseState(o.ballState), g.ballGen, [2]uint64{uint64(g.score[0]), uint64(g.score[1])}
 	if repeat {
 		k := bodyOf(g.sent.repeat.t, g.sent.repeat.ball, true, g.sent.repeat.cut)
-		o.knot, o.knotAge = wire.QuantiseState(k), int64(g.now/wire.TimeUnit-k.Time/wire.TimeUnit)
+		o.knot, o.knotAge, o.knotTicks = wire.QuantiseState(k), int64(g.now/wire.TimeUnit-k.Time/wire.TimeUnit), g.tick-g.sent.repeat.tick
 	}
 	o.players, o.n, o.forced, o.tail = flags&snapPlayers != 0, 0, 0, o.tail[:0]
 	if !o.players {
