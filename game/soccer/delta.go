@@ -16,16 +16,17 @@ import (
 // snapshot, then the baseline (below), then its score and ball generation
 // unless they are the baseline's (flags bit 4, snapSame), and its ball
 // states (less a repeated knot when the client keeps a snapshot of the
-// knot's tick or later, which held it), then the ball's current state and
-// the players against the baseline, which the client acknowledged keeping,
-// then the carriers. The ball's current state (the last of its states; its
+// knot's tick or later, which held it; else the knot's state goes after the
+// ball's current one, countKnot), then the ball's current state and the
+// players against the baseline, which the client acknowledged keeping, then
+// the carriers. The ball's current state (the last of its states; its
 // carrier, offset and blend stay where they were) then moves into the
 // bit-packed section:
 //
 //	baseline   unsigned varint after the flags: the snapshot's tick less
 //	           the baseline's, 0 for none (everything whole)
 //	ball       (bit-packed, see ballDeltaOrders) the current state, its time
-//	           the snapshot's
+//	           the snapshot's; then a repeated knot against it (knotOrders)
 //	players    in the same bit-packed section (wire.BitWriter): the count of players
 //	           (order-3 exponential-Golomb code); unless none, a bit run
 //	           (their slots follow one another) and a bit moved (every
