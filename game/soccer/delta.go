@@ -17,7 +17,8 @@ import (
 // unless they are the baseline's (flags bit 4, snapSame), and its ball
 // states (less a repeated knot when the client keeps a snapshot of the
 // knot's tick or later, which held it; else the knot's state goes after the
-// ball's current one, countKnot), then the ball's current state and the
+// ball's current one, countKnot, as does the previous tick's, countPrev,
+// their carriers staying in place), then the ball's current state and the
 // players against the baseline, which the client acknowledged keeping, then
 // the carriers. The ball's current state (the last of its states; its
 // carrier, offset and blend stay where they were) then moves into the
@@ -26,7 +27,8 @@ import (
 //	baseline   unsigned varint after the flags: the snapshot's tick less
 //	           the baseline's, 0 for none (everything whole)
 //	ball       (bit-packed, see ballDeltaOrders) the current state, its time
-//	           the snapshot's; then a repeated knot against it (knotOrders)
+//	           the snapshot's; then a repeated knot and the previous
+//	           tick's state against it (putKnot)
 //	players    in the same bit-packed section (wire.BitWriter): the count of players
 //	           (order-3 exponential-Golomb code); unless none, a bit run
 //	           (their slots follow one another) and a bit moved (every
@@ -217,26 +219,33 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	if !same {
 		dst = append(dst, o.head[1:o.count]...)
 	}
-	knot := false
+	knot, count, from := false, o.head[o.count], o.count+1
 	switch {
 	case o.repeat != 0 && base != nil && acked >= o.repeat:
 		// The client keeps a snapshot of the knot's tick or later, which
 		// held the knot (as the ball's state, repeated, or the previous
 		// tick's): it need not come again.
-		dst = append(dst, o.head[o.count]-1)
-		dst = append(dst, o.head[o.repeatEnd:]...)
+		count, from = count-1, o.repeatEnd
 	case o.repeat != 0:
 		// The knot goes against the current ball, after it.
-		knot = true
-		dst = append(dst, o.head[o.count]|countKnot)
-		dst = append(dst, o.head[o.repeatEnd:]...)
-	default:
-		dst = append(dst, o.head[o.count:]...)
+		knot, count, from = true, count|countKnot, o.repeatEnd
+	}
+	if o.prevAt != 0 {
+		// So does the previous tick's state, its carrier staying here.
+		dst = append(dst, count|countPrev)
+		dst = append(dst, o.head[from:o.prevAt]...)
+		dst = append(dst, o.head[o.prevEnd:]...)
+	} else {
+		dst = append(dst, count)
+		dst = append(dst, o.head[from:]...)
 	}
 	now := g.wireNow()
 	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - 2 - ballBits(o, base, now, radiusMicro(g.rules))
 	if knot {
-		room -= knotBits(o, g.tick, now, radiusMicro(g.rules))
+		room -= knotBits(&o.knot, &o.ball, o.knotTicks, o.knotAge, g.tick, now, radiusMicro(g.rules))
+	}
+	if o.prevAt != 0 {
+		room -= knotBits(&o.prevQ, &o.ball, 1, o.prevAge, g.tick, now, radiusMicro(g.rules))
 	}
 	var cost [maxSlots]int
 	total, prev := 0, -1
@@ -261,7 +270,10 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	w := wire.NewBitWriter(dst)
 	putBall(&w, o, base, now, radiusMicro(g.rules))
 	if knot {
-		putKnot(&w, o, g.tick, now, radiusMicro(g.rules))
+		putKnot(&w, &o.knot, &o.ball, o.knotTicks, o.knotAge, g.tick, now, radiusMicro(g.rules))
+	}
+	if o.prevAt != 0 {
+		putKnot(&w, &o.prevQ, &o.ball, 1, o.prevAge, g.tick, now, radiusMicro(g.rules))
 	}
 	t.ball, t.ballT, t.ballGen, t.hasBall, t.score = o.ball, now, o.ballGen, true, o.score
 	sent := in & slotBits(o)
@@ -725,12 +737,15 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, base, scratch *playerTable, ballGen uint8, ball *wire.QState, kn *knotRead, rad int64, lean leanRules) {
+func readDelta(r *wire.Reader, s *client.Snapshot, base, scratch *playerTable, ballGen uint8, ball *wire.QState, kn, pv *knotRead, rad int64, lean leanRules) {
 	scratch.from(base)
 	br := wire.NewBitReader(r.Remaining())
 	*ball = getBall(&br, base, ballGen, s.Time, rad)
 	if kn != nil {
 		kn.q, kn.age = getKnot(&br, ball, s.Tick, s.Time, rad)
+	}
+	if pv != nil {
+		pv.q, pv.age = getKnot(&br, ball, s.Tick, s.Time, rad)
 	}
 	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
 	n := br.Uint(countOrder, maxSlots)
@@ -805,6 +820,11 @@ func readBase(r *wire.Reader, tick uint64, bl *wire.Baselines[playerTable]) (*pl
 // the current ball, coded against it (putKnot) rather than whole.
 const countKnot = 1 << 2
 
+// countPrev marks likewise that its state of the previous tick, the one
+// before the current, goes in the bit-packed section after the current
+// ball (and the knot), its carrier in its place.
+const countPrev = 1 << 3
+
 // A repeated knot in a per-client snapshot: how many ticks before the
 // snapshot it was (order 1), then its age in wire.TimeUnits as its
 // difference from that many ticks' time (knotAge, order 0), its flags (3
@@ -859,12 +879,11 @@ func knotRot(ref *wire.QState, w [3]int64, dt int64) uint64 {
 	return rotAhead(ref.Rot, a, b, dt)
 }
 
-// knotBits returns the bits of putKnot's knot.
-func knotBits(o *prepared, tick uint64, now time.Duration, rad int64) int {
-	k := &o.knot
-	ref, dt := knotRef(&o.ball, o.knotAge)
+// knotBits returns the bits of putKnot's state.
+func knotBits(k, cur *wire.QState, ticks uint64, age int64, tick uint64, now time.Duration, rad int64) int {
+	ref, dt := knotRef(cur, age)
 	ko := &knotOrders
-	n := wire.UintBits(o.knotTicks, 1) + wire.IntBits(o.knotAge-knotAge(o.knotTicks, tick, now), 0) + 3 + 1
+	n := wire.UintBits(ticks, 1) + wire.IntBits(age-knotAge(ticks, tick, now), 0) + 3 + 1
 	for i := range 3 {
 		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
 		n += wire.IntBits(dp, ko.posOrder(&ref, i)) + wire.IntBits(k.Vel[i]-ref.Vel[i], ko.velOrder(&ref, i, dp))
@@ -873,14 +892,14 @@ func knotBits(o *prepared, tick uint64, now time.Duration, rad int64) int {
 	return n + spin + rotBits(k.Rot, knotRot(&ref, k.AngVel, dt), ko)
 }
 
-// putKnot writes the snapshot's repeated knot against its current ball, the
-// snapshot's tick and time tick and now.
-func putKnot(w *wire.BitWriter, o *prepared, tick uint64, now time.Duration, rad int64) {
-	k := &o.knot
-	ref, dt := knotRef(&o.ball, o.knotAge)
+// putKnot writes ball state k, ticks ticks and age wire.TimeUnits before
+// the snapshot's current ball cur, against it, the snapshot's tick and time
+// tick and now.
+func putKnot(w *wire.BitWriter, k, cur *wire.QState, ticks uint64, age int64, tick uint64, now time.Duration, rad int64) {
+	ref, dt := knotRef(cur, age)
 	ko := &knotOrders
-	w.Uint(o.knotTicks, 1)
-	w.Int(o.knotAge-knotAge(o.knotTicks, tick, now), 0)
+	w.Uint(ticks, 1)
+	w.Int(age-knotAge(ticks, tick, now), 0)
 	w.Bits(uint64(k.Flags), 3)
 	for i := range 3 {
 		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)

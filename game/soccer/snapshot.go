@@ -144,14 +144,19 @@ type prepared struct {
 	knot      wire.QState
 	knotAge   int64
 	knotTicks uint64 // ticks before the tick
-	players   bool   // the snapshot holds the players
-	n         int    // active players
-	slots     [maxSlots]uint8
-	q         [maxSlots]qpose
-	team      [maxSlots]uint8
-	gen       [maxSlots]uint8
-	forced    uint64 // slot bits of the carriers (the tail names them) and the possessor
-	tail      []byte // the carriers section
+	// The previous tick's state in head[prevAt:prevEnd] (prevAt 0: none),
+	// quantised, and how long before the tick it was.
+	prevAt, prevEnd int
+	prevQ           wire.QState
+	prevAge         int64
+	players         bool // the snapshot holds the players
+	n               int  // active players
+	slots           [maxSlots]uint8
+	q               [maxSlots]qpose
+	team            [maxSlots]uint8
+	gen             [maxSlots]uint8
+	forced          uint64 // slot bits of the carriers (the tail names them) and the possessor
+	tail            []byte // the carriers section
 }
 
 // prepare fills and returns g.out for the snapshot of the tick just stepped.
@@ -193,7 +198,7 @@ func (g *Game) prepare(regular bool) *prepared {
 	prev := between && (g.knot || regular && blending)
 	repeat := regular && g.sent.repeat.ok && g.sent.repeat.gen == g.ballGen && g.sent.repeat.t < g.now && g.now-g.sent.repeat.t <= KnotRepeat &&
 		!(prev && g.sent.repeat.t >= g.sent.prevTime)
-	o.count, o.repeat, o.repeatEnd = len(dst), 0, 0
+	o.count, o.repeat, o.repeatEnd, o.prevAt = len(dst), 0, 0, 0
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
 		o.repeat = g.sent.repeat.tick
@@ -207,7 +212,10 @@ func (g *Game) prepare(regular bool) *prepared {
 		} else {
 			dst = appendCarry(dst, g.sent.prevPossessor, g.sent.prevCarryOff, client.Blend{}, g.sent.prevTime)
 		}
-		dst = appendBall(dst, bodyOf(g.sent.prevTime, g.prevBall, false, false), g.now)
+		o.prevAt = len(dst)
+		p := bodyOf(g.sent.prevTime, g.prevBall, false, false)
+		dst = appendBall(dst, p, g.now)
+		o.prevEnd, o.prevQ, o.prevAge = len(dst), wire.QuantiseState(p), int64(g.now/wire.TimeUnit-p.Time/wire.TimeUnit)
 	}
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
 	o.head = dst
@@ -461,12 +469,13 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	nb := r.Byte()
 	// A per-client snapshot's repeated knot, its first state, goes with its
 	// current ball (countKnot).
-	knotted := nb&countKnot != 0
-	nb &^= countKnot
-	if nb < 1 || nb > 3 || knotted && (!delta || nb < 2) {
+	knotted, prevBits := nb&countKnot != 0, nb&countPrev != 0
+	nb &^= countKnot | countPrev
+	if nb < 1 || nb > 3 || (knotted || prevBits) && !delta || nb < 1+b2i(knotted)+b2i(prevBits) {
 		r.Fail(ErrMalformed)
 	}
 	var ballAge time.Duration // of the blend of a per-client snapshot's current ball
+	var prevAge time.Duration // of the blend of its previous tick's, in the bit-packed section
 	for k := range nb {
 		if k == 0 && knotted {
 			s.Entities = append(s.Entities, client.EntityState{ID: BallID, Kind: KindBall, Gen: gen, Parent: client.NoParent})
@@ -487,8 +496,9 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		}
 		// A per-client snapshot's current ball goes with its players.
 		current := k == nb-1 && flags&snapDelta != 0
+		prevK := k == nb-2 && prevBits
 		var w kinematic.State
-		if !current {
+		if !current && !prevK {
 			w = r.State()
 			if w.Time < 0 {
 				r.Fail(ErrMalformed)
@@ -498,9 +508,12 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		if r.Err() != nil {
 			break
 		}
-		if current {
+		switch {
+		case current:
 			ballAge = age
-		} else if blend.Span > 0 {
+		case prevK:
+			prevAge = age
+		case blend.Span > 0:
 			blend.Since = w.Time - age
 		}
 		s.Entities = append(s.Entities, client.EntityState{
@@ -511,14 +524,24 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	players := len(s.Entities)
 	if r.Err() == nil && flags&snapDelta != 0 {
 		var ball wire.QState
-		var kn *knotRead
+		var kn, pv *knotRead
 		if knotted {
 			kn = &knotRead{}
 		}
-		readDelta(&r, s, base, &rc.scratch, gen, &ball, kn, radiusMicro(rules), leanOf(rules))
+		if prevBits {
+			pv = &knotRead{}
+		}
+		readDelta(&r, s, base, &rc.scratch, gen, &ball, kn, pv, radiusMicro(rules), leanOf(rules))
 		rc.scratch.score = score
 		if kn != nil && r.Err() == nil {
 			s.Entities[players-int(nb)].State = kn.q.State(s.Time - time.Duration(kn.age)*wire.TimeUnit)
+		}
+		if pv != nil && r.Err() == nil {
+			e := &s.Entities[players-2]
+			e.State = pv.q.State(s.Time - time.Duration(pv.age)*wire.TimeUnit)
+			if e.Blend.Span > 0 {
+				e.Blend.Since = e.State.Time - prevAge
+			}
 		}
 		if e := &s.Entities[players-1]; r.Err() == nil {
 			e.State = ball.State(s.Time)
