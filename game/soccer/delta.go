@@ -12,18 +12,23 @@ import (
 )
 
 // Per-client snapshots (server.PerClient). The server encodes every client's
-// snapshot on its own: the same flags (with bit 3 set), score and ball
-// states as a shared snapshot (less a repeated knot when the client keeps a
-// snapshot of the knot's tick or later, which held it), then, when it holds
-// the players, the ball's current state and the players against a baseline
-// the client acknowledged keeping, then the carriers. The ball's current state (the last of its
-// states; its carrier, offset and blend stay where they were) then moves
-// into the bit-packed section:
+// snapshot on its own: the same flags (with bit 3 set) as a shared
+// snapshot, then the baseline (below), then its score and ball generation
+// unless they are the baseline's (flags bit 4, snapSame), and its ball
+// states (less a repeated knot when the client keeps a snapshot of the
+// knot's tick or later, which held it; else the knot's state goes after the
+// ball's current one, countKnot, as does the previous tick's, countPrev,
+// their carriers staying in place), then the ball's current state and the
+// players against the baseline, which the client acknowledged keeping, then
+// the carriers. The ball's current state (the last of its states; its
+// carrier, offset and blend stay where they were) then moves into the
+// bit-packed section:
 //
-//	baseline   unsigned varint: the snapshot's tick less the baseline's,
-//	           0 for none (everything whole)
+//	baseline   unsigned varint after the flags: the snapshot's tick less
+//	           the baseline's, 0 for none (everything whole)
 //	ball       (bit-packed, see ballDeltaOrders) the current state, its time
-//	           the snapshot's
+//	           the snapshot's; then a repeated knot and the previous
+//	           tick's state against it (putKnot)
 //	players    in the same bit-packed section (wire.BitWriter): the count of players
 //	           (order-3 exponential-Golomb code); unless none, a bit run
 //	           (their slots follow one another) and a bit moved (every
@@ -64,6 +69,10 @@ import (
 // a whole snapshot of 64 players is larger than a packet.
 
 const snapDelta = 1 << 3
+
+// snapSame marks a per-client snapshot that leaves out the score and the
+// ball's generation: they are the baseline's.
+const snapSame = 1 << 4
 
 // baselineRing is how many snapshots the server keeps per client, and a
 // client keeps, as baselines: a second of regular snapshots at 30 Hz. A
@@ -152,6 +161,8 @@ type playerTable struct {
 	ballGen uint8
 	ballT   time.Duration
 	ball    wire.QState
+	// The score, Home then Away.
+	score [2]uint64
 }
 
 func (t *playerTable) set(slot int, k known) {
@@ -194,24 +205,48 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 		g.views[cl] = v
 	}
 	base := v.sent.Find(acked)
-	if o.repeat != 0 && base != nil && acked >= o.repeat {
-		// The client keeps a snapshot of the knot's tick or later, which
-		// held the knot (as the ball's state, repeated, or the previous
-		// tick's): it need not come again.
-		dst = append(dst, o.head[:o.count]...)
-		dst = append(dst, o.head[o.count]-1)
-		dst = append(dst, o.head[o.repeatEnd:]...)
-	} else {
-		dst = append(dst, o.head...)
+	same := base != nil && base.score == o.score && base.ballGen == o.ballGen
+	flags := o.head[0] | snapDelta
+	if same {
+		flags |= snapSame
 	}
-	dst[start] |= snapDelta
+	dst = append(dst, flags)
 	if base != nil {
 		dst = binary.AppendUvarint(dst, g.tick-acked)
 	} else {
 		dst = append(dst, 0)
 	}
+	if !same {
+		dst = append(dst, o.head[1:o.count]...)
+	}
+	knot, count, from := false, o.head[o.count], o.count+1
+	switch {
+	case o.repeat != 0 && base != nil && acked >= o.repeat:
+		// The client keeps a snapshot of the knot's tick or later, which
+		// held the knot (as the ball's state, repeated, or the previous
+		// tick's): it need not come again.
+		count, from = count-1, o.repeatEnd
+	case o.repeat != 0:
+		// The knot goes against the current ball, after it.
+		knot, count, from = true, count|countKnot, o.repeatEnd
+	}
+	if o.prevAt != 0 {
+		// So does the previous tick's state, its carrier staying here.
+		dst = append(dst, count|countPrev)
+		dst = append(dst, o.head[from:o.prevAt]...)
+		dst = append(dst, o.head[o.prevEnd:]...)
+	} else {
+		dst = append(dst, count)
+		dst = append(dst, o.head[from:]...)
+	}
 	now := g.wireNow()
 	room := (budget-(len(dst)-start)-len(o.tail))*8 - wire.UintBits(uint64(o.n), countOrder) - 2 - ballBits(o, base, now, radiusMicro(g.rules))
+	if knot {
+		room -= knotBits(&o.knot, &o.ball, o.knotTicks, o.knotAge, g.tick, now, radiusMicro(g.rules))
+	}
+	if o.prevAt != 0 {
+		room -= knotBits(&o.prevQ, &o.ball, 1, o.prevAge, g.tick, now, radiusMicro(g.rules))
+	}
 	var cost [maxSlots]int
 	total, prev := 0, -1
 	moved := uint64(0) // slot bits of the players sent as changed deltas
@@ -234,7 +269,13 @@ func (g *Game) AppendSnapshotFor(dst []byte, cl int, regular bool, acked uint64,
 	t.from(base)
 	w := wire.NewBitWriter(dst)
 	putBall(&w, o, base, now, radiusMicro(g.rules))
-	t.ball, t.ballT, t.ballGen, t.hasBall = o.ball, now, o.ballGen, true
+	if knot {
+		putKnot(&w, &o.knot, &o.ball, o.knotTicks, o.knotAge, g.tick, now, radiusMicro(g.rules))
+	}
+	if o.prevAt != 0 {
+		putKnot(&w, &o.prevQ, &o.ball, 1, o.prevAge, g.tick, now, radiusMicro(g.rules))
+	}
+	t.ball, t.ballT, t.ballGen, t.hasBall, t.score = o.ball, now, o.ballGen, true, o.score
 	sent := in & slotBits(o)
 	w.Uint(uint64(bits.OnesCount64(sent)), countOrder)
 	run, all := false, false
@@ -498,6 +539,7 @@ func getPose(r *wire.BitReader, ref *poseRef) qpose {
 type received struct {
 	kept    wire.Baselines[playerTable]
 	scratch playerTable
+	meta    [1 + 2*binary.MaxVarintLen64]byte // a per-client snapshot's Meta
 }
 
 // The ball's state in a per-client snapshot leads the bit-packed section: a
@@ -695,22 +737,16 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 // readDelta reads the players of a per-client snapshot at tick (server time
 // at) into s, against the baselines kept in bl, and rebuilds the snapshot's
 // table into scratch. It returns the baseline's tick (0: none).
-func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTable], scratch *playerTable, ballGen uint8, ball *wire.QState, rad int64, lean leanRules) uint64 {
-	dist := r.Uvarint(1 << 32)
-	var base *playerTable
-	if r.Err() == nil && dist > 0 {
-		if dist >= s.Tick {
-			r.Fail(ErrMalformed)
-		} else if base = bl.Find(s.Tick - dist); base == nil {
-			r.Fail(errNoBaseline)
-		}
-	}
-	if r.Err() != nil {
-		return 0
-	}
+func readDelta(r *wire.Reader, s *client.Snapshot, base, scratch *playerTable, ballGen uint8, ball *wire.QState, kn, pv *knotRead, rad int64, lean leanRules) {
 	scratch.from(base)
 	br := wire.NewBitReader(r.Remaining())
 	*ball = getBall(&br, base, ballGen, s.Time, rad)
+	if kn != nil {
+		kn.q, kn.age = getKnot(&br, ball, s.Tick, s.Time, rad)
+	}
+	if pv != nil {
+		pv.q, pv.age = getKnot(&br, ball, s.Tick, s.Time, rad)
+	}
 	scratch.ball, scratch.ballT, scratch.ballGen, scratch.hasBall = *ball, s.Time, ballGen, true
 	n := br.Uint(countOrder, maxSlots)
 	run, moved := false, false
@@ -758,8 +794,151 @@ func readDelta(r *wire.Reader, s *client.Snapshot, bl *wire.Baselines[playerTabl
 	}
 	nb, err := br.End()
 	r.Sub(nb, err, wire.ErrTruncated)
+}
+
+// readBase reads the baseline distance of a per-client snapshot at tick and
+// returns the baseline kept in bl it names (nil: none) and its tick.
+func readBase(r *wire.Reader, tick uint64, bl *wire.Baselines[playerTable]) (*playerTable, uint64) {
+	dist := r.Uvarint(1 << 32)
+	if r.Err() != nil || dist == 0 {
+		return nil, 0
+	}
+	if dist >= tick {
+		r.Fail(ErrMalformed)
+		return nil, 0
+	}
+	base := bl.Find(tick - dist)
 	if base == nil {
+		r.Fail(errNoBaseline)
+		return nil, 0
+	}
+	return base, tick - dist
+}
+
+// countKnot marks, in a per-client snapshot's count of ball states, that
+// its first state, a repeated knot, goes in the bit-packed section after
+// the current ball, coded against it (putKnot) rather than whole.
+const countKnot = 1 << 2
+
+// countPrev marks likewise that its state of the previous tick, the one
+// before the current, goes in the bit-packed section after the current
+// ball (and the knot), its carrier in its place.
+const countPrev = 1 << 3
+
+// A repeated knot in a per-client snapshot: how many ticks before the
+// snapshot it was (order 1), then its age in wire.TimeUnits as its
+// difference from that many ticks' time (knotAge, order 0), its flags (3
+// bits), then its position and velocity, each component a difference from
+// the current ball's taken back over that time (its position moved back at
+// the mean of the two velocities, as midway), a bit rolling and its angular
+// velocity's differences (as the current ball's against its baseline's,
+// spinCode), and its rotation against the current ball's turned back at the
+// mean of the two angular velocities (putRot), with knotOrders.
+var knotOrders = ballOrders{pos: 1, vel: 9, still: 6, spin: [3]int{6, 0, 8}, ground: true, ahead: true, rot: 6}
+
+// maxKnotTicks bounds a knot's ticks before the snapshot.
+const maxKnotTicks = 1 << 16
+
+// maxKnotAge bounds a knot's age, wire.TimeUnits.
+const maxKnotAge = int64(time.Minute / wire.TimeUnit)
+
+// knotAge returns the time of ticks ticks, wire.TimeUnits, as the time of
+// the snapshot's tick, now, makes it: ticks/tick of now's whole
+// wire.TimeUnits (rounded half away from zero; 0 for tick 0).
+func knotAge(ticks, tick uint64, now time.Duration) int64 {
+	if tick == 0 {
 		return 0
 	}
-	return s.Tick - dist
+	return wire.RoundDiv(int64(ticks)*int64(now/wire.TimeUnit), int64(min(tick, 1<<62)))
+}
+
+// knotRead is a repeated knot decoded, and its age.
+type knotRead struct {
+	q   wire.QState
+	age int64
+}
+
+// knotRef returns what a knot age wire.TimeUnits before ball cur is coded
+// against: cur moved back by its velocity; and that time, ns.
+func knotRef(cur *wire.QState, age int64) (wire.QState, int64) {
+	q := *cur
+	dt := age * int64(wire.TimeUnit)
+	for i := range q.Pos {
+		q.Pos[i] -= wire.RoundDiv(q.Vel[i]*dt, 1e9)
+	}
+	return q, dt
+}
+
+// knotRot returns what a knot's rotation, angular velocity w, is coded
+// against: ref's turned back by dt at the mean of its angular velocity and w.
+func knotRot(ref *wire.QState, w [3]int64, dt int64) uint64 {
+	var a, b [3]int64
+	for i := range a {
+		a[i], b[i] = -ref.AngVel[i], -w[i]
+	}
+	return rotAhead(ref.Rot, a, b, dt)
+}
+
+// knotBits returns the bits of putKnot's state.
+func knotBits(k, cur *wire.QState, ticks uint64, age int64, tick uint64, now time.Duration, rad int64) int {
+	ref, dt := knotRef(cur, age)
+	ko := &knotOrders
+	n := wire.UintBits(ticks, 1) + wire.IntBits(age-knotAge(ticks, tick, now), 0) + 3 + 1
+	for i := range 3 {
+		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
+		n += wire.IntBits(dp, ko.posOrder(&ref, i)) + wire.IntBits(k.Vel[i]-ref.Vel[i], ko.velOrder(&ref, i, dp))
+	}
+	_, spin := spinCode(k, &ref, ko, rad)
+	return n + spin + rotBits(k.Rot, knotRot(&ref, k.AngVel, dt), ko)
+}
+
+// putKnot writes ball state k, ticks ticks and age wire.TimeUnits before
+// the snapshot's current ball cur, against it, the snapshot's tick and time
+// tick and now.
+func putKnot(w *wire.BitWriter, k, cur *wire.QState, ticks uint64, age int64, tick uint64, now time.Duration, rad int64) {
+	ref, dt := knotRef(cur, age)
+	ko := &knotOrders
+	w.Uint(ticks, 1)
+	w.Int(age-knotAge(ticks, tick, now), 0)
+	w.Bits(uint64(k.Flags), 3)
+	for i := range 3 {
+		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
+		w.Int(dp, ko.posOrder(&ref, i))
+		w.Int(k.Vel[i]-ref.Vel[i], ko.velOrder(&ref, i, dp))
+	}
+	roll, _ := spinCode(k, &ref, ko, rad)
+	w.Bool(roll)
+	a, so := spinRef(k, &ref, ko, rad, roll)
+	for i := range 3 {
+		w.Int(k.AngVel[i]-a[i], so[i])
+	}
+	putRot(w, k.Rot, knotRot(&ref, k.AngVel, dt), ko)
+}
+
+// getKnot reads a knot putKnot wrote against the current ball cur of a
+// snapshot at tick, server time now, and its age.
+func getKnot(r *wire.BitReader, cur *wire.QState, tick uint64, now time.Duration, rad int64) (wire.QState, int64) {
+	ticks := r.Uint(1, maxKnotTicks)
+	age := knotAge(ticks, tick, now) + r.Int(0, 2*maxQuant)
+	if age < 0 || age > maxKnotAge {
+		r.Fail(ErrMalformed)
+		age = 0
+	}
+	ref, dt := knotRef(cur, age)
+	ko := &knotOrders
+	k := wire.QState{Flags: byte(r.Bits(3))}
+	for i := range 3 {
+		dp := r.Int(ko.posOrder(&ref, i), 2*maxQuant)
+		k.Vel[i] = ref.Vel[i] + r.Int(ko.velOrder(&ref, i, dp), 2*maxQuant)
+		k.Pos[i] = dp + ballMid(&ref, i, k.Vel[i], -dt)
+	}
+	a, so := spinRef(&k, &ref, ko, rad, r.Bool())
+	for i := range 3 {
+		k.AngVel[i] = a[i] + r.Int(so[i], 2*maxQuant)
+	}
+	k.Rot = getRot(r, knotRot(&ref, k.AngVel, dt), ko)
+	if k.Flags&^wire.FlagMask != 0 {
+		r.Fail(ErrMalformed)
+	}
+	return k, age
 }

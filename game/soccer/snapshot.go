@@ -51,7 +51,7 @@ const (
 	snapPlayers  = 1 << 0
 	snapPaused   = 1 << 1
 	snapCarriers = 1 << 2
-	snapMask     = snapPlayers | snapPaused | snapCarriers | snapDelta
+	snapMask     = snapPlayers | snapPaused | snapCarriers | snapDelta | snapSame
 )
 
 // A player's marks in a snapshot.
@@ -138,14 +138,25 @@ type prepared struct {
 	ballState kinematic.State
 	ball      wire.QState
 	ballGen   uint8
-	players   bool // the snapshot holds the players
-	n         int  // active players
-	slots     [maxSlots]uint8
-	q         [maxSlots]qpose
-	team      [maxSlots]uint8
-	gen       [maxSlots]uint8
-	forced    uint64 // slot bits of the carriers (the tail names them) and the possessor
-	tail      []byte // the carriers section
+	score     [2]uint64
+	// The repeated knot quantised, and how long before the tick it was
+	// (wire.TimeUnits).
+	knot      wire.QState
+	knotAge   int64
+	knotTicks uint64 // ticks before the tick
+	// The previous tick's state in head[prevAt:prevEnd] (prevAt 0: none),
+	// quantised, and how long before the tick it was.
+	prevAt, prevEnd int
+	prevQ           wire.QState
+	prevAge         int64
+	players         bool // the snapshot holds the players
+	n               int  // active players
+	slots           [maxSlots]uint8
+	q               [maxSlots]qpose
+	team            [maxSlots]uint8
+	gen             [maxSlots]uint8
+	forced          uint64 // slot bits of the carriers (the tail names them) and the possessor
+	tail            []byte // the carriers section
 }
 
 // prepare fills and returns g.out for the snapshot of the tick just stepped.
@@ -187,7 +198,7 @@ func (g *Game) prepare(regular bool) *prepared {
 	prev := between && (g.knot || regular && blending)
 	repeat := regular && g.sent.repeat.ok && g.sent.repeat.gen == g.ballGen && g.sent.repeat.t < g.now && g.now-g.sent.repeat.t <= KnotRepeat &&
 		!(prev && g.sent.repeat.t >= g.sent.prevTime)
-	o.count, o.repeat, o.repeatEnd = len(dst), 0, 0
+	o.count, o.repeat, o.repeatEnd, o.prevAt = len(dst), 0, 0, 0
 	dst = append(dst, 1+b2i(prev)+b2i(repeat))
 	if repeat {
 		o.repeat = g.sent.repeat.tick
@@ -201,12 +212,19 @@ func (g *Game) prepare(regular bool) *prepared {
 		} else {
 			dst = appendCarry(dst, g.sent.prevPossessor, g.sent.prevCarryOff, client.Blend{}, g.sent.prevTime)
 		}
-		dst = appendBall(dst, bodyOf(g.sent.prevTime, g.prevBall, false, false), g.now)
+		o.prevAt = len(dst)
+		p := bodyOf(g.sent.prevTime, g.prevBall, false, false)
+		dst = appendBall(dst, p, g.now)
+		o.prevEnd, o.prevQ, o.prevAge = len(dst), wire.QuantiseState(p), int64(g.now/wire.TimeUnit-p.Time/wire.TimeUnit)
 	}
 	dst = appendCarry(dst, g.possessor, g.rules.dribbleSpot(), g.carryBlend(), g.now)
 	o.head = dst
 	o.ballState = bodyOf(g.now, g.world.Body(g.ball), g.knot && !g.kickoff, g.jumped)
-	o.ball, o.ballGen = wire.QuantiseState(o.ballState), g.ballGen
+	o.ball, o.ballGen, o.score = wire.QuantiseState(o.ballState), g.ballGen, [2]uint64{uint64(g.score[0]), uint64(g.score[1])}
+	if repeat {
+		k := bodyOf(g.sent.repeat.t, g.sent.repeat.ball, true, g.sent.repeat.cut)
+		o.knot, o.knotAge, o.knotTicks = wire.QuantiseState(k), int64(g.now/wire.TimeUnit-k.Time/wire.TimeUnit), g.tick-g.sent.repeat.tick
+	}
 	o.players, o.n, o.forced, o.tail = flags&snapPlayers != 0, 0, 0, o.tail[:0]
 	if !o.players {
 		return o
@@ -419,16 +437,50 @@ func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) kinematic.Stat
 func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) error {
 	r := wire.NewReader(b)
 	flags := r.Byte()
-	r.Uvarint(1 << 20)
-	r.Uvarint(1 << 20)
-	metaEnd := r.Offset()
-	gen := r.Byte()
+	delta := flags&snapDelta != 0
+	if flags&^snapMask != 0 || delta && (flags&snapPlayers == 0 || rc == nil) || flags&snapSame != 0 && !delta {
+		r.Fail(ErrMalformed)
+	}
+	// A per-client snapshot names its baseline first, whose score and ball
+	// generation it may leave out (snapSame).
+	var base *playerTable
+	if r.Err() == nil && delta {
+		base, s.Base = readBase(&r, s.Tick, &rc.kept)
+		if r.Err() == nil && flags&snapSame != 0 && base == nil {
+			r.Fail(ErrMalformed)
+		}
+	}
+	var score [2]uint64
+	var gen byte
+	meta := b[:0]
+	if r.Err() == nil && flags&snapSame != 0 {
+		score, gen = base.score, base.ballGen
+	} else {
+		score[0], score[1] = r.Uvarint(1<<20), r.Uvarint(1<<20)
+		meta = b[:r.Offset()]
+		gen = r.Byte()
+	}
+	if delta && r.Err() == nil {
+		// The Meta as a shared snapshot's: the flags, then the score.
+		m := append(rc.meta[:0], flags&^snapSame)
+		m = binary.AppendUvarint(m, score[0])
+		meta = binary.AppendUvarint(m, score[1])
+	}
 	nb := r.Byte()
-	if flags&^snapMask != 0 || nb < 1 || nb > 3 || flags&snapDelta != 0 && (flags&snapPlayers == 0 || rc == nil) {
+	// A per-client snapshot's repeated knot, its first state, goes with its
+	// current ball (countKnot).
+	knotted, prevBits := nb&countKnot != 0, nb&countPrev != 0
+	nb &^= countKnot | countPrev
+	if nb < 1 || nb > 3 || (knotted || prevBits) && !delta || nb < 1+b2i(knotted)+b2i(prevBits) {
 		r.Fail(ErrMalformed)
 	}
 	var ballAge time.Duration // of the blend of a per-client snapshot's current ball
+	var prevAge time.Duration // of the blend of its previous tick's, in the bit-packed section
 	for k := range nb {
+		if k == 0 && knotted {
+			s.Entities = append(s.Entities, client.EntityState{ID: BallID, Kind: KindBall, Gen: gen, Parent: client.NoParent})
+			continue
+		}
 		parent, off := client.NoParent, geom.Vec3{}
 		var blend client.Blend
 		var age time.Duration // of the blend, at the state
@@ -444,8 +496,9 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		}
 		// A per-client snapshot's current ball goes with its players.
 		current := k == nb-1 && flags&snapDelta != 0
+		prevK := k == nb-2 && prevBits
 		var w kinematic.State
-		if !current {
+		if !current && !prevK {
 			w = r.State()
 			if w.Time < 0 {
 				r.Fail(ErrMalformed)
@@ -455,9 +508,12 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		if r.Err() != nil {
 			break
 		}
-		if current {
+		switch {
+		case current:
 			ballAge = age
-		} else if blend.Span > 0 {
+		case prevK:
+			prevAge = age
+		case blend.Span > 0:
 			blend.Since = w.Time - age
 		}
 		s.Entities = append(s.Entities, client.EntityState{
@@ -468,7 +524,25 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 	players := len(s.Entities)
 	if r.Err() == nil && flags&snapDelta != 0 {
 		var ball wire.QState
-		s.Base = readDelta(&r, s, &rc.kept, &rc.scratch, gen, &ball, radiusMicro(rules), leanOf(rules))
+		var kn, pv *knotRead
+		if knotted {
+			kn = &knotRead{}
+		}
+		if prevBits {
+			pv = &knotRead{}
+		}
+		readDelta(&r, s, base, &rc.scratch, gen, &ball, kn, pv, radiusMicro(rules), leanOf(rules))
+		rc.scratch.score = score
+		if kn != nil && r.Err() == nil {
+			s.Entities[players-int(nb)].State = kn.q.State(s.Time - time.Duration(kn.age)*wire.TimeUnit)
+		}
+		if pv != nil && r.Err() == nil {
+			e := &s.Entities[players-2]
+			e.State = pv.q.State(s.Time - time.Duration(pv.age)*wire.TimeUnit)
+			if e.Blend.Span > 0 {
+				e.Blend.Since = e.State.Time - prevAge
+			}
+		}
 		if e := &s.Entities[players-1]; r.Err() == nil {
 			e.State = ball.State(s.Time)
 			if e.Blend.Span > 0 {
@@ -540,7 +614,7 @@ func decodeSnapshot(s *client.Snapshot, b []byte, rules Rules, rc *received) err
 		s.Base = 0
 		return err
 	}
-	s.Meta = b[:metaEnd]
+	s.Meta = meta
 	if flags&snapDelta != 0 && s.Tick > rc.kept.Newest() {
 		*rc.kept.Push(s.Tick) = rc.scratch
 		s.Baseline = true
