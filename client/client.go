@@ -16,6 +16,7 @@ import (
 	"github.com/tether-net/tether/protocol"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
+	"github.com/tether-net/tether/wire"
 )
 
 // NoParent is the Parent of an entity drawn on its own.
@@ -721,10 +722,7 @@ func (c *Client) Update(local time.Duration) {
 		if c.ep.SendUnreliable(c.msg) == nil {
 			n := uint64(len(c.msg))
 			if moves {
-				a := uint64(1) // the ack field's bytes (a uvarint)
-				for v := ack; v >= 0x80; v >>= 7 {
-					a++
-				}
+				a := uint64(wire.UvarintLen(ack)) // the ack field's bytes
 				c.stats.AckBytesOut += a
 				n -= a
 			}

@@ -48,9 +48,9 @@ type Packet[I any] struct {
 	rawEnd [MaxPacketMoves]uint16 // decoded: where each move's input ends in raw
 }
 
-// Input returns the encoding of decoded move k's input as it was sent,
+// input returns the encoding of decoded move k's input as it was sent,
 // valid until the next decoding into p.
-func (p *Packet[I]) Input(k int) []byte {
+func (p *Packet[I]) input(k int) []byte {
 	from := uint16(0)
 	if k > 0 {
 		from = p.rawEnd[k-1]
@@ -80,10 +80,9 @@ const (
 // PosWrap) nearest at's.
 func (p *Packet[I]) PosError(at geom.Vec3) float64 {
 	wrap := func(d float64) float64 { return d - PosWrap*math.Round(d/PosWrap) }
-	return math.Sqrt(sq(wrap(p.Pos.X-at.X)) + sq(wrap(p.Pos.Y-at.Y)) + sq(wrap(p.Pos.Z-at.Z)))
+	d := p.Pos.Sub(at)
+	return geom.V(wrap(d.X), wrap(d.Y), wrap(d.Z)).Len()
 }
-
-func sq(x float64) float64 { return x * x }
 
 // LagUnit is the step of a packet's lag: how far its newest move's View is
 // before that move's end, rounded to it. (The server looks the world up at
@@ -118,6 +117,7 @@ const (
 	lenOrder    = 2  // an input's length less one
 	byteOrder   = 3  // the change of one byte of an input
 	maxInput    = 255
+	maxMask     = 56               // the longest input sent as a change: its mask is one field of a BitWriter
 	maxMoveDt   = 10 * time.Second // the longest Dt a packet may carry
 	maxLag      = 60 * time.Second // the furthest View may be before Time
 	// frameDt is the length the first move's is coded against, in
@@ -223,7 +223,7 @@ func appendWhole(w *wire.BitWriter, in []byte) {
 func (p *Packet[I]) appendChange(w *wire.BitWriter, cur, prev []byte) {
 	var mask uint64
 	bits := 1
-	delta := len(cur) == len(prev) && len(cur) <= 64
+	delta := len(cur) == len(prev) && len(cur) <= maxMask
 	if delta {
 		for k := range cur {
 			if cur[k] != prev[k] {
@@ -383,11 +383,11 @@ func readWhole(r *wire.BitReader, cur []byte) []byte {
 
 // readChange reads an input written as a change from prev into cur.
 func (p *Packet[I]) readChange(r *wire.BitReader, cur, prev []byte) []byte {
+	if len(prev) > maxMask {
+		r.Fail(ErrMalformed)
+		return cur
+	}
 	if !r.Bool() {
-		if len(prev) > 64 {
-			r.Fail(ErrMalformed)
-			return cur
-		}
 		p.mask = r.Bits(len(prev))
 	}
 	if r.Err() == nil && (p.mask == 0 || p.mask>>len(prev) != 0) {

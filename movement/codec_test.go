@@ -301,3 +301,43 @@ func TestPacketLengths(t *testing.T) {
 		}
 	}
 }
+
+// blob is an input of 60 bytes, longer than an input sent as a change may
+// be (maxMask): blobGame carries it as it is.
+type blob [60]byte
+
+type blobGame struct{ walker }
+
+func (blobGame) Move(s wstate, _ *Move[blob]) wstate    { return s }
+func (blobGame) Clamp(in blob) (blob, bool)             { return in, true }
+func (blobGame) Combine(_, _ blob) bool                 { return false }
+func (blobGame) AppendInput(dst []byte, in blob) []byte { return append(dst, in[:]...) }
+func (blobGame) DecodeInput(in *blob, b []byte) (int, error) {
+	if len(b) < len(in) {
+		return 0, ErrTruncated
+	}
+	return copy(in[:], b), nil
+}
+
+// TestPacketLongInputs: inputs longer than a change's mask go whole, and
+// a packet of them decodes to what was encoded.
+func TestPacketLongInputs(t *testing.T) {
+	g := Game[wstate, blob](&blobGame{})
+	p := Packet[blob]{}
+	end := 5 * time.Second
+	for i := range 6 {
+		end += 16 * ms
+		var in blob
+		in[0], in[59] = byte(i), byte(i/2)
+		p.Moves = append(p.Moves, Move[blob]{Seq: 1 + uint32(i), Time: end, Dt: 16 * ms, View: end - 80*ms, Input: in})
+	}
+	var q Packet[blob]
+	if err := DecodePacket(&q, AppendPacket(nil, g, &p), g, Ref{}); err != nil || len(q.Moves) != len(p.Moves) {
+		t.Fatalf("%v, %d moves", err, len(q.Moves))
+	}
+	for i := range q.Moves {
+		if q.Moves[i] != p.Moves[i] {
+			t.Fatalf("move %d: %+v, want %+v", i, q.Moves[i].Input, p.Moves[i].Input)
+		}
+	}
+}

@@ -358,7 +358,7 @@ func (v *Server[S, I]) apply(now time.Duration, p *Packet[I]) {
 		}
 		v.seq = m.Seq
 		h := &v.moves[m.Seq%inputRing]
-		h.seq, h.end, h.in = m.Seq, m.Time, append(h.in[:0], p.Input(i)...)
+		h.seq, h.end, h.in = m.Seq, m.Time, append(h.in[:0], p.input(i)...)
 		if m.Time <= v.tApplied {
 			v.stats.BadTimes++
 			continue

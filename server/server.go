@@ -9,6 +9,7 @@ import (
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/netcode/reliable"
 	"github.com/tether-net/tether/protocol"
+	"github.com/tether-net/tether/wire"
 )
 
 // Game is what a game provides to the server. Its methods are called from one
@@ -469,7 +470,7 @@ func (s *Server) ReceiveAt(now, arrival time.Duration, client int, payload []byt
 		case protocol.TagInput, protocol.TagMoves:
 			n := uint64(len(b))
 			if m.Tag == protocol.TagMoves {
-				a := uint64(uvarintLen(m.Ack))
+				a := uint64(wire.UvarintLen(m.Ack))
 				c.stats.AckBytes += a
 				n -= a
 			}
@@ -700,13 +701,4 @@ func (s *Server) Transmit() (client int, payload []byte, ok bool) {
 	p := s.packets[s.next]
 	s.next++
 	return p.client, s.out[p.off:p.end:p.end], true
-}
-
-// uvarintLen returns the length of v's unsigned varint encoding.
-func uvarintLen(v uint64) int {
-	n := 1
-	for ; v >= 0x80; v >>= 7 {
-		n++
-	}
-	return n
 }

@@ -66,7 +66,7 @@ func (r *Reader) Uvarint(limit uint64) uint64 {
 	switch {
 	case n == 0:
 		r.err = ErrTruncated
-	case n < 0 || v > limit || n != uvarintLen(v):
+	case n < 0 || v > limit || n != UvarintLen(v):
 		r.err = ErrMalformed
 	}
 	if r.err != nil {
@@ -199,8 +199,9 @@ func (r *Reader) Sub(n int, err, truncated error) {
 	}
 }
 
-// uvarintLen is the length of the shortest varint encoding of v.
-func uvarintLen(v uint64) int {
+// UvarintLen returns the length, bytes, of the shortest unsigned varint
+// encoding of v (binary.AppendUvarint's).
+func UvarintLen(v uint64) int {
 	n := 1
 	for ; v >= 0x80; v >>= 7 {
 		n++
@@ -214,5 +215,5 @@ func varintLen(x int64) int {
 	if x < 0 {
 		u = ^u
 	}
-	return uvarintLen(u)
+	return UvarintLen(u)
 }

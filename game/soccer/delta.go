@@ -679,31 +679,59 @@ func ballMid(ref *wire.QState, i int, v, dt int64) int64 {
 func ballBits(o *prepared, base *playerTable, t time.Duration, rad int64) int {
 	ref, k, dt := ballRef(base, o.ballGen, t)
 	q := &o.ball
-	n := 1 + 3 + 1 + 1
+	return 1 + motionBits(q, &ref, k, dt, rad) + rotBits(q.Rot, rotRef(q, &ref, k, dt), k)
+}
+
+// putMotion writes ball state q's flags, position, velocity and angular
+// velocity against ref with orders k: each component of the position
+// against ref's moved midway over dt ns (ballMid), of the velocity against
+// ref's, a bit rolling and the angular velocity's differences (spinCode).
+func putMotion(w *wire.BitWriter, q, ref *wire.QState, k *ballOrders, dt, rad int64) {
+	w.Bits(uint64(q.Flags), 3)
 	for i := range 3 {
-		dp := q.Pos[i] - ballMid(&ref, i, q.Vel[i], dt)
-		n += wire.IntBits(dp, k.posOrder(&ref, i)) + wire.IntBits(q.Vel[i]-ref.Vel[i], k.velOrder(&ref, i, dp))
+		dp := q.Pos[i] - ballMid(ref, i, q.Vel[i], dt)
+		w.Int(dp, k.posOrder(ref, i))
+		w.Int(q.Vel[i]-ref.Vel[i], k.velOrder(ref, i, dp))
 	}
-	_, spin := spinCode(q, &ref, k, rad)
-	return n - 1 + spin + rotBits(q.Rot, rotRef(q, &ref, k, dt), k)
+	roll, _ := spinCode(q, ref, k, rad)
+	w.Bool(roll)
+	a, ko := spinRef(q, ref, k, rad, roll)
+	for i := range 3 {
+		w.Int(q.AngVel[i]-a[i], ko[i])
+	}
+}
+
+// getMotion reads what putMotion wrote.
+func getMotion(r *wire.BitReader, ref *wire.QState, k *ballOrders, dt, rad int64) wire.QState {
+	q := wire.QState{Flags: byte(r.Bits(3))}
+	for i := range 3 {
+		dp := r.Int(k.posOrder(ref, i), 2*maxQuant)
+		q.Vel[i] = ref.Vel[i] + r.Int(k.velOrder(ref, i, dp), 2*maxQuant)
+		q.Pos[i] = dp + ballMid(ref, i, q.Vel[i], dt)
+	}
+	a, ko := spinRef(&q, ref, k, rad, r.Bool())
+	for i := range 3 {
+		q.AngVel[i] = a[i] + r.Int(ko[i], 2*maxQuant)
+	}
+	return q
+}
+
+// motionBits returns the bits of putMotion's.
+func motionBits(q, ref *wire.QState, k *ballOrders, dt, rad int64) int {
+	n := 3 + 1
+	for i := range 3 {
+		dp := q.Pos[i] - ballMid(ref, i, q.Vel[i], dt)
+		n += wire.IntBits(dp, k.posOrder(ref, i)) + wire.IntBits(q.Vel[i]-ref.Vel[i], k.velOrder(ref, i, dp))
+	}
+	_, spin := spinCode(q, ref, k, rad)
+	return n + spin
 }
 
 func putBall(w *wire.BitWriter, o *prepared, base *playerTable, t time.Duration, rad int64) {
 	ref, k, dt := ballRef(base, o.ballGen, t)
 	q := &o.ball
 	w.Bool(ballBase(base, o.ballGen) != nil)
-	w.Bits(uint64(q.Flags), 3)
-	for i := range 3 {
-		dp := q.Pos[i] - ballMid(&ref, i, q.Vel[i], dt)
-		w.Int(dp, k.posOrder(&ref, i))
-		w.Int(q.Vel[i]-ref.Vel[i], k.velOrder(&ref, i, dp))
-	}
-	roll, _ := spinCode(q, &ref, k, rad)
-	w.Bool(roll)
-	a, ko := spinRef(q, &ref, k, rad, roll)
-	for i := range 3 {
-		w.Int(q.AngVel[i]-a[i], ko[i])
-	}
+	putMotion(w, q, &ref, k, dt, rad)
 	putRot(w, q.Rot, rotRef(q, &ref, k, dt), k)
 }
 
@@ -717,16 +745,7 @@ func getBall(r *wire.BitReader, base *playerTable, gen uint8, t time.Duration, r
 		base = nil
 	}
 	ref, k, dt := ballRef(base, gen, t)
-	q := wire.QState{Flags: byte(r.Bits(3))}
-	for i := range 3 {
-		dp := r.Int(k.posOrder(&ref, i), 2*maxQuant)
-		q.Vel[i] = ref.Vel[i] + r.Int(k.velOrder(&ref, i, dp), 2*maxQuant)
-		q.Pos[i] = dp + ballMid(&ref, i, q.Vel[i], dt)
-	}
-	a, ko := spinRef(&q, &ref, k, rad, r.Bool())
-	for i := range 3 {
-		q.AngVel[i] = a[i] + r.Int(ko[i], 2*maxQuant)
-	}
+	q := getMotion(r, &ref, k, dt, rad)
 	q.Rot = getRot(r, rotRef(&q, &ref, k, dt), k)
 	if q.Flags&^wire.FlagMask != 0 {
 		r.Fail(ErrMalformed)
@@ -883,13 +902,8 @@ func knotRot(ref *wire.QState, w [3]int64, dt int64) uint64 {
 func knotBits(k, cur *wire.QState, ticks uint64, age int64, tick uint64, now time.Duration, rad int64) int {
 	ref, dt := knotRef(cur, age)
 	ko := &knotOrders
-	n := wire.UintBits(ticks, 1) + wire.IntBits(age-knotAge(ticks, tick, now), 0) + 3 + 1
-	for i := range 3 {
-		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
-		n += wire.IntBits(dp, ko.posOrder(&ref, i)) + wire.IntBits(k.Vel[i]-ref.Vel[i], ko.velOrder(&ref, i, dp))
-	}
-	_, spin := spinCode(k, &ref, ko, rad)
-	return n + spin + rotBits(k.Rot, knotRot(&ref, k.AngVel, dt), ko)
+	return wire.UintBits(ticks, 1) + wire.IntBits(age-knotAge(ticks, tick, now), 0) +
+		motionBits(k, &ref, ko, -dt, rad) + rotBits(k.Rot, knotRot(&ref, k.AngVel, dt), ko)
 }
 
 // putKnot writes ball state k, ticks ticks and age wire.TimeUnits before
@@ -900,18 +914,7 @@ func putKnot(w *wire.BitWriter, k, cur *wire.QState, ticks uint64, age int64, ti
 	ko := &knotOrders
 	w.Uint(ticks, 1)
 	w.Int(age-knotAge(ticks, tick, now), 0)
-	w.Bits(uint64(k.Flags), 3)
-	for i := range 3 {
-		dp := k.Pos[i] - ballMid(&ref, i, k.Vel[i], -dt)
-		w.Int(dp, ko.posOrder(&ref, i))
-		w.Int(k.Vel[i]-ref.Vel[i], ko.velOrder(&ref, i, dp))
-	}
-	roll, _ := spinCode(k, &ref, ko, rad)
-	w.Bool(roll)
-	a, so := spinRef(k, &ref, ko, rad, roll)
-	for i := range 3 {
-		w.Int(k.AngVel[i]-a[i], so[i])
-	}
+	putMotion(w, k, &ref, ko, -dt, rad)
 	putRot(w, k.Rot, knotRot(&ref, k.AngVel, dt), ko)
 }
 
@@ -926,16 +929,7 @@ func getKnot(r *wire.BitReader, cur *wire.QState, tick uint64, now time.Duration
 	}
 	ref, dt := knotRef(cur, age)
 	ko := &knotOrders
-	k := wire.QState{Flags: byte(r.Bits(3))}
-	for i := range 3 {
-		dp := r.Int(ko.posOrder(&ref, i), 2*maxQuant)
-		k.Vel[i] = ref.Vel[i] + r.Int(ko.velOrder(&ref, i, dp), 2*maxQuant)
-		k.Pos[i] = dp + ballMid(&ref, i, k.Vel[i], -dt)
-	}
-	a, so := spinRef(&k, &ref, ko, rad, r.Bool())
-	for i := range 3 {
-		k.AngVel[i] = a[i] + r.Int(so[i], 2*maxQuant)
-	}
+	k := getMotion(r, &ref, ko, -dt, rad)
 	k.Rot = getRot(r, knotRot(&ref, k.AngVel, dt), ko)
 	if k.Flags&^wire.FlagMask != 0 {
 		r.Fail(ErrMalformed)
