@@ -1,0 +1,270 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/tether-net/tether/wire"
+)
+
+// MaxEntities is the most entities a decoder accepts in one snapshot.
+const MaxEntities = 1 << 16
+
+// ErrFingerprint is a whole snapshot of another schema than the decoder's.
+var ErrFingerprint = errors.New("tether/replica: snapshot of another schema")
+
+// Decoder is the client half of the layer: it decodes the snapshots of an
+// Encoder of the same schema and Ring, keeping those it decodes as
+// baselines. It is not safe for concurrent use.
+type Decoder struct {
+	s    *Schema
+	kept wire.Baselines[table]
+	m    models
+	c    coder
+	next table
+	hist []Sample
+	pred []int64
+	q    []int64
+	cur  []int64 // an entity's values, which its earlier samples are coded against
+	eq   []int64 // an earlier sample's
+	q32  []int32
+	news []record
+	ent  Entity
+}
+
+// NewDecoder returns a decoder of snapshots of schema s, keeping ring
+// baselines (0 means 64, as Config.Ring).
+func NewDecoder(s *Schema, ring int) *Decoder {
+	if ring <= 0 {
+		ring = 64
+	}
+	d := &Decoder{s: s, kept: wire.NewBaselines[table](ring)}
+	d.m.init(s)
+	return d
+}
+
+// Decoded is what Decode makes of a snapshot.
+type Decoded struct {
+	// Entities are those the snapshot refreshes (sent, or unchanged from
+	// their prediction), in order of id, each preceded by its earlier
+	// samples, oldest first; not those left out by the budget.
+	Entities []Entity
+	Meta     []byte // the match's meta; valid until the next Decode
+	Base     uint64 // the tick it was decoded against; 0: whole
+	// Keep says the decoder kept it as a baseline (it is newer than any
+	// kept): the client acknowledges its tick.
+	Keep bool
+}
+
+// Decode decodes the layer's bytes b of the snapshot of tick, at server
+// time t (as its header says), appending its entities to out.Entities. A
+// snapshot against a baseline not kept is ErrNoBaseline; bad bytes are an
+// error wrapping wire.ErrMalformed, ErrFingerprint or wire.ErrTruncated, and
+// change nothing.
+func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) error {
+	r := wire.NewReader(b)
+	dist := r.Uvarint(1 << 40)
+	var base *table
+	if dist == 0 {
+		print := uint16(r.Byte()) | uint16(r.Byte())<<8
+		if r.Err() == nil && print != d.s.print {
+			return ErrFingerprint
+		}
+	} else if dist >= tick {
+		return fmt.Errorf("%w: baseline %d ticks before tick %d", wire.ErrMalformed, dist, tick)
+	} else if base = d.kept.Find(tick - dist); base == nil {
+		return ErrNoBaseline
+	}
+	if r.Err() != nil {
+		return r.Err()
+	}
+	first := len(out.Entities)
+	err := d.body(out, base, t, r.Remaining())
+	if err == nil && d.c.dec.Overrun() > 64 {
+		err = wire.ErrTruncated
+	}
+	if err != nil {
+		out.Entities = out.Entities[:first]
+		return err
+	}
+	out.Base = 0
+	if base != nil {
+		out.Base = tick - dist
+	}
+	out.Keep = tick > d.kept.Newest()
+	if out.Keep {
+		slot := d.kept.Push(tick)
+		*slot, d.next = d.next, *slot
+		out.Meta = slot.meta
+	} else {
+		out.Meta = d.next.meta
+	}
+	return nil
+}
+
+func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) error {
+	s := d.s
+	d.m.reset()
+	d.c = coder{dec: wire.NewRangeDecoder(b)}
+	c, m := &d.c, &d.m
+	nt := &d.next
+	nt.reset()
+	if base == nil || !c.dec.Bit(&m.metaSame) {
+		n := c.getUint(&m.metaLen)
+		if n > MaxMeta {
+			return fmt.Errorf("%w: meta of %d bytes", wire.ErrMalformed, n)
+		}
+		for range n {
+			nt.meta = append(nt.meta, byte(c.dec.Bits(8)))
+		}
+	} else {
+		nt.meta = append(nt.meta, base.meta...)
+	}
+	if base != nil {
+		for j := range base.recs {
+			r := &base.recs[j]
+			l := &s.kinds[r.kind]
+			km := &m.kinds[r.kind]
+			switch c.getSymbol(km) {
+			case symGone:
+				continue
+			case symLeftOut:
+				nt.keep(s, base, r)
+				continue
+			case symUnchanged:
+				d.predict(l, base, r, t)
+				for k := range d.q {
+					d.q[k], _ = l.value(k, 0, d.q, d.pred)
+				}
+			case symSent:
+				d.predict(l, base, r, t)
+				if err := d.getValues(out, l, km.delta, r.id, r.kind, t); err != nil {
+					return err
+				}
+			}
+			nt.add(s, r.id, r.kind, d.q, t, base, r)
+			d.emit(out, l, r.id, r.kind, t)
+		}
+	}
+	n := c.getUint(&m.count)
+	if n > MaxEntities {
+		return fmt.Errorf("%w: %d new entities", wire.ErrMalformed, n)
+	}
+	next := uint64(0)
+	d.news = d.news[:0]
+	for range n {
+		id := next + c.getUint(&m.gap)
+		if id > 1<<32-1 {
+			return fmt.Errorf("%w: entity id %d", wire.ErrMalformed, id)
+		}
+		next = id + 1
+		kind := uint8(0)
+		if len(s.kinds) > 1 {
+			k := c.getTree(m.kind[:], bits.Len(uint(len(s.kinds)-1)))
+			if int(k) >= len(s.kinds) {
+				return fmt.Errorf("%w: kind %d", wire.ErrMalformed, k)
+			}
+			kind = uint8(k)
+		}
+		l := &s.kinds[kind]
+		d.pred = slices.Grow(d.pred[:0], l.N)[:l.N]
+		clear(d.pred)
+		d.q = slices.Grow(d.q[:0], l.N)[:l.N]
+		if err := d.getValues(out, l, m.kinds[kind].whole, uint32(id), kind, t); err != nil {
+			return err
+		}
+		nt.add(s, uint32(id), kind, d.q, t, nil, nil)
+		d.emit(out, l, uint32(id), kind, t)
+		if c.dec.Overrun() > 64 {
+			return wire.ErrTruncated
+		}
+	}
+	nt.sortRecs()
+	for i := 1; i < len(nt.recs); i++ {
+		if nt.recs[i].id == nt.recs[i-1].id {
+			return fmt.Errorf("%w: entity %d twice", wire.ErrMalformed, nt.recs[i].id)
+		}
+	}
+	slices.SortStableFunc(out.Entities, func(a, b Entity) int {
+		switch {
+		case a.ID < b.ID:
+			return -1
+		case a.ID > b.ID:
+			return 1
+		}
+		return 0
+	})
+	return nil
+}
+
+// predict sets d.pred to r's prediction at t, and sizes d.q.
+func (d *Decoder) predict(l *layout, base *table, r *record, t time.Duration) {
+	d.hist = base.history(d.s, r, d.hist[:0])
+	d.pred = slices.Grow(d.pred[:0], l.N)[:l.N]
+	l.pred.Predict(&l.Layout, d.pred, d.hist, t)
+	d.q = slices.Grow(d.q[:0], l.N)[:l.N]
+}
+
+// getValues decodes an entity's values against d.pred with models ms into
+// d.q, then its earlier samples, which it appends to out.
+func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, id uint32, kind uint8, t time.Duration) error {
+	c := &d.c
+	prev := false
+	for k := range d.q {
+		r := c.getInt(&ms[k], k > 0 && prev)
+		prev = r == 0
+		x, ok := l.value(k, r, d.q, d.pred)
+		if !ok {
+			return fmt.Errorf("%w: entity %d component %d out of range", wire.ErrMalformed, id, k)
+		}
+		d.q[k] = x
+	}
+	if l.Earlier == 0 {
+		return nil
+	}
+	km := &d.m.kinds[kind]
+	n := c.getUint(&km.earlyN)
+	if n > uint64(l.Earlier) {
+		return fmt.Errorf("%w: entity %d has %d earlier samples", wire.ErrMalformed, id, n)
+	}
+	d.cur = append(d.cur[:0], d.q...)
+	d.eq = slices.Grow(d.eq[:0], l.N)[:l.N]
+	cur, q := d.cur, d.eq
+	for range n {
+		age := time.Duration(c.getUint(&km.earlyAg)) * time.Microsecond
+		if age > time.Minute {
+			return fmt.Errorf("%w: entity %d: an earlier sample %v before", wire.ErrMalformed, id, age)
+		}
+		prev := false
+		for k := range q {
+			r := c.getInt(&km.early[k], prev)
+			prev = r == 0
+			x, ok := l.value(k, r, q, cur)
+			if !ok {
+				return fmt.Errorf("%w: entity %d component %d out of range", wire.ErrMalformed, id, k)
+			}
+			q[k] = x
+		}
+		d.setEntity(l, id, kind, q, t-age)
+		out.Entities = append(out.Entities, d.ent)
+	}
+	return nil
+}
+
+// emit appends the entity of values d.q at t to out.
+func (d *Decoder) emit(out *Decoded, l *layout, id uint32, kind uint8, t time.Duration) {
+	d.setEntity(l, id, kind, d.q, t)
+	out.Entities = append(out.Entities, d.ent)
+}
+
+func (d *Decoder) setEntity(l *layout, id uint32, kind uint8, q []int64, t time.Duration) {
+	d.q32 = slices.Grow(d.q32[:0], len(q))[:len(q)]
+	for i, x := range q {
+		d.q32[i] = int32(x)
+	}
+	d.ent = Entity{ID: id, Kind: kind}
+	l.entity(&d.ent, d.q32, t)
+}

@@ -1,0 +1,605 @@
+package replica
+
+import (
+	"cmp"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/tether-net/tether/wire"
+)
+
+// Config configures an Encoder. The zero value gives the defaults noted.
+type Config struct {
+	// Ring is how many snapshots the encoder keeps per client, and a
+	// decoder keeps, as baselines; 0 means 64 (a second of snapshots at
+	// 60 Hz). A client whose newest acknowledgement is older gets a whole
+	// snapshot. Both sides must use the same.
+	Ring int
+	// Relevance, if set, weighs entity e for the client whose own entity is
+	// viewer (nil if it has none in the world): 0 leaves e out of that
+	// client's snapshots altogether (to the client it despawns), a larger
+	// weight sends it sooner when the byte budget does not hold every
+	// change. Nil weighs every entity 1. Near is a stock one.
+	Relevance func(viewer, e *Entity) float64
+	// OnSnapshot, if set, is called with the make-up of every snapshot
+	// encoded.
+	OnSnapshot func(Encoded)
+	// OnEntity, if set, is called for every entity a snapshot refreshes
+	// (sent, or unchanged from its prediction), with what it cost, in
+	// bits: where a game measures what its entities cost.
+	OnEntity func(client int, e *Entity, bits float64)
+}
+
+// Encoded is the make-up of one client's snapshot.
+type Encoded struct {
+	Client int
+	Tick   uint64
+	Bytes  int    // the layer's bytes of it
+	Base   uint64 // the tick it was coded against; 0: whole
+	// Unchanged entities were where their prediction said (a fraction of a
+	// bit each); Sent went with their differences, Spawned whole; LeftOut
+	// changed or new entities the budget did not hold; Gone entities left
+	// the client's world.
+	Unchanged, Sent, Spawned, LeftOut, Gone int
+	// Oversize says the snapshot did not fit the budget even with every
+	// change left out.
+	Oversize bool
+	// KindBits are the bits spent on each kind's entities (Schema order).
+	KindBits []float64
+}
+
+// Stats are an Encoder's counters.
+type Stats struct {
+	Snapshots  uint64 // snapshots encoded, all clients
+	Deltas     uint64 // of which against a baseline
+	LeftOut    uint64 // entities left out of them by the byte budget
+	Oversize   uint64 // snapshots over the budget with every change left out
+	Duplicates uint64 // entities dropped for an id already in the world
+	BadKind    uint64 // entities dropped for a kind the schema does not have
+	// KindBits are the bits spent on each kind's entities, all clients.
+	KindBits []float64
+}
+
+// Near returns a Relevance by distance from the viewer: weight 1 within
+// near metres, falling as near/distance beyond, and 0 (not sent) beyond far
+// metres if far > 0. Everything is weight 1 to a client without an entity.
+func Near(near, far float64) func(viewer, e *Entity) float64 {
+	return func(viewer, e *Entity) float64 {
+		if viewer == nil || viewer.ID == e.ID {
+			return 1
+		}
+		d := viewer.State.Pos.Sub(e.State.Pos).Len()
+		switch {
+		case far > 0 && d > far:
+			return 0
+		case d <= near:
+			return 1
+		}
+		return near / d
+	}
+}
+
+// NoSelf is the own entity of a client that has none.
+const NoSelf = ^uint32(0)
+
+type prio struct {
+	id  uint32
+	acc float64
+}
+
+// view is what the encoder sent one client.
+type view struct {
+	self      uint32
+	sent      wire.Baselines[table]
+	prio, tmp []prio
+}
+
+// Encoder is the server half of the layer: it keeps, for every client, the
+// snapshots it sent as that client rebuilds them, and codes each snapshot
+// of the World against the newest one the client acknowledged, within a
+// byte budget. It is not safe for concurrent use.
+type Encoder struct {
+	s     *Schema
+	cfg   Config
+	world World
+	views []*view
+	m     models
+	c     coder
+	stats Stats
+
+	// Scratch for one client's snapshot, by entity of the world relevant
+	// to it, in order of id.
+	ents   []int32   // indices into world.ents
+	weight []float64 // relevance
+	baseOf []int32   // its record in the baseline, or -1
+	class  []uint8
+	res    []int64 // residuals, N each (whole values for a spawn)
+	resOff []int32
+	cost   []int32 // what sending it cost in the last pass, 1/CostUnit bits
+	send   []bool
+	order  []int32
+	gone   []bool // by baseline record
+	next   table
+	hist   []Sample
+	pred   []int64
+	early  []int32
+	kbits  []float64
+}
+
+const (
+	clsUnchanged uint8 = iota
+	clsChanged
+	clsNew
+)
+
+// NewEncoder returns an encoder of worlds of schema s.
+func NewEncoder(s *Schema, cfg Config) *Encoder {
+	if cfg.Ring <= 0 {
+		cfg.Ring = 64
+	}
+	e := &Encoder{s: s, cfg: cfg}
+	e.m.init(s)
+	e.stats.KindBits = make([]float64, len(s.kinds))
+	e.kbits = make([]float64, len(s.kinds))
+	return e
+}
+
+// World returns the world the game fills each tick.
+func (e *Encoder) World() *World { return &e.world }
+
+// Stats returns the counters.
+func (e *Encoder) Stats() Stats {
+	s := e.stats
+	s.KindBits = slices.Clone(s.KindBits)
+	return s
+}
+
+// Join starts keeping baselines for client, whose own entity is self
+// (NoSelf for none); a client joined again starts afresh.
+func (e *Encoder) Join(client int, self uint32) {
+	for client >= len(e.views) {
+		e.views = append(e.views, nil)
+	}
+	e.views[client] = &view{self: self, sent: wire.NewBaselines[table](e.cfg.Ring)}
+}
+
+// Leave forgets client.
+func (e *Encoder) Leave(client int) {
+	if client < len(e.views) {
+		e.views[client] = nil
+	}
+}
+
+// Append appends client's snapshot of the world for tick (at server time
+// t, as the snapshot's header says it) against the snapshot of tick acked
+// if the encoder still holds it, else whole, within budget bytes (0 or
+// less: no budget). A client never joined gets a whole snapshot, and
+// nothing is kept for it. When the budget does not hold every change, the
+// entities left out longest and weighed most go first; those left out gain
+// weight, and the snapshot is never dropped: at worst it carries the
+// entities it must account for and no change (Encoded.Oversize if even that
+// does not fit).
+func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, acked uint64, budget int) []byte {
+	w := &e.world
+	w.prepare(e.s)
+	var v *view
+	if client >= 0 && client < len(e.views) {
+		v = e.views[client]
+	}
+	var base *table
+	if v != nil && acked < tick {
+		base = v.sent.Find(acked)
+	}
+	e.classify(v, base, t)
+	start := len(dst)
+	if budget <= 0 {
+		budget = math.MaxInt
+	}
+	for i := range e.send {
+		e.send[i] = e.class[i] != clsUnchanged
+	}
+	out := e.pass(dst, base, tick, acked, t)
+	if len(out)-start > budget {
+		// Send by priority what the measured costs say fits, then shrink
+		// until it does: the models adapt to what goes, so the second
+		// pass's costs differ a little from the first's.
+		head := 3 // the flush's bytes, and a whole snapshot's header
+		if base != nil {
+			head = 2 + wire.UvarintLen(tick-acked)
+		}
+		e.choose(v, budget-head)
+		for try := 0; ; try++ {
+			out = e.pass(dst, base, tick, acked, t)
+			if len(out)-start <= budget || !e.drop(max(1, len(e.order)>>(3-min(try, 3)))) {
+				break
+			}
+		}
+	}
+	// What was sent, as the client will rebuild it.
+	enc := Encoded{Client: client, Tick: tick, Bytes: len(out) - start, KindBits: e.kbits}
+	if base != nil {
+		enc.Base = acked
+	}
+	enc.Oversize = enc.Bytes > budget
+	e.account(&enc, v, client)
+	if v != nil {
+		slot := v.sent.Push(tick)
+		*slot, e.next = e.next, *slot
+	}
+	e.stats.Snapshots++
+	if base != nil {
+		e.stats.Deltas++
+	}
+	if enc.Oversize {
+		e.stats.Oversize++
+	}
+	e.stats.LeftOut += uint64(enc.LeftOut)
+	if e.cfg.OnSnapshot != nil {
+		e.cfg.OnSnapshot(enc)
+	}
+	return out
+}
+
+// classify lists the world's entities relevant to v's client, finds each
+// one's baseline record and prediction, and its class.
+func (e *Encoder) classify(v *view, base *table, t time.Duration) {
+	w := &e.world
+	s := e.s
+	e.stats.Duplicates += uint64(w.dups)
+	w.dups = 0
+	var viewer *Entity
+	if v != nil && v.self != NoSelf {
+		if i, ok := slices.BinarySearchFunc(w.byID, v.self, func(i int32, id uint32) int { return cmp.Compare(w.ents[i].ID, id) }); ok {
+			viewer = &w.ents[w.byID[i]]
+		}
+	}
+	e.ents, e.weight, e.baseOf, e.class = e.ents[:0], e.weight[:0], e.baseOf[:0], e.class[:0]
+	e.res, e.resOff, e.send, e.cost = e.res[:0], e.resOff[:0], e.send[:0], e.cost[:0]
+	nbase := 0
+	if base != nil {
+		nbase = len(base.recs)
+	}
+	e.gone = slices.Grow(e.gone[:0], nbase)[:nbase]
+	for i := range e.gone {
+		e.gone[i] = true
+	}
+	j := 0 // the next baseline record
+	for _, i := range w.byID {
+		ent := &w.ents[i]
+		wt := 1.0
+		if e.cfg.Relevance != nil {
+			if wt = e.cfg.Relevance(viewer, ent); !(wt > 0) {
+				continue
+			}
+		}
+		wt *= s.kinds[ent.Kind].priority()
+		l := &s.kinds[ent.Kind]
+		q := w.values(s, i)
+		b := int32(-1)
+		for base != nil && j < nbase && base.recs[j].id < ent.ID {
+			j++
+		}
+		if base != nil && j < nbase && base.recs[j].id == ent.ID && base.recs[j].kind == ent.Kind {
+			b = int32(j)
+			e.gone[j] = false
+		}
+		e.ents = append(e.ents, i)
+		e.weight = append(e.weight, wt)
+		e.baseOf = append(e.baseOf, b)
+		e.resOff = append(e.resOff, int32(len(e.res)))
+		e.send = append(e.send, false)
+		e.cost = append(e.cost, 0)
+		if b < 0 {
+			for _, x := range q {
+				e.res = append(e.res, int64(x))
+			}
+			e.class = append(e.class, clsNew)
+			continue
+		}
+		e.hist = base.history(s, &base.recs[b], e.hist[:0])
+		e.pred = slices.Grow(e.pred[:0], l.N)[:l.N]
+		l.pred.Predict(&l.Layout, e.pred, e.hist, t)
+		cls := clsUnchanged
+		if len(ent.Earlier) > 0 && l.Earlier > 0 {
+			cls = clsChanged
+		}
+		for k := range q {
+			r := l.residual(k, q, e.pred)
+			if r != 0 {
+				cls = clsChanged
+			}
+			e.res = append(e.res, r)
+		}
+		e.class = append(e.class, cls)
+	}
+}
+
+func (l *layout) priority() float64 {
+	if l.Priority == 0 {
+		return 1
+	}
+	return l.Priority
+}
+
+// residual returns component k of values q less its prediction, the
+// shorter way round for a wrapping one; a rotation whose largest component
+// is not the predicted one sends its other components whole.
+func (l *layout) residual(k int, q []int32, pred []int64) int64 {
+	x := int64(q[k])
+	switch {
+	case l.comps[k].wrap > 0:
+		return wrapDiff(x-pred[k], l.comps[k].wrap)
+	case l.Rot >= 0 && k > l.Rot && k < l.Rot+4 && int64(q[l.Rot]) != pred[l.Rot]:
+		return x
+	}
+	return x - pred[k]
+}
+
+// value is residual's inverse: component k from its residual r, the
+// components before it in q already decoded; ok false if out of range.
+func (l *layout) value(k int, r int64, q []int64, pred []int64) (int64, bool) {
+	c := &l.comps[k]
+	var x int64
+	switch {
+	case c.wrap > 0:
+		x = ((pred[k]+r)%c.wrap + c.wrap) % c.wrap
+	case l.Rot >= 0 && k > l.Rot && k < l.Rot+4 && q[l.Rot] != pred[l.Rot]:
+		x = r
+	default:
+		x = pred[k] + r
+	}
+	return x, x >= c.lo && x <= c.hi
+}
+
+// pass appends the snapshot with the entities e.send marks, measuring what
+// each costs, and builds e.next, the table the client will rebuild.
+func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Duration) []byte {
+	s, w := e.s, &e.world
+	if base != nil {
+		dst = binary.AppendUvarint(dst, tick-acked)
+	} else {
+		dst = append(dst, 0, byte(s.print), byte(s.print>>8))
+	}
+	e.m.reset()
+	e.c = coder{enc: wire.NewRangeEncoder(dst)}
+	c, m := &e.c, &e.m
+	nt := &e.next
+	nt.reset()
+	clear(e.kbits)
+	// The meta.
+	same := base != nil && string(base.meta) == string(w.Meta)
+	if base != nil {
+		c.bit(&m.metaSame, same)
+	}
+	if !same {
+		c.putUint(&m.metaLen, uint64(len(w.Meta)))
+		for _, b := range w.Meta {
+			c.raw(uint32(b), 8)
+		}
+	}
+	nt.meta = append(nt.meta, w.Meta...)
+	// The baseline's entities, in order of id.
+	k := 0 // the next of e.ents
+	if base != nil {
+		for j := range base.recs {
+			r := &base.recs[j]
+			km := &m.kinds[r.kind]
+			if e.gone[j] {
+				e.symbol(km, symGone)
+				continue
+			}
+			for e.baseOf[k] != int32(j) {
+				k++
+			}
+			from := c.cost
+			switch {
+			case e.class[k] == clsUnchanged:
+				e.symbol(km, symUnchanged)
+				nt.add(s, r.id, r.kind, e.wide(w.values(s, e.ents[k])), t, base, r)
+			case e.send[k]:
+				e.symbol(km, symSent)
+				e.putValues(k, km.delta, t)
+				nt.add(s, r.id, r.kind, e.wide(w.values(s, e.ents[k])), t, base, r)
+			default:
+				e.symbol(km, symLeftOut)
+				nt.keep(s, base, r)
+			}
+			e.cost[k] = int32(c.cost - from)
+			e.kbits[r.kind] += float64(c.cost-from) / wire.CostUnit
+			k++
+		}
+	}
+	// The new ones: their count, then each one's id (as the gap from the
+	// previous one's), kind and values whole.
+	n := 0
+	for k := range e.ents {
+		if e.class[k] == clsNew && e.send[k] {
+			n++
+		}
+	}
+	c.putUint(&m.count, uint64(n))
+	next := uint32(0)
+	for k, i := range e.ents {
+		if e.class[k] != clsNew || !e.send[k] {
+			continue
+		}
+		ent := &w.ents[i]
+		from := c.cost
+		c.putUint(&m.gap, uint64(ent.ID-next))
+		next = ent.ID + 1
+		if len(s.kinds) > 1 {
+			c.putTree(m.kind[:], uint32(ent.Kind), bits.Len(uint(len(s.kinds)-1)))
+		}
+		km := &m.kinds[ent.Kind]
+		e.putValues(k, km.whole, t)
+		nt.add(s, ent.ID, ent.Kind, e.wide(w.values(s, i)), t, nil, nil)
+		e.cost[k] = int32(c.cost - from)
+		e.kbits[ent.Kind] += float64(c.cost-from) / wire.CostUnit
+	}
+	nt.sortRecs()
+	return c.enc.Finish()
+}
+
+// putValues codes entity k's residuals with models ms, then its earlier
+// samples if its kind has them.
+func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
+	s, w, c := e.s, &e.world, &e.c
+	ent := &w.ents[e.ents[k]]
+	l := &s.kinds[ent.Kind]
+	res := e.res[e.resOff[k] : int(e.resOff[k])+l.N]
+	for i, r := range res {
+		c.putInt(&ms[i], r, i > 0 && res[i-1] == 0)
+	}
+	if l.Earlier == 0 {
+		return
+	}
+	km := &e.m.kinds[ent.Kind]
+	n := min(len(ent.Earlier), l.Earlier)
+	c.putUint(&km.earlyN, uint64(n))
+	cur := e.wide(w.values(s, e.ents[k]))
+	e.early = slices.Grow(e.early[:0], l.N)[:l.N]
+	q := e.early
+	for _, st := range ent.Earlier[:n] {
+		c.putUint(&km.earlyAg, uint64(max(0, t-st.Time)/time.Microsecond))
+		x := *ent
+		x.State = st
+		l.quantise(q, &x)
+		prev := false
+		for i := range q {
+			r := l.residual(i, q, cur)
+			c.putInt(&km.early[i], r, prev)
+			prev = r == 0
+		}
+	}
+}
+
+// wide returns q as int64s, in scratch.
+func (e *Encoder) wide(q []int32) []int64 {
+	e.pred = slices.Grow(e.pred[:0], len(q))[:len(q)]
+	for i, x := range q {
+		e.pred[i] = int64(x)
+	}
+	return e.pred
+}
+
+func (e *Encoder) symbol(km *kindModels, sym uint8) {
+	e.c.putSymbol(km, sym)
+}
+
+// choose marks in e.send the changed and new entities that fit room bits
+// (the costs the last pass measured), by priority: what each accumulated
+// while left out of earlier snapshots plus what it gains now, weighed.
+func (e *Encoder) choose(v *view, roomBytes int) {
+	room := roomBytes * 8 * wire.CostUnit
+	e.order = e.order[:0]
+	for k := range e.ents {
+		if e.class[k] == clsUnchanged {
+			continue
+		}
+		if e.send[k] {
+			room += int(e.cost[k]) // the pass's fixed part is what remains
+		}
+		e.order = append(e.order, int32(k))
+	}
+	room -= int(e.c.cost)
+	acc := func(k int32) float64 { return e.acc(v, k) }
+	slices.SortFunc(e.order, func(a, b int32) int {
+		if c := cmp.Compare(acc(b), acc(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	for _, k := range e.order {
+		e.send[k] = int(e.cost[k]) <= room
+		if e.send[k] {
+			room -= int(e.cost[k])
+		}
+	}
+}
+
+// The priority a changed entity gains each snapshot it is left out of: one
+// plus the binary digits of how far off the client would have it (its
+// residuals summed), so the worse go first but none waits much longer than
+// another; a new entity, which the client does not draw at all, gains
+// newWeight. Both times its weight.
+const newWeight = 64
+
+// acc returns entity k's priority now: what it accumulated, plus its gain.
+func (e *Encoder) acc(v *view, k int32) float64 {
+	var gain float64
+	if e.class[k] == clsNew {
+		gain = newWeight
+	} else {
+		l := &e.s.kinds[e.world.ents[e.ents[k]].Kind]
+		off := uint64(0)
+		for _, r := range e.res[e.resOff[k] : int(e.resOff[k])+l.N] {
+			off += abs64(r)
+		}
+		gain = float64(1 + bits.Len64(off))
+	}
+	gain *= e.weight[k]
+	if v == nil {
+		return gain
+	}
+	id := e.world.ents[e.ents[k]].ID
+	if i, ok := slices.BinarySearchFunc(v.prio, id, func(p prio, id uint32) int { return cmp.Compare(p.id, id) }); ok {
+		return v.prio[i].acc + gain
+	}
+	return gain
+}
+
+// drop unmarks the n sent entities of lowest priority (e.order, as choose
+// sorted it); false if none was sent.
+func (e *Encoder) drop(n int) bool {
+	any := false
+	for i := len(e.order) - 1; i >= 0 && n > 0; i-- {
+		if k := e.order[i]; e.send[k] {
+			e.send[k] = false
+			n--
+			any = true
+		}
+	}
+	return any
+}
+
+// account counts what the final pass sent, hands each entity refreshed to
+// OnEntity, and keeps the priorities of those left out for v.
+func (e *Encoder) account(enc *Encoded, v *view, client int) {
+	w := &e.world
+	if v != nil {
+		v.tmp = v.tmp[:0]
+	}
+	for k, i := range e.ents {
+		switch {
+		case e.class[k] == clsUnchanged:
+			enc.Unchanged++
+		case e.send[k] && e.class[k] == clsNew:
+			enc.Spawned++
+		case e.send[k]:
+			enc.Sent++
+		default:
+			enc.LeftOut++
+			if v != nil {
+				v.tmp = append(v.tmp, prio{id: w.ents[i].ID, acc: e.acc(v, int32(k))})
+			}
+			continue
+		}
+		if e.cfg.OnEntity != nil {
+			e.cfg.OnEntity(client, &w.ents[i], float64(e.cost[k])/wire.CostUnit)
+		}
+	}
+	for _, g := range e.gone {
+		if g {
+			enc.Gone++
+		}
+	}
+	if v != nil {
+		v.prio, v.tmp = v.tmp, v.prio
+	}
+	for i, b := range e.kbits {
+		e.stats.KindBits[i] += b
+	}
+}

@@ -1,0 +1,358 @@
+package replica
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
+	"github.com/tether-net/tether/wire"
+)
+
+// randomSchema declares one to three kinds of random fields and predictors.
+func randomSchema(rng *rand.Rand) *Schema {
+	var kinds []Kind
+	for range 1 + rng.IntN(3) {
+		var k Kind
+		axes := []Axes{XYZ, XZ, Y, X | Y}[rng.IntN(4)]
+		k.Fields = append(k.Fields, Position([]int{1000, 100, 512}[rng.IntN(3)], axes))
+		if rng.IntN(4) > 0 {
+			k.Fields = append(k.Fields, Velocity([]int{1000, 100, 20}[rng.IntN(3)], axes))
+		}
+		switch rng.IntN(3) {
+		case 0:
+			k.Fields = append(k.Fields, Rotation(2+rng.IntN(18)))
+		case 1:
+			k.Fields = append(k.Fields, Yaw(1<<(2+rng.IntN(15))))
+		}
+		if rng.IntN(2) == 0 {
+			k.Fields = append(k.Fields, AngularVelocity(1000, XYZ))
+		}
+		if rng.IntN(2) == 0 {
+			k.Fields = append(k.Fields, Gen(), Tag())
+		}
+		if rng.IntN(2) == 0 {
+			k.Fields = append(k.Fields, Int(rng.IntN(MaxInts), -5, 300), Knot())
+		}
+		k.Predictor = []Predictor{nil, Hold{}, Linear{}, Extrapolate{Samples: 2}, Extrapolate{}}[rng.IntN(5)]
+		k.Earlier = rng.IntN(3)
+		kinds = append(kinds, k)
+	}
+	s, err := NewSchema(kinds...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// sim is a world of moving entities that spawn, despawn, jump and change.
+type sim struct {
+	rng  *rand.Rand
+	s    *Schema
+	ents map[uint32]*Entity
+	next uint32
+}
+
+func newSim(seed uint64, s *Schema) *sim {
+	return &sim{rng: rand.New(rand.NewPCG(seed, 99)), s: s, ents: map[uint32]*Entity{}}
+}
+
+func (m *sim) step(t time.Duration, dt time.Duration, w *World) {
+	rng := m.rng
+	if len(m.ents) < 40 && rng.IntN(3) == 0 || len(m.ents) == 0 {
+		e := &Entity{ID: m.next + uint32(rng.IntN(3)), Kind: uint8(rng.IntN(m.s.Kinds()))}
+		m.next = e.ID + 1
+		e.State.Pos = geom.V(rng.NormFloat64()*20, rng.Float64()*5, rng.NormFloat64()*20)
+		e.State.Vel = geom.V(rng.NormFloat64()*3, 0, rng.NormFloat64()*3)
+		e.State.Rot = geom.AxisAngle(geom.V(0, 1, 0), rng.Float64()*6)
+		m.ents[e.ID] = e
+	}
+	for id, e := range m.ents {
+		switch x := rng.IntN(200); {
+		case x == 0:
+			delete(m.ents, id)
+			continue
+		case x == 1:
+			e.Gen++
+			e.State.Pos = geom.V(rng.NormFloat64()*20, 0, rng.NormFloat64()*20)
+		case x < 6:
+			e.State.Vel = geom.V(rng.NormFloat64()*5, rng.NormFloat64(), rng.NormFloat64()*5)
+			e.State.AngVel = geom.V(rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
+			e.State.Knot = true
+			e.Earlier = []kinematic.State{{Time: t - dt, Pos: e.State.Pos, Vel: e.State.Vel.Scale(0.5)}}
+		case x < 8:
+			e.Tag, e.Ints[rng.IntN(MaxInts)] = uint8(rng.IntN(256)), int32(rng.IntN(400))-50
+		case x < 100: // at rest
+			e.State.Vel = geom.Vec3{}
+		}
+		e.State.Pos = e.State.Pos.Add(e.State.Vel.Scale(dt.Seconds()))
+		e.State.Rot = e.State.Rot.Mul(geom.AxisAngle(geom.V(0, 1, 0), 0.02)).Norm()
+	}
+	w.Reset()
+	for _, e := range m.ents {
+		w.Add(*e)
+		e.State.Knot, e.Earlier = false, nil
+	}
+	if rng.IntN(20) == 0 {
+		w.Meta = append(w.Meta, byte(rng.IntN(256)))
+		if len(w.Meta) > MaxMeta {
+			w.Meta = w.Meta[:1]
+		}
+	}
+}
+
+// wholeOf decodes a whole snapshot of the encoder's world, coded afresh.
+func wholeOf(t *testing.T, s *Schema, w *World, tick uint64, tm time.Duration) Decoded {
+	t.Helper()
+	e := NewEncoder(s, Config{})
+	*e.World() = *w
+	e.world.prepared = false
+	b := e.Append(nil, -1, tick, tm, 0, 0)
+	var out Decoded
+	if err := NewDecoder(s, 0).Decode(&out, tick, tm, b); err != nil {
+		t.Fatalf("whole snapshot: %v", err)
+	}
+	out.Meta = append([]byte(nil), out.Meta...)
+	return out
+}
+
+// For random schemas, worlds and loss patterns, a delta decodes to exactly
+// what the whole snapshot of the same world decodes to.
+func TestDeltaIsWhole(t *testing.T) {
+	for seed := range uint64(40) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 1))
+			s := randomSchema(rng)
+			m := newSim(seed, s)
+			enc := NewEncoder(s, Config{Ring: 16})
+			enc.Join(0, NoSelf)
+			dec := NewDecoder(s, 16)
+			loss := rng.Float64() * 0.5
+			var acked uint64
+			deltas := 0
+			const dt = time.Second / 30
+			for tick := uint64(1); tick <= 300; tick++ {
+				tm := time.Duration(tick) * dt
+				m.step(tm, dt, enc.World())
+				b := enc.Append(nil, 0, tick, tm, acked, 0)
+				if rng.Float64() < loss {
+					continue // lost on the way
+				}
+				var got Decoded
+				err := dec.Decode(&got, tick, tm, b)
+				if errors.Is(err, ErrNoBaseline) {
+					t.Fatalf("tick %d: %v", tick, err)
+				}
+				if err != nil {
+					t.Fatalf("tick %d: %v", tick, err)
+				}
+				want := wholeOf(t, s, enc.World(), tick, tm)
+				if !reflect.DeepEqual(got.Entities, want.Entities) {
+					t.Fatalf("tick %d (base %d): decoded\n%+v\nwant\n%+v", tick, got.Base, got.Entities, want.Entities)
+				}
+				if string(got.Meta) != string(want.Meta) {
+					t.Fatalf("tick %d: meta %x, want %x", tick, got.Meta, want.Meta)
+				}
+				if got.Base != 0 {
+					deltas++
+				}
+				if got.Keep && rng.Float64() >= loss {
+					acked = tick
+				}
+			}
+			if deltas < 50 {
+				t.Errorf("only %d deltas", deltas)
+			}
+		})
+	}
+}
+
+// With a byte budget, what a snapshot refreshes is the truth, and every
+// change reaches the client within a few snapshots.
+func TestBudget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ), Velocity(100, XYZ)}})
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	dec := NewDecoder(s, 0)
+	const n, budget = 400, 300
+	pos := make([]geom.Vec3, n)
+	seen := make([]time.Duration, n)
+	var acked uint64
+	worst := time.Duration(0)
+	const dt = time.Second / 30
+	for tick := uint64(1); tick <= 200; tick++ {
+		tm := time.Duration(tick) * dt
+		w := enc.World()
+		w.Reset()
+		for i := range pos {
+			if rng.IntN(4) == 0 {
+				pos[i] = pos[i].Add(geom.V(rng.NormFloat64(), 0, rng.NormFloat64()))
+			}
+			w.Add(Entity{ID: uint32(i), State: kinematic.State{Pos: pos[i]}})
+		}
+		b := enc.Append(nil, 0, tick, tm, acked, budget)
+		if len(b) > budget {
+			t.Fatalf("tick %d: %d bytes over the budget of %d", tick, len(b), budget)
+		}
+		var got Decoded
+		if err := dec.Decode(&got, tick, tm, b); err != nil {
+			t.Fatal(err)
+		}
+		acked = tick
+		for _, e := range got.Entities {
+			if d := e.State.Pos.Sub(pos[e.ID]).Len(); d > 0.001 {
+				t.Fatalf("tick %d entity %d: %v off", tick, e.ID, d)
+			}
+			seen[e.ID] = tm
+		}
+		if tick > 60 {
+			for i := range seen {
+				worst = max(worst, tm-seen[i])
+			}
+		}
+	}
+	if st := enc.Stats(); st.LeftOut == 0 || st.Oversize != 0 {
+		t.Errorf("stats %+v: want some left out, none oversize", st)
+	}
+	if worst > time.Second {
+		t.Errorf("an entity waited %v to be refreshed", worst)
+	}
+	t.Logf("longest wait %v", worst)
+}
+
+// An entity at rest costs a small fraction of a bit once the client knows it.
+func TestRestCost(t *testing.T) {
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ), Velocity(20, XYZ)}})
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	var b []byte
+	for tick := uint64(1); tick <= 3; tick++ {
+		w := enc.World()
+		w.Reset()
+		for i := range 1000 {
+			w.Add(Entity{ID: uint32(i), State: kinematic.State{Pos: geom.V(float64(i), 0, 1)}})
+		}
+		b = enc.Append(b[:0], 0, tick, time.Duration(tick)*time.Second/60, tick-1, 0)
+	}
+	if len(b) > 20 {
+		t.Errorf("1000 entities at rest: %d bytes", len(b))
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	a, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ)}})
+	b, _ := NewSchema(Kind{Fields: []Field{Position(100, XYZ)}})
+	e := NewEncoder(a, Config{})
+	e.World().Add(Entity{ID: 1})
+	snap := e.Append(nil, -1, 1, time.Second, 0, 0)
+	var out Decoded
+	if err := NewDecoder(b, 0).Decode(&out, 1, time.Second, snap); !errors.Is(err, ErrFingerprint) {
+		t.Errorf("another schema's snapshot: %v", err)
+	}
+}
+
+func TestMulDiv(t *testing.T) {
+	for _, c := range []struct{ a, b, c, want int64 }{
+		{7, 3, 2, 11}, {-7, 3, 2, -11}, {5, 1, 2, 3}, {-5, 1, 2, -3}, {1 << 40, 1 << 40, 1 << 41, 1 << 39},
+		{math.MaxInt64, 4, 2, math.MaxInt64},
+	} {
+		if got := MulDiv(c.a, c.b, c.c); got != c.want {
+			t.Errorf("MulDiv(%d, %d, %d) = %d, want %d", c.a, c.b, c.c, got, c.want)
+		}
+	}
+}
+
+// A parabola is predicted exactly from three samples.
+func TestExtrapolateParabola(t *testing.T) {
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, Y)}, Predictor: Extrapolate{}})
+	l := s.Layout(0)
+	y := func(t time.Duration) int32 { x := t.Seconds(); return int32(math.Round((3 + 4*x - 4.9*x*x) * 1000)) }
+	at := func(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+	hist := []Sample{{at(100), []int32{y(at(100))}}, {at(67), []int32{y(at(67))}}, {at(33), []int32{y(at(33))}}}
+	pred := make([]int64, 1)
+	Extrapolate{}.Predict(&l, pred, hist, at(133))
+	if d := pred[0] - int64(y(at(133))); d < -2 || d > 2 {
+		t.Errorf("predicted %d, truth %d", pred[0], y(at(133)))
+	}
+}
+
+func TestAllocs(t *testing.T) {
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ), Velocity(100, XYZ), Rotation(12)}, Predictor: Extrapolate{}})
+	m := newSim(3, s)
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	dec := NewDecoder(s, 0)
+	var buf []byte
+	var out Decoded
+	tick := uint64(0)
+	run := func() {
+		tick++
+		tm := time.Duration(tick) * time.Second / 30
+		w := enc.World()
+		w.Reset()
+		for _, e := range m.ents { // the same entities, moving
+			e.State.Pos = e.State.Pos.Add(e.State.Vel.Scale(1.0 / 30))
+			w.Add(*e)
+		}
+		buf = enc.Append(buf[:0], 0, tick, tm, tick-1, 0)
+		out.Entities = out.Entities[:0]
+		if err := dec.Decode(&out, tick, tm, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 30 {
+		m.step(0, time.Second/30, enc.World())
+	}
+	for range 70 {
+		run()
+	}
+	if n := testing.AllocsPerRun(50, run); n != 0 {
+		t.Errorf("%v allocs a snapshot", n)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	s := randomSchema(rng)
+	m := newSim(8, s)
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	for tick := uint64(1); tick <= 8; tick++ {
+		m.step(time.Duration(tick)*time.Second/30, time.Second/30, enc.World())
+		f.Add(uint8(tick), enc.Append(nil, 0, tick, time.Duration(tick)*time.Second/30, tick-1, 0))
+	}
+	f.Fuzz(func(t *testing.T, seed uint8, b []byte) {
+		// A schema of the seed's, fed its own snapshots first and then b.
+		s := randomSchema(rand.New(rand.NewPCG(uint64(seed), 8)))
+		m := newSim(uint64(seed), s)
+		enc := NewEncoder(s, Config{})
+		enc.Join(0, NoSelf)
+		dec := NewDecoder(s, 0)
+		var out Decoded
+		for tick := uint64(1); tick <= 3; tick++ {
+			tm := time.Duration(tick) * time.Second / 30
+			m.step(tm, time.Second/30, enc.World())
+			if err := dec.Decode(&out, tick, tm, enc.Append(nil, 0, tick, tm, tick-1, 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out.Entities = out.Entities[:0]
+		if err := dec.Decode(&out, 4, 4*time.Second/30, b); err != nil {
+			if len(out.Entities) != 0 {
+				t.Fatal("entities from a failed decode")
+			}
+			return
+		}
+		if len(out.Entities) > MaxEntities+3*MaxEntities {
+			t.Fatal("too many entities")
+		}
+	})
+}
+
+var _ = wire.ProbHalf

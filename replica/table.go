@@ -1,0 +1,116 @@
+package replica
+
+import (
+	"slices"
+	"time"
+)
+
+// record is one entity as a snapshot's table holds it: its newest samples,
+// newest first, as both sides rebuilt them.
+type record struct {
+	id    uint32
+	kind  uint8
+	n     uint8 // samples held, 1 to the kind's depth
+	times [maxDepth]time.Duration
+	off   int32 // its samples in table.vals: depth × N values, newest first
+}
+
+// table is a snapshot as its client rebuilt it: every entity it holds,
+// sorted by id, with the match's meta.
+type table struct {
+	recs []record
+	vals []int32
+	meta []byte
+}
+
+func (t *table) reset() {
+	t.recs, t.vals, t.meta = t.recs[:0], t.vals[:0], t.meta[:0]
+}
+
+// history returns the samples of r, newest first, in dst.
+func (t *table) history(s *Schema, r *record, dst []Sample) []Sample {
+	l := &s.kinds[r.kind]
+	for i := range int(r.n) {
+		o := int(r.off) + i*l.N
+		dst = append(dst, Sample{Time: r.times[i], Q: t.vals[o : o+l.N]})
+	}
+	return dst
+}
+
+// add appends a record of id and kind whose newest sample is q at time t,
+// after the samples of prev (a record of from, or nil) unless the sample
+// starts a new generation.
+func (t *table) add(s *Schema, id uint32, kind uint8, q []int64, tm time.Duration, from *table, prev *record) {
+	l := &s.kinds[kind]
+	r := record{id: id, kind: kind, n: 1, off: int32(len(t.vals))}
+	r.times[0] = tm
+	for _, x := range q {
+		t.vals = append(t.vals, int32(x))
+	}
+	keep := 0
+	if prev != nil && prev.kind == kind {
+		keep = min(int(prev.n), l.depth-1)
+		if g := l.genIndex(); g >= 0 && int64(from.vals[prev.off+int32(g)]) != q[g] {
+			keep = 0 // a jump: the samples before it predict nothing
+		}
+	}
+	for i := range keep {
+		o := int(prev.off) + i*l.N
+		t.vals = append(t.vals, from.vals[o:o+l.N]...)
+		r.times[1+i] = prev.times[i]
+	}
+	r.n += uint8(keep)
+	// Room for the depth, so every record's samples are the same size.
+	for range (l.depth - int(r.n)) * l.N {
+		t.vals = append(t.vals, 0)
+	}
+	t.recs = append(t.recs, r)
+}
+
+// keep appends r of from unchanged (an entity left out).
+func (t *table) keep(s *Schema, from *table, r *record) {
+	l := &s.kinds[r.kind]
+	c := *r
+	c.off = int32(len(t.vals))
+	t.vals = append(t.vals, from.vals[r.off:int(r.off)+l.depth*l.N]...)
+	t.recs = append(t.recs, c)
+}
+
+// sortRecs puts the records in order of id (they are unique).
+func (t *table) sortRecs() {
+	slices.SortFunc(t.recs, func(a, b record) int {
+		switch {
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+}
+
+// find returns the record of id, or nil.
+func (t *table) find(id uint32) *record {
+	i, ok := slices.BinarySearchFunc(t.recs, id, func(r record, id uint32) int {
+		switch {
+		case r.id < id:
+			return -1
+		case r.id > id:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return nil
+	}
+	return &t.recs[i]
+}
+
+func (l *layout) genIndex() int {
+	for i, c := range l.comps {
+		if c.role == roleGen {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,88 @@
+package replica
+
+import (
+	"cmp"
+	"slices"
+)
+
+// World is what a game replicates at one tick: every entity, and the
+// match's meta (a score). The game fills it each tick (Reset, then Add);
+// the Encoder codes it for every client. It is reused from tick to tick, so
+// filling it allocates nothing once it has grown.
+type World struct {
+	ents []Entity
+	// Meta is the game's match state (a score, a phase), at most MaxMeta
+	// bytes; it goes to a client whenever it differs from its baseline's.
+	Meta []byte
+
+	prepared bool
+	byID     []int32 // indices of ents sorted by id
+	q        []int32 // quantised values, N per entity, in order of ents
+	qoff     []int32
+	dups     int
+}
+
+// MaxMeta is the most bytes of World.Meta.
+const MaxMeta = 64
+
+// Reset empties the world for the next tick.
+func (w *World) Reset() {
+	w.ents, w.Meta, w.prepared = w.ents[:0], w.Meta[:0], false
+}
+
+// Add adds an entity. Its Earlier samples are not copied: they must stay
+// unchanged until the tick's snapshots are encoded. An entity of an id
+// already added is dropped at encoding (counted in Stats.Duplicates).
+func (w *World) Add(e Entity) {
+	w.ents = append(w.ents, e)
+	w.prepared = false
+}
+
+// Len returns the number of entities added.
+func (w *World) Len() int { return len(w.ents) }
+
+// Entity returns the i'th entity added.
+func (w *World) Entity(i int) *Entity { return &w.ents[i] }
+
+// prepare sorts the entities by id and quantises them with s.
+func (w *World) prepare(s *Schema) {
+	if w.prepared {
+		return
+	}
+	w.prepared = true
+	w.byID = w.byID[:0]
+	for i := range w.ents {
+		if int(w.ents[i].Kind) < len(s.kinds) {
+			w.byID = append(w.byID, int32(i))
+		}
+	}
+	slices.SortStableFunc(w.byID, func(a, b int32) int { return cmp.Compare(w.ents[a].ID, w.ents[b].ID) })
+	// Drop duplicate ids, keeping the first added.
+	w.dups = 0
+	out := w.byID[:0]
+	for _, i := range w.byID {
+		if n := len(out); n > 0 && w.ents[out[n-1]].ID == w.ents[i].ID {
+			w.dups++
+			continue
+		}
+		out = append(out, i)
+	}
+	w.byID = out
+	w.q, w.qoff = w.q[:0], w.qoff[:0]
+	for i := range w.ents {
+		w.qoff = append(w.qoff, int32(len(w.q)))
+		if int(w.ents[i].Kind) >= len(s.kinds) {
+			continue
+		}
+		l := &s.kinds[w.ents[i].Kind]
+		n := len(w.q)
+		w.q = append(w.q, make([]int32, l.N)...)
+		l.quantise(w.q[n:n+l.N], &w.ents[i])
+	}
+}
+
+// values returns the quantised values of entity i.
+func (w *World) values(s *Schema, i int32) []int32 {
+	o := w.qoff[i]
+	return w.q[o : o+int32(s.kinds[w.ents[i].Kind].N)]
+}
