@@ -14,6 +14,7 @@ import (
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
 	"github.com/tether-net/tether/protocol"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
 	"github.com/tether-net/tether/wire"
@@ -92,12 +93,10 @@ type Snapshot struct {
 	Baseline bool
 }
 
-// Game is what a game provides to the client.
+// Game is what a game provides to the client. Its snapshots are decoded by
+// the replication layer if it is Replicated (every shipped game is);
+// otherwise it decodes them itself, as a SnapshotDecoder.
 type Game interface {
-	// DecodeSnapshot decodes the game's bytes of a snapshot into s, appending
-	// to s.Entities (which the client has emptied). An error drops the
-	// snapshot. The client decodes every snapshot once, in order of arrival.
-	DecodeSnapshot(s *Snapshot, b []byte) error
 	// Timeline returns the timeline configuration for entities of a kind.
 	// Its render delay fields are ignored: every entity is drawn at the
 	// client's one render clock.
@@ -108,6 +107,26 @@ type Game interface {
 	// the regular snapshots only, so that the extra ones a server sends at
 	// contacts do not read as a faster send rate.
 	RenderClock() timeline.Config
+}
+
+// Replicated is implemented by a Game whose server side is a
+// server.Replicated: the client decodes its snapshots with the replication
+// layer (package replica), keeps them as baselines and acknowledges them.
+// Every entity the layer decodes goes to the client's timelines and views by
+// its declared fields, drawn on its own (Parent NoParent).
+type Replicated interface {
+	// Schema returns the game's schema, the server's.
+	Schema() *replica.Schema
+}
+
+// SnapshotDecoder is implemented by a Game that decodes its snapshots itself,
+// the client half of a server.Snapshotter (the escape hatch; no shipped game
+// uses it).
+type SnapshotDecoder interface {
+	// DecodeSnapshot decodes the game's bytes of a snapshot into s, appending
+	// to s.Entities (which the client has emptied). An error drops the
+	// snapshot. The client decodes every snapshot once, in order of arrival.
+	DecodeSnapshot(s *Snapshot, b []byte) error
 }
 
 // Predictor is implemented by a Game that predicts the client's own entity
@@ -208,8 +227,12 @@ type Stats struct {
 	// events (tag and body).
 	SnapshotBytesIn, ReplyBytesIn, EventBytesIn uint64
 	Malformed                                   uint64 // packets or messages dropped as malformed
-	Entities                                    int    // entities known now
-	Resets                                      uint64 // timelines emptied for a clock epoch change
+	// NoBaseline counts the snapshots of a Replicated game dropped for a
+	// baseline no longer kept (counted in Malformed too): a sign of
+	// acknowledgements lost on the way or a very late snapshot.
+	NoBaseline uint64
+	Entities   int    // entities known now
+	Resets     uint64 // timelines emptied for a clock epoch change
 }
 
 // attach is one entry of an entity's parent history.
@@ -306,12 +329,15 @@ const metaHistory = 16
 
 // Client is the sans-I/O client. Create it with New.
 type Client struct {
-	cfg   Config
-	game  Game
-	clk   *clock.Estimator
-	rc    *timeline.Clock // the render clock of every entity
-	ep    *reliable.Endpoint
-	epoch uint32
+	cfg     Config
+	game    Game
+	rep     *replica.Decoder // a Replicated game's
+	decoded replica.Decoded
+	decoder SnapshotDecoder // another's
+	clk     *clock.Estimator
+	rc      *timeline.Clock // the render clock of every entity
+	ep      *reliable.Endpoint
+	epoch   uint32
 
 	connected bool
 	welcomed  bool
@@ -397,6 +423,18 @@ func New(cfg Config, game Game) (*Client, error) {
 		events:   event.NewLog(cfg.EventLog),
 		msg:      make([]byte, 0, reliable.MaxUnreliableSize),
 		out:      make([]byte, 0, 4*reliable.MaxPacketSize),
+	}
+	switch g := game.(type) {
+	case Replicated:
+		schema := g.Schema()
+		if schema == nil {
+			return nil, fmt.Errorf("%w: the game's Schema is nil", ErrConfig)
+		}
+		c.rep = replica.NewDecoder(schema)
+	case SnapshotDecoder:
+		c.decoder = g
+	default:
+		return nil, fmt.Errorf("%w: the Game is neither Replicated nor a SnapshotDecoder", ErrConfig)
 	}
 	c.pred, _ = game.(Predictor)
 	c.viewer, _ = game.(Viewer)
@@ -511,8 +549,11 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte) {
 	s := &c.snap
 	s.Tick, s.Time, s.Regular, s.Entities, s.Meta, s.Base, s.Baseline = h.Tick, c.welcome.TickTime(h.Tick), h.Regular, s.Entities[:0], nil, 0, false
-	if err := c.game.DecodeSnapshot(s, body); err != nil {
+	if err := c.decode(s, body); err != nil {
 		c.stats.Malformed++
+		if errors.Is(err, replica.ErrNoBaseline) {
+			c.stats.NoBaseline++
+		}
 		return
 	}
 	if s.Base != 0 {
@@ -533,6 +574,24 @@ func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte)
 		return
 	}
 	c.place(est, s)
+}
+
+// decode decodes the game's bytes of snapshot s.
+func (c *Client) decode(s *Snapshot, body []byte) error {
+	if c.rep == nil {
+		return c.decoder.DecodeSnapshot(s, body)
+	}
+	d := &c.decoded
+	d.Entities = d.Entities[:0]
+	if err := c.rep.Decode(d, s.Tick, s.Time, body); err != nil {
+		return err
+	}
+	for i := range d.Entities {
+		e := &d.Entities[i]
+		s.Entities = append(s.Entities, EntityState{ID: e.ID, Kind: e.Kind, Tag: e.Tag, Gen: e.Gen, State: e.State, Parent: NoParent})
+	}
+	s.Meta, s.Base, s.Baseline = d.Meta, d.Base, d.Keep
+	return nil
 }
 
 // keepEarly keeps a copy of s, received at local time local before the

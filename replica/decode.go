@@ -17,7 +17,7 @@ const MaxEntities = 1 << 16
 var ErrFingerprint = errors.New("tether/replica: snapshot of another schema")
 
 // Decoder is the client half of the layer: it decodes the snapshots of an
-// Encoder of the same schema and Ring, keeping those it decodes as
+// Encoder of the same schema, keeping the last Ring it decodes as
 // baselines. It is not safe for concurrent use.
 type Decoder struct {
 	s    *Schema
@@ -35,13 +35,9 @@ type Decoder struct {
 	ent  Entity
 }
 
-// NewDecoder returns a decoder of snapshots of schema s, keeping ring
-// baselines (0 means 64, as Config.Ring).
-func NewDecoder(s *Schema, ring int) *Decoder {
-	if ring <= 0 {
-		ring = 64
-	}
-	d := &Decoder{s: s, kept: wire.NewBaselines[table](ring)}
+// NewDecoder returns a decoder of snapshots of schema s.
+func NewDecoder(s *Schema) *Decoder {
+	d := &Decoder{s: s, kept: wire.NewBaselines[table](Ring)}
 	d.m.init(s)
 	return d
 }

@@ -13,11 +13,6 @@ import (
 
 // Config configures an Encoder. The zero value gives the defaults noted.
 type Config struct {
-	// Ring is how many snapshots the encoder keeps per client, and a
-	// decoder keeps, as baselines; 0 means 64 (a second of snapshots at
-	// 60 Hz). A client whose newest acknowledgement is older gets a whole
-	// snapshot. Both sides must use the same.
-	Ring int
 	// Relevance, if set, weighs entity e for the client whose own entity is
 	// viewer (nil if it has none in the world): 0 leaves e out of that
 	// client's snapshots altogether (to the client it despawns), a larger
@@ -37,8 +32,9 @@ type Config struct {
 type Encoded struct {
 	Client int
 	Tick   uint64
-	Bytes  int    // the layer's bytes of it
-	Base   uint64 // the tick it was coded against; 0: whole
+	Time   time.Duration // its server time
+	Bytes  int           // the layer's bytes of it
+	Base   uint64        // the tick it was coded against; 0: whole
 	// Unchanged entities were where their prediction said (a fraction of a
 	// bit each); Sent went with their differences, Spawned whole; LeftOut
 	// changed or new entities the budget did not hold; Gone entities left
@@ -81,6 +77,11 @@ func Near(near, far float64) func(viewer, e *Entity) float64 {
 		return near / d
 	}
 }
+
+// Ring is how many snapshots an Encoder keeps per client, and a Decoder
+// keeps, as baselines: a second of snapshots at 60 Hz. A client whose newest
+// acknowledgement is older gets a whole snapshot.
+const Ring = 64
 
 // NoSelf is the own entity of a client that has none.
 const NoSelf = ^uint32(0)
@@ -137,9 +138,6 @@ const (
 
 // NewEncoder returns an encoder of worlds of schema s.
 func NewEncoder(s *Schema, cfg Config) *Encoder {
-	if cfg.Ring <= 0 {
-		cfg.Ring = 64
-	}
 	e := &Encoder{s: s, cfg: cfg}
 	e.m.init(s)
 	e.stats.KindBits = make([]float64, len(s.kinds))
@@ -163,7 +161,7 @@ func (e *Encoder) Join(client int, self uint32) {
 	for client >= len(e.views) {
 		e.views = append(e.views, nil)
 	}
-	e.views[client] = &view{self: self, sent: wire.NewBaselines[table](e.cfg.Ring)}
+	e.views[client] = &view{self: self, sent: wire.NewBaselines[table](Ring)}
 }
 
 // Leave forgets client.
@@ -219,7 +217,7 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 		}
 	}
 	// What was sent, as the client will rebuild it.
-	enc := Encoded{Client: client, Tick: tick, Bytes: len(out) - start, KindBits: e.kbits}
+	enc := Encoded{Client: client, Tick: tick, Time: t, Bytes: len(out) - start, KindBits: e.kbits}
 	if base != nil {
 		enc.Base = acked
 	}

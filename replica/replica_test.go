@@ -114,7 +114,7 @@ func wholeOf(t *testing.T, s *Schema, w *World, tick uint64, tm time.Duration) D
 	e.world.prepared = false
 	b := e.Append(nil, -1, tick, tm, 0, 0)
 	var out Decoded
-	if err := NewDecoder(s, 0).Decode(&out, tick, tm, b); err != nil {
+	if err := NewDecoder(s).Decode(&out, tick, tm, b); err != nil {
 		t.Fatalf("whole snapshot: %v", err)
 	}
 	out.Meta = append([]byte(nil), out.Meta...)
@@ -129,9 +129,9 @@ func TestDeltaIsWhole(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 1))
 			s := randomSchema(rng)
 			m := newSim(seed, s)
-			enc := NewEncoder(s, Config{Ring: 16})
+			enc := NewEncoder(s, Config{})
 			enc.Join(0, NoSelf)
-			dec := NewDecoder(s, 16)
+			dec := NewDecoder(s)
 			loss := rng.Float64() * 0.5
 			var acked uint64
 			deltas := 0
@@ -179,7 +179,7 @@ func TestBudget(t *testing.T) {
 	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ), Velocity(100, XYZ)}})
 	enc := NewEncoder(s, Config{})
 	enc.Join(0, NoSelf)
-	dec := NewDecoder(s, 0)
+	dec := NewDecoder(s)
 	const n, budget = 400, 300
 	pos := make([]geom.Vec3, n)
 	seen := make([]time.Duration, n)
@@ -252,7 +252,7 @@ func TestFingerprint(t *testing.T) {
 	e.World().Add(Entity{ID: 1})
 	snap := e.Append(nil, -1, 1, time.Second, 0, 0)
 	var out Decoded
-	if err := NewDecoder(b, 0).Decode(&out, 1, time.Second, snap); !errors.Is(err, ErrFingerprint) {
+	if err := NewDecoder(b).Decode(&out, 1, time.Second, snap); !errors.Is(err, ErrFingerprint) {
 		t.Errorf("another schema's snapshot: %v", err)
 	}
 }
@@ -287,7 +287,7 @@ func TestAllocs(t *testing.T) {
 	m := newSim(3, s)
 	enc := NewEncoder(s, Config{})
 	enc.Join(0, NoSelf)
-	dec := NewDecoder(s, 0)
+	dec := NewDecoder(s)
 	var buf []byte
 	var out Decoded
 	tick := uint64(0)
@@ -333,7 +333,7 @@ func FuzzDecode(f *testing.F) {
 		m := newSim(uint64(seed), s)
 		enc := NewEncoder(s, Config{})
 		enc.Join(0, NoSelf)
-		dec := NewDecoder(s, 0)
+		dec := NewDecoder(s)
 		var out Decoded
 		for tick := uint64(1); tick <= 3; tick++ {
 			tm := time.Duration(tick) * time.Second / 30

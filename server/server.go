@@ -9,11 +9,14 @@ import (
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/netcode/reliable"
 	"github.com/tether-net/tether/protocol"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/wire"
 )
 
 // Game is what a game provides to the server. Its methods are called from one
-// goroutine, never concurrently.
+// goroutine, never concurrently. A game's snapshots are encoded by the
+// replication layer if it is Replicated (every shipped game is); otherwise it
+// encodes them itself, as a Snapshotter.
 type Game interface {
 	// Join adds a player for a client that connected and returns the entity
 	// the client controls. An error refuses the client.
@@ -29,6 +32,29 @@ type Game interface {
 	// true to have an extra snapshot sent after this tick (a kick, a contact,
 	// a teleport), besides the regular ones.
 	Step(t Tick, events Emitter) (extra bool)
+}
+
+// Replicated is implemented by a Game whose snapshots the replication layer
+// (package replica) encodes: it declares its entity kinds once and fills the
+// world of every tick a snapshot follows; the layer codes each client's
+// snapshot against the newest baseline that client acknowledged, within
+// Config.SnapshotBudget, and the client's half (client.Replicated) decodes
+// it. The game writes no bits.
+type Replicated interface {
+	// Replication returns the game's schema and the layer's configuration
+	// (relevance, observers); New calls it once.
+	Replication() (*replica.Schema, replica.Config)
+	// Replicate fills w, emptied, with the world of the tick just stepped:
+	// every entity and the match's meta. It is called once per tick a
+	// snapshot follows, after Step.
+	Replicate(w *replica.World)
+}
+
+// Snapshotter is implemented by a Game that encodes its snapshots itself,
+// the escape hatch for a game the replication layer does not serve (no
+// shipped game uses it). The client's side then implements
+// client.SnapshotDecoder.
+type Snapshotter interface {
 	// AppendSnapshot appends the game's part of the snapshot of the tick just
 	// stepped: everything a client needs if regular is set, and what the game
 	// chose to send between regular ones otherwise. It is called at most once
@@ -36,7 +62,7 @@ type Game interface {
 	AppendSnapshot(dst []byte, regular bool) []byte
 }
 
-// PerClient is implemented by a Game that encodes every client's snapshot on
+// PerClient is implemented by a Snapshotter that encodes every client's snapshot on
 // its own: against a baseline that client acknowledged (a delta), and within
 // a byte budget (the most important entities first, never a snapshot dropped
 // whole), holding only what is relevant to that client if the game so
@@ -238,6 +264,8 @@ type outPacket struct {
 // Server is the sans-I/O authoritative loop. Create it with New.
 type Server struct {
 	cfg      Config
+	rep      *replica.Encoder // a Replicated game's
+	snapper  Snapshotter      // another's
 	game     Game
 	dt       time.Duration
 	snapEach uint64
@@ -312,8 +340,25 @@ func New(cfg Config, game Game) (*Server, error) {
 		out:      make([]byte, 0, 16*reliable.MaxPacketSize),
 	}
 	s.em.s = s
+	switch g := game.(type) {
+	case Replicated:
+		schema, rc := g.Replication()
+		if schema == nil {
+			return nil, fmt.Errorf("%w: Replication returned no schema", ErrConfig)
+		}
+		s.rep = replica.NewEncoder(schema, rc)
+	case Snapshotter:
+		s.snapper = g
+	default:
+		return nil, fmt.Errorf("%w: the Game is neither Replicated nor a Snapshotter", ErrConfig)
+	}
 	return s, nil
 }
+
+// Replica returns the replication layer's encoder of a Replicated game, nil
+// for another: its counters (bits by kind, entities left out by the
+// budget, snapshots over it).
+func (s *Server) Replica() *replica.Encoder { return s.rep }
 
 // Config returns the configuration in use, defaults filled in.
 func (s *Server) Config() Config { return s.cfg }
@@ -379,6 +424,9 @@ func (s *Server) Connect(now time.Duration, client int) error {
 	s.clients[client] = c
 	s.order = append(s.order, client)
 	s.stats.Joins++
+	if s.rep != nil {
+		s.rep.Join(client, self)
+	}
 	s.msg = protocol.AppendWelcome(s.msg[:0], protocol.Welcome{Self: self, TickHz: uint16(s.cfg.TickHz), SnapshotHz: uint16(s.cfg.SnapshotHz)})
 	s.sendReliable(c, s.msg)
 	s.flush(now, client)
@@ -400,6 +448,9 @@ func (s *Server) Disconnect(now time.Duration, client int) error {
 		}
 	}
 	s.stats.Leaves++
+	if s.rep != nil {
+		s.rep.Leave(client)
+	}
 	s.game.Leave(client)
 	return nil
 }
@@ -577,15 +628,28 @@ func (s *Server) step() {
 	if (regular || extra) && len(s.order) > 0 {
 		s.snap = protocol.AppendSnapshot(s.snap[:0], protocol.Snapshot{Tick: t.N, Regular: regular})
 		pc, perClient := s.game.(PerClient)
-		if !perClient {
-			s.snap = s.game.AppendSnapshot(s.snap, regular)
+		switch {
+		case s.rep != nil:
+			perClient = true
+			w := s.rep.World()
+			w.Reset()
+			s.game.(Replicated).Replicate(w)
+		case !perClient:
+			s.snap = s.snapper.AppendSnapshot(s.snap, regular)
 		}
+		// The snapshot's time as the client reads it from the tick.
+		at := t.Time / wire.TimeUnit * wire.TimeUnit
 		for _, client := range s.order {
 			c := s.clients[client]
 			msg := s.snap
 			if perClient {
 				s.msg = append(s.msg[:0], s.snap...)
-				s.msg = pc.AppendSnapshotFor(s.msg, client, regular, c.stats.Acked, s.cfg.SnapshotBudget-len(s.snap))
+				budget := s.cfg.SnapshotBudget - len(s.snap)
+				if s.rep != nil {
+					s.msg = s.rep.Append(s.msg, client, t.N, at, c.stats.Acked, budget)
+				} else {
+					s.msg = pc.AppendSnapshotFor(s.msg, client, regular, c.stats.Acked, budget)
+				}
 				msg = s.msg
 			}
 			if len(msg) > reliable.MaxUnreliableSize || perClient && len(msg) > s.cfg.SnapshotBudget {
