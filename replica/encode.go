@@ -209,9 +209,9 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 			head = 2 + wire.UvarintLen(tick-acked)
 		}
 		e.choose(v, budget-head)
-		for try := 0; ; try++ {
+		for {
 			out = e.pass(dst, base, tick, acked, t)
-			if len(out)-start <= budget || !e.drop(max(1, len(e.order)>>(3-min(try, 3)))) {
+			if len(out)-start <= budget || !e.drop() {
 				break
 			}
 		}
@@ -549,18 +549,23 @@ func (e *Encoder) acc(v *view, k int32) float64 {
 	return gain
 }
 
-// drop unmarks the n sent entities of lowest priority (e.order, as choose
-// sorted it); false if none was sent.
-func (e *Encoder) drop(n int) bool {
-	any := false
+// drop unmarks the eighth of the sent entities of lowest priority (e.order,
+// as choose sorted it), at least one; false if none was sent.
+func (e *Encoder) drop() bool {
+	sent := 0
+	for _, k := range e.order {
+		if e.send[k] {
+			sent++
+		}
+	}
+	n := max(1, sent/8)
 	for i := len(e.order) - 1; i >= 0 && n > 0; i-- {
 		if k := e.order[i]; e.send[k] {
 			e.send[k] = false
 			n--
-			any = true
 		}
 	}
-	return any
+	return sent > 0
 }
 
 // account counts what the final pass sent, hands each entity refreshed to

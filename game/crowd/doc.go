@@ -6,27 +6,25 @@
 //
 // # How it plugs in
 //
-// Game is the server side (server.Game and server.PerClient): Step steps the
-// physics and kicks, and AppendSnapshotFor encodes each client's snapshot on
-// its own, against the newest snapshot that client acknowledged keeping: one
-// bit for a sphere that is where the baseline, extrapolated by its
-// velocity, says it is (at rest, or rolling straight at a steady speed),
-// and the differences from that extrapolation, bit-packed in
-// exponential-Golomb codes, for one that is not. Positions are quantised to
-// a millimetre (PosUnit), velocities to 5 cm/s (VelUnit). The snapshot fits
-// the server's byte budget (server.Config.SnapshotBudget): when every
-// changed sphere does not fit, those the client would draw furthest off,
-// and those left out longest, go first (a priority accumulated per client
-// and sphere), and the snapshot is never dropped whole. The server keeps
-// the last Ring snapshots it sent each client; a client whose
-// acknowledgement is older than those gets every sphere whole, over as many
-// snapshots as the budget needs.
+// Game is the server side (server.Game and server.Replicated): Step steps
+// the physics and kicks, and Replicate puts every sphere in the replication
+// layer's world (package replica), which declares it in Schema: a position
+// to a millimetre and a velocity to 5 cm/s, predicted to roll on in a
+// straight line. The layer codes each client's snapshot against the newest
+// snapshot that client acknowledged: a sphere where its prediction says (at
+// rest, or rolling straight at a steady speed) costs a small fraction of a
+// bit, one that is not its differences from the prediction, range-coded.
+// The snapshot fits the server's byte budget (server.Config.SnapshotBudget):
+// when every changed sphere does not fit, those left out longest and those
+// the client would draw furthest off go first, and the snapshot is never
+// dropped whole; a client whose acknowledgement has left the layer's ring
+// (replica.Ring) gets every sphere whole, over as many snapshots as the
+// budget needs.
 //
-// ClientGame is the client side (client.Game): it keeps the snapshots it
-// decodes in order as baselines (client.Snapshot.Baseline, which the client
-// acknowledges) and hands every sphere a snapshot refreshes to the client,
-// whose timelines (package timeline) draw them all at the one render clock:
-// the repository's snapshot interpolation, unchanged.
+// ClientGame is the client side (client.Game and client.Replicated): the
+// layer decodes each snapshot into the spheres it refreshes, which the
+// client's timelines (package timeline) draw at the one render clock: the
+// repository's snapshot interpolation, unchanged.
 //
 // # Measured
 //
@@ -43,5 +41,5 @@
 //
 // Y is up; the floor is y = 0 and the walls stand at x, z = ±HalfSize.
 // Positions are metres, velocities metres per second, times time.Duration of
-// server time; a Ring and the budget count snapshots and bytes.
+// server time; the budget counts bytes.
 package crowd

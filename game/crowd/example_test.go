@@ -24,7 +24,7 @@ func Example() {
 	fmt.Printf("every sphere drawn within %.0f cm of the truth at the 99th percentile: %v\n", 5.0, f.FidelityM.P99 <= 0.05)
 	// Output:
 	// 76 spheres kicked; at most 256 kbps on the wire: true
-	// a sphere at rest costs 1.0 bits
+	// a sphere at rest costs 0.1 bits
 	// every sphere drawn within 5 cm of the truth at the 99th percentile: true
 }
 

@@ -56,7 +56,8 @@ type ClientMeter struct {
 
 	frames, undrawn int64 // sphere-frames measured, and of them not drawn
 	snapshots       int64
-	rest, restBits  int64
+	rest            int64
+	restBits        float64
 	leftOut, bytes  int64
 }
 
@@ -175,7 +176,7 @@ func (c *ClientMeter) Encoded(e Encoded) {
 	}
 	c.snapshots++
 	c.rest += int64(e.Rest)
-	c.restBits += int64(e.RestBits)
+	c.restBits += e.RestBits
 	c.leftOut += int64(e.LeftOut)
 	c.bytes += int64(e.Bytes)
 }
@@ -282,17 +283,18 @@ func (m *Meter) Figures(i int, tr harness.Traffic, d time.Duration) Figures {
 	if c.k < len(c.blackouts) && c.blackouts[c.k].To < d {
 		recovery = max(recovery, d-c.blackouts[c.k].To)
 	}
-	per := func(x, n int64) float64 {
+	perBit := func(x float64, n int64) float64 {
 		if n == 0 {
 			return 0
 		}
-		return measure.Round(float64(x) / float64(n))
+		return measure.Round(x / float64(n))
 	}
+	per := func(x, n int64) float64 { return perBit(float64(x), n) }
 	kbps := func(bytes int64) float64 { return measure.Round(float64(bytes) * 8 / d.Seconds() / 1000) }
 	return Figures{
 		FidelityM: c.fid.Stat(), MovingM: c.moving.Stat(), RefreshMs: c.refresh.Stat(), Undrawn: per(c.undrawn, c.frames),
 		RecoveryS: measure.Round(recovery.Seconds()),
-		RestBits:  per(c.restBits, c.rest), SnapshotBytes: per(c.bytes, c.snapshots), LeftOut: per(c.leftOut, c.snapshots),
+		RestBits:  perBit(c.restBits, c.rest), SnapshotBytes: per(c.bytes, c.snapshots), LeftOut: per(c.leftOut, c.snapshots),
 		Clock: c.clock.Metrics(c.first, c.replied),
 		Net:   measure.NetMetrics{DownKbps: kbps(tr.WireDown), UpKbps: kbps(tr.WireUp)},
 	}
