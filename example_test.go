@@ -2,7 +2,6 @@ package tether_test
 
 import (
 	"crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/server"
 	"github.com/tether-net/tether/timeline"
 	"github.com/tether-net/tether/transport/udp"
@@ -54,33 +54,27 @@ func (g *dots) Step(t server.Tick, _ server.Emitter) bool {
 	return false
 }
 
-// AppendSnapshot: per player on, its slot and x and vx (float32s).
-func (g *dots) AppendSnapshot(dst []byte, _ bool) []byte {
+// dotsSchema declares what is replicated: one kind of entity, the dot,
+// whose position and velocity along x go to a millimetre (per second). The
+// layer codes each client's snapshot against what it acknowledged.
+var dotsSchema, _ = replica.NewSchema(replica.Kind{Name: "dot",
+	Fields: []replica.Field{replica.Position(1000, replica.X), replica.Velocity(1000, replica.X)}})
+
+func (g *dots) Replication() (*replica.Schema, replica.Config) { return dotsSchema, replica.Config{} }
+
+// Replicate: every dot playing, its id its slot.
+func (g *dots) Replicate(w *replica.World) {
 	for c := range g.x {
 		if g.on[c] {
-			dst = append(dst, byte(c))
-			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(g.x[c])))
-			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(g.vx[c])))
+			w.Add(replica.Entity{ID: uint32(c), State: kinematic.State{Pos: geom.V(g.x[c], 0, 0), Vel: geom.V(g.vx[c], 0, 0)}})
 		}
 	}
-	return dst
 }
 
-// dotsView is the client side: it decodes what AppendSnapshot wrote.
+// dotsView is the client side: the same schema, and how to draw.
 type dotsView struct{}
 
-func (dotsView) DecodeSnapshot(s *client.Snapshot, b []byte) error {
-	for ; len(b) >= 9; b = b[9:] {
-		x := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[1:])))
-		v := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[5:])))
-		s.Entities = append(s.Entities, client.EntityState{ID: uint32(b[0]), Parent: client.NoParent,
-			State: kinematic.State{Time: s.Time, Pos: geom.V(x, 0, 0), Vel: geom.V(v, 0, 0)}})
-	}
-	if len(b) != 0 {
-		return fmt.Errorf("dots: %d stray bytes", len(b))
-	}
-	return nil
-}
+func (dotsView) Schema() *replica.Schema        { return dotsSchema }
 func (dotsView) Timeline(uint8) timeline.Config { return timeline.Config{} }
 func (dotsView) RenderClock() timeline.Config   { return timeline.Config{} }
 

@@ -118,6 +118,7 @@ type Encoder struct {
 	baseOf []int32   // its record in the baseline, or -1
 	class  []uint8
 	res    []int64 // residuals, N each (whole values for a spawn)
+	rec    []int64 // the values as the client rebuilds them, N each
 	resOff []int32
 	cost   []int32 // what sending it cost in the last pass, 1/CostUnit bits
 	send   []bool
@@ -255,7 +256,7 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		}
 	}
 	e.ents, e.weight, e.baseOf, e.class = e.ents[:0], e.weight[:0], e.baseOf[:0], e.class[:0]
-	e.res, e.resOff, e.send, e.cost = e.res[:0], e.resOff[:0], e.send[:0], e.cost[:0]
+	e.res, e.rec, e.resOff, e.send, e.cost = e.res[:0], e.rec[:0], e.resOff[:0], e.send[:0], e.cost[:0]
 	nbase := 0
 	if base != nil {
 		nbase = len(base.recs)
@@ -293,6 +294,7 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		if b < 0 {
 			for _, x := range q {
 				e.res = append(e.res, int64(x))
+				e.rec = append(e.rec, int64(x))
 			}
 			e.class = append(e.class, clsNew)
 			continue
@@ -304,12 +306,18 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		if len(ent.Earlier) > 0 && l.Earlier > 0 {
 			cls = clsChanged
 		}
+		o := len(e.rec)
 		for k := range q {
 			r := l.residual(k, q, e.pred)
+			if c := &l.comps[k]; c.tol > 0 && abs64(r) <= uint64(c.tol) && c.wrap == 0 && c.role != roleRot {
+				r = 0
+			}
 			if r != 0 {
 				cls = clsChanged
 			}
 			e.res = append(e.res, r)
+			x, _ := l.value(k, r, e.rec[o:], e.pred)
+			e.rec = append(e.rec, x)
 		}
 		e.class = append(e.class, cls)
 	}
@@ -396,11 +404,11 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 			switch {
 			case e.class[k] == clsUnchanged:
 				e.symbol(km, symUnchanged)
-				nt.add(s, r.id, r.kind, e.wide(w.values(s, e.ents[k])), t, base, r)
+				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			case e.send[k]:
 				e.symbol(km, symSent)
 				e.putValues(k, km.delta, t)
-				nt.add(s, r.id, r.kind, e.wide(w.values(s, e.ents[k])), t, base, r)
+				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			default:
 				e.symbol(km, symLeftOut)
 				nt.keep(s, base, r)
@@ -433,7 +441,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		}
 		km := &m.kinds[ent.Kind]
 		e.putValues(k, km.whole, t)
-		nt.add(s, ent.ID, ent.Kind, e.wide(w.values(s, i)), t, nil, nil)
+		nt.add(s, ent.ID, ent.Kind, e.recOf(k), t, nil, nil)
 		e.cost[k] = int32(c.cost - from)
 		e.kbits[ent.Kind] += float64(c.cost-from) / wire.CostUnit
 	}
@@ -457,7 +465,7 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	km := &e.m.kinds[ent.Kind]
 	n := min(len(ent.Earlier), l.Earlier)
 	c.putUint(&km.earlyN, uint64(n))
-	cur := e.wide(w.values(s, e.ents[k]))
+	cur := e.recOf(k)
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]
 	q := e.early
 	for _, st := range ent.Earlier[:n] {
@@ -474,13 +482,10 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	}
 }
 
-// wide returns q as int64s, in scratch.
-func (e *Encoder) wide(q []int32) []int64 {
-	e.pred = slices.Grow(e.pred[:0], len(q))[:len(q)]
-	for i, x := range q {
-		e.pred[i] = int64(x)
-	}
-	return e.pred
+// recOf returns entity k's values as the client rebuilds them.
+func (e *Encoder) recOf(k int) []int64 {
+	l := &e.s.kinds[e.world.ents[e.ents[k]].Kind]
+	return e.rec[e.resOff[k] : int(e.resOff[k])+l.N]
 }
 
 func (e *Encoder) symbol(km *kindModels, sym uint8) {

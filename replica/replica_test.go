@@ -356,3 +356,46 @@ func FuzzDecode(f *testing.F) {
 }
 
 var _ = wire.ProbHalf
+
+// A field declared Within(n) is held within n steps of the truth (plus the
+// half step of quantisation), however long its prediction is kept, and
+// costs less than an exact one.
+func TestWithin(t *testing.T) {
+	var bytes [2]int
+	for k, tol := range []int{0, 1} {
+		s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XZ).Within(tol), Velocity(1000, XZ)}})
+		enc := NewEncoder(s, Config{})
+		enc.Join(0, NoSelf)
+		dec := NewDecoder(s)
+		rng := rand.New(rand.NewPCG(1, 1))
+		pos, vel := make([]geom.Vec3, 100), make([]geom.Vec3, 100)
+		for i := range vel {
+			vel[i] = geom.V(rng.NormFloat64(), 0, rng.NormFloat64())
+		}
+		const dt = time.Second / 60
+		for tick := uint64(1); tick <= 600; tick++ {
+			tm := time.Duration(tick) * dt
+			w := enc.World()
+			w.Reset()
+			for i := range pos {
+				pos[i] = pos[i].Add(vel[i].Scale(dt.Seconds()))
+				w.Add(Entity{ID: uint32(i), State: kinematic.State{Pos: pos[i], Vel: vel[i]}})
+			}
+			b := enc.Append(nil, 0, tick, tm, max(0, tick-6), 0)
+			bytes[k] += len(b)
+			var got Decoded
+			if err := dec.Decode(&got, tick, tm, b); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range got.Entities {
+				if d := e.State.Pos.Sub(pos[e.ID]); math.Abs(d.X) > (float64(tol)+0.5)/1000+1e-9 || math.Abs(d.Z) > (float64(tol)+0.5)/1000+1e-9 {
+					t.Fatalf("within %d: tick %d entity %d %v off", tol, tick, e.ID, d)
+				}
+			}
+		}
+	}
+	t.Logf("bytes exact %d, within 1 step %d", bytes[0], bytes[1])
+	if bytes[1] >= bytes[0] {
+		t.Errorf("within 1 step costs %d bytes, exact %d", bytes[1], bytes[0])
+	}
+}

@@ -74,6 +74,18 @@ type Field struct {
 	lo    int64
 	hi    int64
 	slot  int // Int: index into Entity.Ints
+	tol   int64
+}
+
+// Within returns f allowing a delta to leave a component unsent while its
+// prediction is within steps of the truth: the client then holds the
+// prediction, at most steps off (and never further, however long it holds
+// it), for a fraction of a bit, where a prediction from a quantised baseline
+// is often a step off the truth and would cost a few bits. For a position,
+// a velocity, an angular velocity or an integer; other fields are exact.
+func (f Field) Within(steps int) Field {
+	f.tol = int64(max(0, steps))
+	return f
 }
 
 // maxSteps bounds every quantised vector component: ±2^30 steps (a thousand
@@ -171,6 +183,7 @@ type comp struct {
 	lo, hi int64
 	wrap   int64 // the modulus of a component that wraps around (a yaw); 0: none
 	slot   int
+	tol    int64 // Field.Within
 }
 
 type layout struct {
@@ -208,7 +221,7 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 			if err := l.add(f, seen); err != nil {
 				return nil, fmt.Errorf("%w: kind %d (%q): %w", ErrSchema, i, k.Name, err)
 			}
-			fmt.Fprintf(h, "%d/%d/%d/%d/%d/%d/%d;", f.role, f.scale, f.axes, f.bits, f.lo, f.hi, f.slot)
+			fmt.Fprintf(h, "%d/%d/%d/%d/%d/%d/%d/%d;", f.role, f.scale, f.axes, f.bits, f.lo, f.hi, f.slot, f.tol)
 		}
 		l.N = len(l.comps)
 		if k.Earlier < 0 || k.Earlier > 3 {
@@ -251,7 +264,7 @@ func (l *layout) add(f Field, seen map[role]bool) error {
 		for a := range 3 {
 			if f.axes&(1<<a) != 0 {
 				dst[a] = len(l.comps)
-				l.comps = append(l.comps, comp{role: f.role, axis: a, lo: f.lo, hi: f.hi})
+				l.comps = append(l.comps, comp{role: f.role, axis: a, lo: f.lo, hi: f.hi, tol: f.tol})
 			}
 		}
 		return nil
@@ -290,7 +303,7 @@ func (l *layout) add(f Field, seen map[role]bool) error {
 				return fmt.Errorf("int slot %d twice", f.slot)
 			}
 		}
-		l.comps = append(l.comps, comp{role: roleInt, slot: f.slot, lo: f.lo, hi: f.hi})
+		l.comps = append(l.comps, comp{role: roleInt, slot: f.slot, lo: f.lo, hi: f.hi, tol: f.tol})
 	default: // tag, gen, knot
 		l.comps = append(l.comps, comp{role: f.role, lo: f.lo, hi: f.hi})
 	}
