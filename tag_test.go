@@ -142,7 +142,7 @@ func (g *tag) Step(t server.Tick, _ server.Emitter) bool {
 // tagView is the client side.
 type tagView struct{}
 
-func (tagView) Schema() *replica.Schema         { return tagSchema }
+func (tagView) Schema() *replica.Schema        { return tagSchema }
 func (tagView) Timeline(uint8) timeline.Config { return timeline.Config{} }
 func (tagView) RenderClock() timeline.Config   { return timeline.Config{} }
 
