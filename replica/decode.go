@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -184,15 +185,10 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 			return fmt.Errorf("%w: entity %d twice", wire.ErrMalformed, nt.recs[i].id)
 		}
 	}
-	slices.SortStableFunc(out.Entities, func(a, b Entity) int {
-		switch {
-		case a.ID < b.ID:
-			return -1
-		case a.ID > b.ID:
-			return 1
-		}
-		return 0
-	})
+	byID := func(a, b Entity) int { return cmp.Compare(a.ID, b.ID) }
+	if !slices.IsSortedFunc(out.Entities, byID) {
+		slices.SortStableFunc(out.Entities, byID)
+	}
 	return nil
 }
 

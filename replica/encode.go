@@ -55,8 +55,9 @@ type Stats struct {
 	Oversize   uint64 // snapshots over the budget with every change left out
 	Duplicates uint64 // entities dropped for an id already in the world
 	BadKind    uint64 // entities dropped for a kind the schema does not have
-	// KindBits are the bits spent on each kind's entities, all clients.
-	KindBits []float64
+	// KindBits are the bits spent on each kind's entities (Schema order),
+	// all clients.
+	KindBits [MaxKinds]float64
 }
 
 // Near returns a Relevance by distance from the viewer: weight 1 within
@@ -123,6 +124,7 @@ type Encoder struct {
 	cost   []int32 // what sending it cost in the last pass, 1/CostUnit bits
 	send   []bool
 	order  []int32
+	prio   []float64 // by entity, what choose sorted by
 	gone   []bool // by baseline record
 	next   table
 	hist   []Sample
@@ -141,7 +143,6 @@ const (
 func NewEncoder(s *Schema, cfg Config) *Encoder {
 	e := &Encoder{s: s, cfg: cfg}
 	e.m.init(s)
-	e.stats.KindBits = make([]float64, len(s.kinds))
 	e.kbits = make([]float64, len(s.kinds))
 	return e
 }
@@ -150,11 +151,7 @@ func NewEncoder(s *Schema, cfg Config) *Encoder {
 func (e *Encoder) World() *World { return &e.world }
 
 // Stats returns the counters.
-func (e *Encoder) Stats() Stats {
-	s := e.stats
-	s.KindBits = slices.Clone(s.KindBits)
-	return s
-}
+func (e *Encoder) Stats() Stats { return e.stats }
 
 // Join starts keeping baselines for client, whose own entity is self
 // (NoSelf for none); a client joined again starts afresh.
@@ -225,7 +222,12 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	enc.Oversize = enc.Bytes > budget
 	e.account(&enc, v, client)
 	if v != nil {
-		slot := v.sent.Push(tick)
+		// A tick encoded again for the client (a benchmark's) replaces its
+		// table rather than filling the ring with copies.
+		slot := v.sent.Find(tick)
+		if slot == nil {
+			slot = v.sent.Push(tick)
+		}
 		*slot, e.next = e.next, *slot
 	}
 	e.stats.Snapshots++
@@ -498,6 +500,7 @@ func (e *Encoder) symbol(km *kindModels, sym uint8) {
 func (e *Encoder) choose(v *view, roomBytes int) {
 	room := roomBytes * 8 * wire.CostUnit
 	e.order = e.order[:0]
+	e.prio = slices.Grow(e.prio[:0], len(e.ents))[:len(e.ents)]
 	for k := range e.ents {
 		if e.class[k] == clsUnchanged {
 			continue
@@ -505,12 +508,12 @@ func (e *Encoder) choose(v *view, roomBytes int) {
 		if e.send[k] {
 			room += int(e.cost[k]) // the pass's fixed part is what remains
 		}
+		e.prio[k] = e.acc(v, int32(k))
 		e.order = append(e.order, int32(k))
 	}
-	room -= int(e.c.cost)
-	acc := func(k int32) float64 { return e.acc(v, k) }
+	room -= e.c.cost
 	slices.SortFunc(e.order, func(a, b int32) int {
-		if c := cmp.Compare(acc(b), acc(a)); c != 0 {
+		if c := cmp.Compare(e.prio[b], e.prio[a]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)

@@ -192,6 +192,7 @@ type layout struct {
 	comps []comp
 	pred  Predictor
 	depth int
+	gen   int // the generation's component, or -1
 }
 
 // Errors from NewSchema and decoding; test with errors.Is.
@@ -224,6 +225,12 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 			fmt.Fprintf(h, "%d/%d/%d/%d/%d/%d/%d/%d;", f.role, f.scale, f.axes, f.bits, f.lo, f.hi, f.slot, f.tol)
 		}
 		l.N = len(l.comps)
+		l.gen = -1
+		for j, c := range l.comps {
+			if c.role == roleGen {
+				l.gen = j
+			}
+		}
 		if k.Earlier < 0 || k.Earlier > 3 {
 			return nil, fmt.Errorf("%w: kind %d (%q): Earlier %d (0 to 3)", ErrSchema, i, k.Name, k.Earlier)
 		}

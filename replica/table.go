@@ -50,7 +50,7 @@ func (t *table) add(s *Schema, id uint32, kind uint8, q []int64, tm time.Duratio
 	keep := 0
 	if prev != nil && prev.kind == kind {
 		keep = min(int(prev.n), l.depth-1)
-		if g := l.genIndex(); g >= 0 && int64(from.vals[prev.off+int32(g)]) != q[g] {
+		if g := l.gen; g >= 0 && int64(from.vals[prev.off+int32(g)]) != q[g] {
 			keep = 0 // a jump: the samples before it predict nothing
 		}
 	}
@@ -104,13 +104,4 @@ func (t *table) find(id uint32) *record {
 		return nil
 	}
 	return &t.recs[i]
-}
-
-func (l *layout) genIndex() int {
-	for i, c := range l.comps {
-		if c.role == roleGen {
-			return i
-		}
-	}
-	return -1
 }
