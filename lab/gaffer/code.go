@@ -194,11 +194,21 @@ func (f *format) getBody(r *wire.BitReader, b, base *body) {
 				r.Fail(wire.ErrMalformed)
 			}
 		}
-		if b.big == base.big && b.small == base.small {
+		if b.big == base.big && b.small == base.small || !unit(b) {
 			r.Fail(wire.ErrMalformed)
 		}
 	}
 	if !moved && !turned {
 		r.Fail(wire.ErrMalformed)
 	}
+}
+
+// unit reports whether b's smallest three are those of a unit quaternion:
+// their squares, in units of 1/(√2·rotSteps), sum to at most one.
+func unit(b *body) bool {
+	var sum int32
+	for _, x := range b.small {
+		sum += int32(x) * int32(x)
+	}
+	return sum <= 2*rotSteps*rotSteps
 }

@@ -143,7 +143,7 @@ func (c Config) withDefaults() Config {
 // clamped into its bounds and rounded to 1/512 m, the rotation in the smallest
 // three of 9 bits. A zero or non-finite rotation is read as geom.Identity.
 func (c Config) Quantise(pos geom.Vec3, rot geom.Quat) (geom.Vec3, geom.Quat) {
-	f := newFormat(c.withDefaults())
+	f := newBounds(c.withDefaults())
 	b := f.quantise(pos, rot)
 	return f.position(&b), b.rotation()
 }
@@ -162,6 +162,21 @@ type format struct {
 }
 
 func newFormat(c Config) format {
+	f := newBounds(c)
+	f.initial = make([]body, f.n)
+	for i := range f.initial {
+		var pos geom.Vec3
+		rot := geom.Identity
+		if c.Initial != nil {
+			pos, rot = c.Initial[i].State.Pos, c.Initial[i].State.Rot
+		}
+		f.initial[i] = f.quantise(pos, rot)
+	}
+	return f
+}
+
+// newBounds returns the format of c but its initial state.
+func newBounds(c Config) format {
 	f := format{
 		n:       c.Bodies,
 		half:    int32(math.Ceil(c.HalfWidth * PerMetre)),
@@ -172,15 +187,6 @@ func newFormat(c Config) format {
 	}
 	f.hBits = bits.Len32(uint32(2*f.half - 1))
 	f.vBits = bits.Len32(uint32(f.height - 1))
-	f.initial = make([]body, f.n)
-	for i := range f.initial {
-		var pos geom.Vec3
-		rot := geom.Identity
-		if c.Initial != nil {
-			pos, rot = c.Initial[i].State.Pos, c.Initial[i].State.Rot
-		}
-		f.initial[i] = f.quantise(pos, rot)
-	}
 	return f
 }
 

@@ -92,8 +92,10 @@ func (d *Decoder) Decode(out []replica.Entity, tick uint64, t time.Duration, b [
 			prev = i
 		}
 	}
-	if _, err := r.End(); err != nil {
+	if n, err := r.End(); err != nil {
 		return out, base, false, err
+	} else if n != len(b) {
+		return out, base, false, wire.ErrMalformed
 	}
 	for i := range cur {
 		out = append(out, replica.Entity{ID: uint32(i), Kind: f.kind,

@@ -25,6 +25,7 @@ type Stats struct {
 	Snapshots uint64 // snapshots appended
 	Initial   uint64 // of those, coded against the initial state
 	Indexed   uint64 // of those, listing their changed bodies by index
+	Bits      uint64 // the snapshots' bits, before padding each to a byte
 	// Refused counts the Appends of a world whose number of bodies is not
 	// Config.Bodies: they append nothing.
 	Refused uint64
@@ -102,19 +103,22 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, w *replica.World, 
 	if initial {
 		e.stats.Initial++
 	}
-	dst = e.encode(dst, base, initial, acked)
+	bw := wire.NewBitWriter(dst)
+	n := bw.Len()
+	e.encode(&bw, base, initial, acked)
+	e.stats.Bits += uint64(bw.Len() - n)
+	dst = bw.Append()
 	if h != nil {
 		h.snaps[tick%Ring].store(tick, e.cur)
 	}
 	return dst
 }
 
-// encode appends the snapshot of e.cur against base: the header, then the
+// encode writes the snapshot of e.cur against base: the header, then the
 // changed bodies by a changed bit each or by their indices, whichever is the
 // shorter (the article's mock encoding).
-func (e *Encoder) encode(dst []byte, base []body, initial bool, baseTick uint64) []byte {
+func (e *Encoder) encode(w *wire.BitWriter, base []body, initial bool, baseTick uint64) {
 	f := &e.f
-	w := wire.NewBitWriter(dst)
 	w.Bool(initial)
 	if !initial {
 		w.Bits(baseTick, 16)
@@ -144,12 +148,12 @@ func (e *Encoder) encode(dst []byte, base []body, initial bool, baseTick uint64)
 			if prev < 0 {
 				w.Bits(uint64(i), f.idxBits)
 			} else {
-				f.putOffset(&w, i-prev)
+				f.putOffset(w, i-prev)
 			}
 			prev = i
-			f.putBody(&w, &e.cur[i], &base[i])
+			f.putBody(w, &e.cur[i], &base[i])
 		}
-		return w.Append()
+		return
 	}
 	next := 0
 	for i := range e.cur {
@@ -157,8 +161,7 @@ func (e *Encoder) encode(dst []byte, base []body, initial bool, baseTick uint64)
 		w.Bool(changed)
 		if changed {
 			next++
-			f.putBody(&w, &e.cur[i], &base[i])
+			f.putBody(w, &e.cur[i], &base[i])
 		}
 	}
-	return w.Append()
 }
