@@ -163,11 +163,11 @@ func (f *format) getBody(r *wire.BitReader, b, base *body) {
 			b.pos[0] = int32(r.Bits(f.hBits)) - f.half
 			b.pos[1] = int32(r.Bits(f.vBits))
 			b.pos[2] = int32(r.Bits(f.hBits)) - f.half
-			if b.pos[0] >= f.half || b.pos[1] >= f.height || b.pos[2] >= f.half || posRelative(b, base) {
+			if posRelative(b, base) {
 				r.Fail(wire.ErrMalformed)
 			}
 		}
-		if b.pos == base.pos {
+		if b.pos == base.pos || !f.inBounds(b) {
 			r.Fail(wire.ErrMalformed)
 		}
 	}
@@ -211,4 +211,10 @@ func unit(b *body) bool {
 		sum += int32(x) * int32(x)
 	}
 	return sum <= 2*rotSteps*rotSteps
+}
+
+// inBounds reports whether b's position is within the bounds.
+func (f *format) inBounds(b *body) bool {
+	p := &b.pos
+	return p[0] >= -f.half && p[0] < f.half && p[1] >= 0 && p[1] < f.height && p[2] >= -f.half && p[2] < f.half
 }
