@@ -12,17 +12,8 @@ import (
 // fuzzStream is the snapshots of a small world, each against the one before
 // but the first, and the config they were encoded with.
 func fuzzStream() (gaffer.Config, [][]byte) {
-	const n = 40
-	cfg := gaffer.Config{Bodies: n, HalfWidth: 8, Height: 4}
-	m := newSim(9, n, 7)
-	enc := gaffer.NewEncoder(cfg)
-	enc.Join(0)
-	var w replica.World
-	var snaps [][]byte
-	for tick := uint64(1); tick <= 24; tick++ {
-		m.step(1.0/20, &w) // 20 Hz, so that bodies move far
-		snaps = append(snaps, enc.Append(nil, 0, tick, &w, tick-1))
-	}
+	cfg := gaffer.Config{Bodies: 40, HalfWidth: 8, Height: 4}
+	_, _, snaps := stream(cfg, newSim(9, cfg.Bodies, 7), 1.0/20, 24) // 20 Hz, so that bodies move far
 	return cfg, snaps
 }
 

@@ -95,6 +95,21 @@ func equal(t *testing.T, tick uint64, got, want []replica.Entity) {
 	}
 }
 
+// stream encodes m's worlds of ticks 1 to ticks, dt seconds apart, for
+// client 0, each against the one before but the first; it returns the
+// encoder, the last world and the snapshots.
+func stream(cfg gaffer.Config, m *sim, dt float64, ticks int) (*gaffer.Encoder, *replica.World, [][]byte) {
+	enc := gaffer.NewEncoder(cfg)
+	enc.Join(0)
+	var w replica.World
+	var snaps [][]byte
+	for tick := uint64(1); tick <= uint64(ticks); tick++ {
+		m.step(dt, &w)
+		snaps = append(snaps, enc.Append(nil, 0, tick, &w, tick-1))
+	}
+	return enc, &w, snaps
+}
+
 // packet is a snapshot in flight.
 type packet struct {
 	tick   uint64
@@ -251,15 +266,7 @@ func TestAllocs(t *testing.T) {
 func TestErrors(t *testing.T) {
 	const n = 100
 	cfg := gaffer.Config{Bodies: n, HalfWidth: 20}
-	m := newSim(4, n, 18)
-	enc := gaffer.NewEncoder(cfg)
-	enc.Join(0)
-	var w replica.World
-	var snaps [][]byte
-	for tick := uint64(1); tick <= 40; tick++ {
-		m.step(1.0/60, &w)
-		snaps = append(snaps, enc.Append(nil, 0, tick, &w, tick-1))
-	}
+	enc, w, snaps := stream(cfg, newSim(4, n, 18), 1.0/60, 40)
 
 	// A delta to a decoder that never decoded its baseline.
 	if _, base, _, err := gaffer.NewDecoder(cfg).Decode(nil, 5, 0, snaps[4]); !errors.Is(err, gaffer.ErrNoBaseline) || base != 4 {
@@ -297,7 +304,7 @@ func TestErrors(t *testing.T) {
 
 	// A world of another count is refused.
 	w.Add(replica.Entity{ID: n})
-	if b := enc.Append([]byte{9}, 0, 41, &w, 40); len(b) != 1 || enc.Stats().Refused != 1 {
+	if b := enc.Append([]byte{9}, 0, 41, w, 40); len(b) != 1 || enc.Stats().Refused != 1 {
 		t.Errorf("%d bodies: %d bytes appended, stats %+v", w.Len(), len(b)-1, enc.Stats())
 	}
 }
