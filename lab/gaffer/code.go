@@ -39,9 +39,13 @@ func getDiff(r *wire.BitReader, large int) int32 {
 	return c + smallRange
 }
 
-// offsetBits is the length of putOffset's code of off.
-func (f *format) offsetBits(off int) int {
-	switch {
+// indexBits is the length of the code of changed body i's index after
+// changed body prev's, -1 for none.
+func (f *format) indexBits(i, prev int) int {
+	if prev < 0 {
+		return f.idxBits
+	}
+	switch off := i - prev; {
 	case off <= offsetNear:
 		return 1 + 3
 	case off <= offsetMid:

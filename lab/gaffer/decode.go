@@ -65,18 +65,25 @@ func (d *Decoder) Decode(out []replica.Entity, tick uint64, t time.Duration, b [
 	}
 	cur := d.scratch[:f.n]
 	copy(cur, from)
+	// The layout must be the one the encoder chooses: indices if they take
+	// no more bits than a changed bit per body.
+	cost, prev := f.cntBits, -1
 	if r.Bool() { // a changed bit per body
 		for i := range cur {
 			if r.Bool() {
 				f.getBody(&r, &cur[i], &from[i])
+				cost += f.indexBits(i, prev)
+				prev = i
 			}
+		}
+		if cost <= f.n {
+			r.Fail(wire.ErrMalformed)
 		}
 	} else { // the changed bodies by index
 		n := int(r.Bits(f.cntBits))
 		if n > f.n {
 			r.Fail(wire.ErrMalformed)
 		}
-		prev := -1
 		for k := 0; k < n && r.Err() == nil; k++ {
 			i := 0
 			if prev < 0 {
@@ -89,7 +96,11 @@ func (d *Decoder) Decode(out []replica.Entity, tick uint64, t time.Duration, b [
 				break
 			}
 			f.getBody(&r, &cur[i], &from[i])
+			cost += f.indexBits(i, prev)
 			prev = i
+		}
+		if cost > f.n {
+			r.Fail(wire.ErrMalformed)
 		}
 	}
 	if n, err := r.End(); err != nil {

@@ -22,17 +22,22 @@
 // Kept from the article: 512 steps a metre for a position; the smallest
 // three of 9 bits each in [-1/√2, 1/√2] with a 2-bit index of the largest;
 // the position's and the rotation's small/large codes (5 bits small, 9 and 8
-// bits large), which the article fitted to its own data by a greedy search;
-// the code of an offset between changed indices (4, 7 or 12 bits); the
-// choice between changed bits and indices by a mock encoding; a changed bit
-// each for position and rotation; the header's baseline of 16 bits and its
-// initial-state flag. The ring of baselines keeps Ring snapshots, as package
-// replica does.
+// bits large), which the article fitted to its own data by a greedy search
+// (fitting them again to the crowd would make another coder than the
+// published one); the code of an offset between changed indices (4, 7 or 12
+// bits); the choice between changed bits and indices by a mock encoding; a
+// changed bit each for position and rotation, both sent even though they
+// cannot both be 0; the header's baseline of 16 bits (left out when the
+// initial-state flag is set) and that flag. The article extends a large
+// range past the small one and leaves how as an exercise; here both the
+// position's and the rotation's are extended (below). The ring of baselines
+// keeps Ring snapshots, as package replica does.
 //
 // Adapted: the position's bounds are Config fields (HalfWidth, Height) whose
 // zero values are the article's, ±256 m across and 32 m up (18 + 14 + 18
-// bits); for the crowd, HalfWidth is the arena's half size (crowd.HalfSize,
-// 20.2 m for 1,000 spheres: 15 bits), and Height the article's 32 m. The
+// bits); for the crowd, HalfWidth should be the arena's half size
+// (crowd.HalfSize, 20.2 m for 1,000 spheres: 15 bits), as the article fitted
+// its bounds to its own scene, and Height the article's 32 m. The
 // article's z is up; Tether's worlds are Y-up, so its z bound applies to Y
 // here. An index takes as many bits as the number of bodies needs (10 for
 // the crowd's 1,000, as for the article's 901 cubes). The number of bodies
@@ -105,6 +110,12 @@
 // would, and no difference has two codes (the article's "exercise for the
 // reader"). A position's difference is then in [-272, 272) steps (about
 // ±53 cm); a rotation's in [-144, 144).
+//
+// Every snapshot has one encoding: the decoder rejects (wire.ErrMalformed) a
+// body sent unchanged, a difference of zero, an absolute value equal to the
+// baseline's or one the relative code would hold, a position out of bounds,
+// smallest three longer than a unit quaternion's, indices out of order or
+// range, and any bits or bytes after the section's end.
 //
 // # Quantisation
 //

@@ -131,11 +131,7 @@ func (e *Encoder) encode(w *wire.BitWriter, base []body, initial bool, baseTick 
 	}
 	cost, prev := f.cntBits, -1
 	for _, i := range e.changed {
-		if prev < 0 {
-			cost += f.idxBits
-		} else {
-			cost += f.offsetBits(i - prev)
-		}
+		cost += f.indexBits(i, prev)
 		prev = i
 	}
 	byIndex := cost <= f.n
