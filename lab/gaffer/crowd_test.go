@@ -141,6 +141,27 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendClients encodes the crowd for 8 clients a tick, each a
+// round trip of 7 ticks: the world is quantised once a tick.
+func BenchmarkAppendClients(b *testing.B) {
+	const clients = 8
+	worlds, _ := crowdSnapshots(b)
+	enc := gaffer.NewEncoder(crowdConfig())
+	for c := range clients {
+		enc.Join(c)
+	}
+	buf := make([]byte, 0, 8192)
+	b.ReportAllocs()
+	tick := uint64(0)
+	for b.Loop() {
+		tick++
+		for c := range clients {
+			buf = enc.Append(buf[:0], c, tick, &worlds[tick%uint64(len(worlds))], tick-min(tick, 7))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*clients), "ns/client")
+}
+
 func BenchmarkDecode(b *testing.B) {
 	_, snaps := crowdSnapshots(b)
 	dec := gaffer.NewDecoder(crowdConfig())
