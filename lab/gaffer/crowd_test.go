@@ -71,8 +71,9 @@ func TestCrowdBytes(t *testing.T) {
 	}
 	names := []string{"gaffer, rotation", "gaffer, identity", "replica", "replica, rotation(9)"}
 	bytes := make([][]float64, len(names))
+	most := make([][]int, len(names))
 	for i := range bytes {
-		bytes[i] = make([]float64, len(rtts))
+		bytes[i], most[i] = make([]float64, len(rtts)), make([]int, len(rtts))
 	}
 	var unrotated replica.World
 	var buf []byte
@@ -99,20 +100,21 @@ func TestCrowdBytes(t *testing.T) {
 			if tick > warm {
 				for k, n := range sizes {
 					bytes[k][c] += float64(n) / float64(ticks-warm)
+					most[k][c] = max(most[k][c], n)
 				}
 			}
 		}
 	})
-	t.Logf("bytes per snapshot, mean over %d s after %d s, by round trip:", (ticks-warm)/60, warm/60)
+	t.Logf("bytes per snapshot, mean (most) over %d s after %d s, by round trip:", (ticks-warm)/60, warm/60)
 	head := fmt.Sprintf("%-22s", "")
 	for _, r := range rtts {
-		head += fmt.Sprintf(" %7s", fmt.Sprintf("%d ms", r*1000/60))
+		head += fmt.Sprintf(" %14s", fmt.Sprintf("%d ms", r*1000/60))
 	}
 	t.Log(head)
 	for k, name := range names {
 		row := fmt.Sprintf("%-22s", name)
 		for c := range rtts {
-			row += fmt.Sprintf(" %7.1f", bytes[k][c])
+			row += fmt.Sprintf(" %7.1f (%4d)", bytes[k][c], most[k][c])
 		}
 		t.Log(row)
 	}
