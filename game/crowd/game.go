@@ -47,11 +47,11 @@ type Stats struct {
 
 // Schema is the crowd's replicated world: one kind, the sphere, its
 // position to a millimetre and velocity to 5 cm/s, predicted to roll on in
-// a straight line (replica.Linear), so a sphere at rest or rolling steadily
-// costs a fraction of a bit.
+// a straight line and slow as rolling resistance slows it, so a sphere at
+// rest or rolling freely costs a fraction of a bit.
 var Schema = func() *replica.Schema {
-	s, err := replica.NewSchema(replica.Kind{Name: "sphere",
-		Fields: []replica.Field{replica.Position(1000, replica.XYZ), replica.Velocity(20, replica.XYZ)}})
+	s, err := replica.NewSchema(replica.Kind{Name: "sphere", Predictor: rolling{},
+		Fields: []replica.Field{replica.Position(1000, replica.XYZ), replica.Velocity(1/velUnit, replica.XYZ)}})
 	if err != nil {
 		panic(err)
 	}
