@@ -125,7 +125,7 @@ type Encoder struct {
 	send   []bool
 	order  []int32
 	prio   []float64 // by entity, what choose sorted by
-	gone   []bool // by baseline record
+	gone   []bool    // by baseline record
 	next   table
 	hist   []Sample
 	pred   []int64

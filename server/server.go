@@ -174,6 +174,18 @@ type Config struct {
 	// OnTick, if set, is called after every tick, once its snapshot is
 	// queued: where a caller reads the game's true state.
 	OnTick func(t Tick)
+	// OnLimit, if set, is called the first time each Limit is hit (every
+	// time is counted in Stats): where a driver logs it, once, so that a
+	// game whose snapshots outgrow a packet says so.
+	OnLimit func(l Limit)
+}
+
+// Limit is a limit the server hit, and what it did.
+type Limit struct {
+	Cause  string // what happened, a sentence for a log
+	Client int    // the client it happened with
+	Bytes  int    // the size that did not fit
+	Budget int    // the size it had to fit
 }
 
 // ErrConfig is wrapped by the error New returns for a Config field out of
@@ -265,6 +277,7 @@ type outPacket struct {
 type Server struct {
 	cfg      Config
 	rep      *replica.Encoder // a Replicated game's
+	limited  uint             // the causes of a Limit reported
 	snapper  Snapshotter      // another's
 	game     Game
 	dt       time.Duration
@@ -625,6 +638,10 @@ func (s *Server) step() {
 	t := Tick{N: s.tick, Time: time.Duration(s.tick) * s.dt, Dt: s.dt}
 	extra := s.game.Step(t, &s.em)
 	regular := s.tick%s.snapEach == 0
+	dups := uint64(0)
+	if s.rep != nil {
+		dups = s.rep.Stats().Duplicates
+	}
 	if (regular || extra) && len(s.order) > 0 {
 		s.snap = protocol.AppendSnapshot(s.snap[:0], protocol.Snapshot{Tick: t.N, Regular: regular})
 		pc, perClient := s.game.(PerClient)
@@ -653,6 +670,7 @@ func (s *Server) step() {
 				msg = s.msg
 			}
 			if len(msg) > reliable.MaxUnreliableSize || perClient && len(msg) > s.cfg.SnapshotBudget {
+				s.limit(oversize, Limit{Client: client, Bytes: len(msg), Budget: min(reliable.MaxUnreliableSize, s.cfg.SnapshotBudget)})
 				s.stats.Oversize++
 				if perClient {
 					continue
@@ -673,9 +691,36 @@ func (s *Server) step() {
 			c.flush = true
 		}
 	}
+	if s.rep != nil && s.rep.Stats().Duplicates != dups {
+		s.limit(duplicateID, Limit{Client: -1})
+	}
 	if s.cfg.OnTick != nil {
 		s.cfg.OnTick(t)
 	}
+}
+
+// The causes of a Limit, each reported once.
+const (
+	oversize = iota
+	queueFull
+	duplicateID
+	causes
+)
+
+var causeText = [causes]string{
+	oversize:    "a snapshot does not fit the budget (server.Config.SnapshotBudget, at most one unreliable message): not sent; a replicated game's has every change left out and still does not fit, too many entities for one packet",
+	queueFull:   "a client's reliable send queue is full: an event or message not sent",
+	duplicateID: "the game's world has two entities of one id: the second is not replicated",
+}
+
+// limit counts nothing (the caller does) but reports cause the first time.
+func (s *Server) limit(cause int, l Limit) {
+	if s.limited&(1<<cause) != 0 || s.cfg.OnLimit == nil {
+		return
+	}
+	s.limited |= 1 << cause
+	l.Cause = causeText[cause]
+	s.cfg.OnLimit(l)
 }
 
 // reply queues the game's reply to client, if it is a Replier and owes one;
@@ -717,6 +762,7 @@ func (e *emitter) Emit(ev event.Event) {
 // it was taken.
 func (s *Server) sendReliable(c *conn, msg []byte) bool {
 	if c.ep.SendReliable(msg) != nil {
+		s.limit(queueFull, Limit{Client: -1, Bytes: len(msg)})
 		s.stats.QueueFull++
 		return false
 	}
