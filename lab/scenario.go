@@ -85,12 +85,16 @@ const (
 	// so every touch): the best an interpolating client could do at
 	// tether's render delay.
 	BallOraclePlayers = "oracle-players"
+	// BallGaffer is game crowd's baseline codec: the bit-packer of Gaffer
+	// On Games' "Snapshot Compression" (package lab/gaffer) in place of the
+	// replication layer.
+	BallGaffer = "gaffer"
 )
 
 var (
 	games        = []string{GameBallDrill, GameSoccer, GameArena, GameCrowd}
 	clockMethods = []string{ClockTether, ClockOneShot, ClockUE4}
-	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle, BallOraclePlayers}
+	ballMethods  = []string{BallTether, BallSeed, BallVelocity, BallPredictive, BallResim, BallOracle, BallOraclePlayers, BallGaffer}
 )
 
 // ErrScenario is wrapped by every error about a scenario's content.

@@ -125,7 +125,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 			r := &base.recs[j]
 			l := &s.kinds[r.kind]
 			km := &m.kinds[r.kind]
-			switch c.getSymbol(km) {
+			switch c.getSymbol(km, base.moving(s, r)) {
 			case symGone:
 				continue
 			case symLeftOut:
@@ -133,12 +133,15 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 				continue
 			case symUnchanged:
 				d.predict(l, base, r, t)
-				for k := range d.q {
+				for j, k := range l.order {
+					if j == l.nvel && l.refine != nil {
+						l.refine.Refine(&l.Layout, d.pred, d.q, d.hist, t)
+					}
 					d.q[k], _ = l.value(k, 0, d.q, d.pred)
 				}
 			case symSent:
 				d.predict(l, base, r, t)
-				if err := d.getValues(out, l, km.delta, r.id, r.kind, t); err != nil {
+				if err := d.getValues(out, l, km.delta, true, r.id, r.kind, t); err != nil {
 					return err
 				}
 			}
@@ -170,7 +173,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 		d.pred = slices.Grow(d.pred[:0], l.N)[:l.N]
 		clear(d.pred)
 		d.q = slices.Grow(d.q[:0], l.N)[:l.N]
-		if err := d.getValues(out, l, m.kinds[kind].whole, uint32(id), kind, t); err != nil {
+		if err := d.getValues(out, l, m.kinds[kind].whole, false, uint32(id), kind, t); err != nil {
 			return err
 		}
 		nt.add(s, uint32(id), kind, d.q, t, nil, nil)
@@ -202,11 +205,14 @@ func (d *Decoder) predict(l *layout, base *table, r *record, t time.Duration) {
 
 // getValues decodes an entity's values against d.pred with models ms into
 // d.q, then its earlier samples, which it appends to out.
-func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, id uint32, kind uint8, t time.Duration) error {
+func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, id uint32, kind uint8, t time.Duration) error {
 	c := &d.c
 	prev := false
-	for k := range d.q {
-		r := c.getInt(&ms[k], k > 0 && prev)
+	for j, k := range l.order {
+		if j == l.nvel && l.refine != nil && delta {
+			l.refine.Refine(&l.Layout, d.pred, d.q, d.hist, t)
+		}
+		r := c.getInt(&ms[k], j > 0 && prev)
 		prev = r == 0
 		x, ok := l.value(k, r, d.q, d.pred)
 		if !ok {

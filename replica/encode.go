@@ -298,6 +298,7 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 				e.res = append(e.res, int64(x))
 				e.rec = append(e.rec, int64(x))
 			}
+
 			e.class = append(e.class, clsNew)
 			continue
 		}
@@ -309,7 +310,14 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			cls = clsChanged
 		}
 		o := len(e.rec)
-		for k := range q {
+		e.rec = append(e.rec, make([]int64, l.N)...)
+		rec := e.rec[o:]
+		e.res = append(e.res, make([]int64, l.N)...)
+		res := e.res[o:]
+		for j, k := range l.order {
+			if j == l.nvel && l.refine != nil {
+				l.refine.Refine(&l.Layout, e.pred, rec, e.hist, t)
+			}
 			r := l.residual(k, q, e.pred)
 			if c := &l.comps[k]; c.tol > 0 && abs64(r) <= uint64(c.tol) && c.wrap == 0 && c.role != roleRot {
 				r = 0
@@ -317,9 +325,8 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			if r != 0 {
 				cls = clsChanged
 			}
-			e.res = append(e.res, r)
-			x, _ := l.value(k, r, e.rec[o:], e.pred)
-			e.rec = append(e.rec, x)
+			res[k] = r
+			rec[k], _ = l.value(k, r, rec, e.pred)
 		}
 		e.class = append(e.class, cls)
 	}
@@ -395,8 +402,9 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		for j := range base.recs {
 			r := &base.recs[j]
 			km := &m.kinds[r.kind]
+			mv := base.moving(s, r)
 			if e.gone[j] {
-				e.symbol(km, symGone)
+				c.putSymbol(km, symGone, mv)
 				continue
 			}
 			for e.baseOf[k] != int32(j) {
@@ -405,14 +413,14 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 			from := c.cost
 			switch {
 			case e.class[k] == clsUnchanged:
-				e.symbol(km, symUnchanged)
+				c.putSymbol(km, symUnchanged, mv)
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			case e.send[k]:
-				e.symbol(km, symSent)
+				c.putSymbol(km, symSent, mv)
 				e.putValues(k, km.delta, t)
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			default:
-				e.symbol(km, symLeftOut)
+				c.putSymbol(km, symLeftOut, mv)
 				nt.keep(s, base, r)
 			}
 			e.cost[k] = int32(c.cost - from)
@@ -458,8 +466,10 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	ent := &w.ents[e.ents[k]]
 	l := &s.kinds[ent.Kind]
 	res := e.res[e.resOff[k] : int(e.resOff[k])+l.N]
-	for i, r := range res {
-		c.putInt(&ms[i], r, i > 0 && res[i-1] == 0)
+	prev := false
+	for j, i := range l.order {
+		c.putInt(&ms[i], res[i], j > 0 && prev)
+		prev = res[i] == 0
 	}
 	if l.Earlier == 0 {
 		return
@@ -488,10 +498,6 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 func (e *Encoder) recOf(k int) []int64 {
 	l := &e.s.kinds[e.world.ents[e.ents[k]].Kind]
 	return e.rec[e.resOff[k] : int(e.resOff[k])+l.N]
-}
-
-func (e *Encoder) symbol(km *kindModels, sym uint8) {
-	e.c.putSymbol(km, sym)
 }
 
 // choose marks in e.send the changed and new entities that fit room bits

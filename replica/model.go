@@ -148,8 +148,9 @@ const (
 // kindModels are the models of one kind's entities.
 type kindModels struct {
 	// sym codes an entity's symbol in three bits (changed? sent? gone?), in
-	// contexts of the symbol of the kind's entity before it.
-	sym             [4][3]wire.Prob
+	// contexts of whether its prediction moves it and of the symbol of the
+	// kind's entity before it.
+	sym             [2][4][3]wire.Prob
 	prev            uint8
 	delta, whole    []intModel // by component: against a prediction, and whole
 	early           []intModel // an earlier sample against the entity's values
@@ -181,7 +182,9 @@ func (m *models) reset() {
 		k := &m.kinds[i]
 		for a := range k.sym {
 			for b := range k.sym[a] {
-				k.sym[a][b] = wire.ProbHalf
+				for c := range k.sym[a][b] {
+					k.sym[a][b][c] = wire.ProbHalf
+				}
 			}
 		}
 		k.prev = symUnchanged
@@ -202,8 +205,8 @@ func (m *models) reset() {
 	}
 }
 
-func (c *coder) putSymbol(k *kindModels, sym uint8) {
-	p := &k.sym[k.prev]
+func (c *coder) putSymbol(k *kindModels, sym uint8, moving bool) {
+	p := &k.sym[b2i(moving)][k.prev]
 	k.prev = sym
 	c.bit(&p[0], sym != symUnchanged)
 	if sym == symUnchanged {
@@ -216,8 +219,8 @@ func (c *coder) putSymbol(k *kindModels, sym uint8) {
 	c.bit(&p[2], sym == symGone)
 }
 
-func (c *coder) getSymbol(k *kindModels) uint8 {
-	p := &k.sym[k.prev]
+func (c *coder) getSymbol(k *kindModels, moving bool) uint8 {
+	p := &k.sym[b2i(moving)][k.prev]
 	d := &c.dec
 	sym := symUnchanged
 	switch {

@@ -30,6 +30,17 @@ type Predictor interface {
 
 const maxDepth = 3
 
+// Refiner is implemented by a Predictor that predicts an entity's other
+// components better once its velocity is known: the layer codes the
+// velocity's components first, then calls Refine, then codes the others
+// against pred as refined.
+type Refiner interface {
+	// Refine updates pred (len l.N) given cur, whose velocity components
+	// (l.Vel) hold the entity's values at t; its other entries are
+	// meaningless.
+	Refine(l *Layout, pred, cur []int64, hist []Sample, t time.Duration)
+}
+
 // Hold predicts that nothing changed: the newest sample's values.
 type Hold struct{}
 
@@ -41,10 +52,12 @@ func (Hold) Predict(l *Layout, pred []int64, hist []Sample, _ time.Duration) {
 	}
 }
 
-// Linear predicts motion in a straight line at the newest sample's
-// velocity: its position moved on by its velocity over the time since;
-// everything else held. A kind without both a position and a velocity on
-// an axis holds that axis.
+// Linear predicts motion at the newest sample's velocity: its velocity
+// held, and its position moved on at the mean of that velocity and the one
+// the snapshot sends (Refine), which is exact for a steady acceleration (a
+// body speeding up or slowing down) and a straight line when the velocity
+// is as predicted; everything else held. A kind without both a position and
+// a velocity on an axis holds that axis.
 type Linear struct{}
 
 func (Linear) Depth() int { return 1 }
@@ -52,6 +65,24 @@ func (Linear) Depth() int { return 1 }
 func (Linear) Predict(l *Layout, pred []int64, hist []Sample, t time.Duration) {
 	Hold{}.Predict(l, pred, hist, t)
 	l.Advance(pred, t-hist[0].Time)
+}
+
+func (Linear) Refine(l *Layout, pred, cur []int64, hist []Sample, t time.Duration) {
+	l.Midway(pred, cur, hist[0], t)
+}
+
+// Midway sets the position of pred to that of sample s moved on to t at the
+// mean of s's velocity and cur's (a steady acceleration's path), on the
+// axes with both a position and a velocity.
+func (l *Layout) Midway(pred, cur []int64, s Sample, t time.Duration) {
+	dt := int64((t - s.Time) / time.Microsecond)
+	for a := range 3 {
+		p, v := l.Pos[a], l.Vel[a]
+		if p < 0 || v < 0 {
+			continue
+		}
+		pred[p] = clampSteps(int64(s.Q[p]) + MulDiv((int64(s.Q[v])+cur[v])*l.PosScale, dt, 2*l.VelScale*1e6))
+	}
 }
 
 // Advance moves the position of values q on by its velocity over dt, in

@@ -193,6 +193,11 @@ type layout struct {
 	pred  Predictor
 	depth int
 	gen   int // the generation's component, or -1
+	// order is the order components are coded in: the velocity's first,
+	// then the others as declared; nvel counts the velocity's.
+	order  []int
+	nvel   int
+	refine Refiner // pred's, if it refines
 }
 
 // Errors from NewSchema and decoding; test with errors.Is.
@@ -230,6 +235,15 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 			if c.role == roleGen {
 				l.gen = j
 			}
+			if c.role == roleVel {
+				l.order = append(l.order, j)
+			}
+		}
+		l.nvel = len(l.order)
+		for j, c := range l.comps {
+			if c.role != roleVel {
+				l.order = append(l.order, j)
+			}
 		}
 		if k.Earlier < 0 || k.Earlier > 3 {
 			return nil, fmt.Errorf("%w: kind %d (%q): Earlier %d (0 to 3)", ErrSchema, i, k.Name, k.Earlier)
@@ -242,6 +256,7 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 			l.pred = Linear{}
 		}
 		l.depth = max(1, min(maxDepth, l.pred.Depth()))
+		l.refine, _ = l.pred.(Refiner)
 		fmt.Fprintf(h, "|%d|%d|%T#", k.Earlier, l.depth, l.pred)
 		s.kinds = append(s.kinds, l)
 	}

@@ -105,3 +105,16 @@ func (t *table) find(id uint32) *record {
 	}
 	return &t.recs[i]
 }
+
+// moving reports whether r's newest sample has a velocity: the entity is
+// moving, and a change from its prediction likelier than for one at rest
+// (the context of its symbol).
+func (t *table) moving(s *Schema, r *record) bool {
+	l := &s.kinds[r.kind]
+	for _, v := range l.Vel {
+		if v >= 0 && t.vals[int(r.off)+v] != 0 {
+			return true
+		}
+	}
+	return false
+}

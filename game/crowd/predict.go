@@ -65,3 +65,14 @@ func isqrt(x uint64) uint64 {
 		r = n
 	}
 }
+
+// Refine moves the position at the mean of the velocity before and the one
+// sent, exact for the steady slowing of rolling resistance (and for any
+// steady acceleration, a sphere sliding after a kick); a sphere sent at
+// rest is where Predict has it stop.
+func (rolling) Refine(l *replica.Layout, pred, cur []int64, hist []replica.Sample, t time.Duration) {
+	if cur[l.Vel[0]] == 0 && cur[l.Vel[2]] == 0 {
+		return
+	}
+	l.Midway(pred, cur, hist[0], t)
+}

@@ -7,8 +7,8 @@ import (
 	"github.com/tether-net/tether/netsim"
 )
 
-// The budget's effect on broadband, in a crowd stirred five times as hard
-// as the default (20 spheres kicked every half second), over 20 s: without
+// The budget's effect on broadband, in a crowd stirred seven times as hard
+// as the default (28 spheres kicked every half second), over 20 s: without
 // a budget the snapshots need more than 256 kbps on the wire; with 460
 // bytes they stay under it, the spheres left out of one snapshot sent in
 // the next few, and every sphere, moving ones too, is still drawn within
@@ -20,7 +20,7 @@ func TestBudgetStirred(t *testing.T) {
 	l, _ := netsim.Preset("broadband")
 	var figs [2]Figures
 	for k, budget := range []int{0, 460} {
-		v, err := NewVirtual(VirtualConfig{Game: Config{Kicked: 20}, Links: []netsim.LinkConfig{l}, Seed: 1, Budget: budget})
+		v, err := NewVirtual(VirtualConfig{Game: Config{Kicked: 28}, Links: []netsim.LinkConfig{l}, Seed: 1, Budget: budget})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/server"
 )
 
@@ -30,6 +31,14 @@ type VirtualConfig struct {
 	// WarmUp is the true time before which nothing is measured; 0 means
 	// 2 s.
 	WarmUp time.Duration
+	// Games, if set, are the client sides of the clients, by index (a nil
+	// one: ClientGame), and Encode encodes the snapshots of the clients it
+	// accepts, by index, in place of the replication layer
+	// (server.Config.Encode): a baseline codec measured beside the layer in
+	// the same run, as the lab's. What Encode appends is counted as the
+	// client's snapshot bytes.
+	Games  []client.Game
+	Encode func(i int, dst []byte, tick uint64, t time.Duration, w *replica.World, acked uint64) ([]byte, bool)
 }
 
 // Virtual is a crowd watched by clients over emulated links in virtual
@@ -70,12 +79,35 @@ func NewVirtual(cfg VirtualConfig) (*Virtual, error) {
 	}
 	sc := server.Config{TickHz: tickHz, SnapshotHz: snapHz, SnapshotBudget: cfg.Budget, MaxClients: max(1, len(cfg.Links)),
 		OnTick: func(t server.Tick) { v.meter.Tick(v.game, t) }}
+	if cfg.Encode != nil {
+		sc.Encode = func(dst []byte, slot int, tick uint64, t time.Duration, w *replica.World, acked uint64) ([]byte, bool) {
+			i := -1
+			for _, hc := range v.rig.Clients() {
+				if hc.Slot() == slot {
+					i = hc.Index
+				}
+			}
+			if i < 0 {
+				return dst, false
+			}
+			n := len(dst)
+			b, ok := cfg.Encode(i, dst, tick, t, w, acked)
+			if ok {
+				v.meter.Client(i).Encoded(Encoded{Client: slot, Time: t, Bytes: len(b) - n, Delta: acked != 0})
+			}
+			return b, ok
+		}
+	}
 	if v.rig, err = harness.New(harness.Config{Server: sc, FrameHz: cfg.FrameHz}, v.game); err != nil {
 		return nil, fmt.Errorf("tether/crowd: %w", err)
 	}
 	for i, l := range cfg.Links {
 		cm := v.meter.Client(i)
-		_, err := v.rig.Join(time.Duration(i)*10*time.Millisecond, harness.ClientConfig{Link: l, Seed: cfg.Seed, Game: &ClientGame{},
+		var game client.Game = &ClientGame{}
+		if i < len(cfg.Games) && cfg.Games[i] != nil {
+			game = cfg.Games[i]
+		}
+		_, err := v.rig.Join(time.Duration(i)*10*time.Millisecond, harness.ClientConfig{Link: l, Seed: cfg.Seed, Game: game,
 			Core: client.Config{OnSnapshot: func(_ time.Duration, s *client.Snapshot) { cm.Received(s) }},
 			OnFrame: func(hc *harness.Client, f *client.Frame) {
 				if hc.Slot() >= 0 {
