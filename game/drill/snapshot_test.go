@@ -129,3 +129,33 @@ func TestBallisticCheapest(t *testing.T) {
 		}
 	}
 }
+
+// A ball in free flight (a steady acceleration) is where Ballistic
+// predicts it, to the step, however late the acknowledgement.
+func TestBallisticFreeFlight(t *testing.T) {
+	l := Schema().Layout(KindBall)
+	g := [3]int64{0, -9810, 0} // mm/s²
+	p0, v0 := [3]int64{1000, 2000, -3000}, [3]int64{12000, 8000, -5000}
+	at := func(us int64) replica.Sample {
+		q := make([]int32, l.N)
+		for a := range 3 {
+			// p0 + v0·t + g·t²/2, v0 + g·t, in steps, t in µs.
+			q[l.Pos[a]] = int32(p0[a] + replica.MulDiv(v0[a], us, 1e6) + replica.MulDiv(g[a], us*us, 2e12))
+			q[l.Vel[a]] = int32(v0[a] + replica.MulDiv(g[a], us, 1e6))
+		}
+		return replica.Sample{Time: time.Duration(us) * time.Microsecond, Q: q}
+	}
+	hist := []replica.Sample{at(33333), at(0)}
+	pred := make([]int64, l.N)
+	for _, dt := range []int64{16667, 100000, 400000} {
+		want := at(33333 + dt)
+		Ballistic{}.Predict(&l, pred, hist, want.Time)
+		for a := range 3 {
+			for _, i := range []int{l.Pos[a], l.Vel[a]} {
+				if d := pred[i] - int64(want.Q[i]); d < -1 || d > 1 {
+					t.Errorf("%v on: component %d predicted %d, want %d", want.Time-hist[0].Time, i, pred[i], want.Q[i])
+				}
+			}
+		}
+	}
+}
