@@ -8,6 +8,7 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/server"
 )
 
@@ -79,9 +80,11 @@ func hitCheck(t testing.TB) (*Game, geom.Vec3, geom.Vec3) {
 		}
 	}
 	dt := time.Second / 60
+	var w replica.World
 	for n := 1; n <= 60; n++ {
 		g.now = time.Duration(n) * dt
-		g.AppendSnapshot(nil, true)
+		w.Reset()
+		g.Replicate(&w)
 	}
 	return g, geom.V(-HalfX+1, 0, 0), geom.V(1, 0, 0)
 }

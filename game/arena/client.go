@@ -2,7 +2,6 @@ package arena
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/tether-net/tether/client"
@@ -10,8 +9,8 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/timeline"
-	"github.com/tether-net/tether/wire"
 )
 
 // ClientConfig configures a ClientGame. The zero value gives the defaults
@@ -82,30 +81,8 @@ func NewClientGame(cfg ClientConfig) (*ClientGame, error) {
 	return &ClientGame{cfg: cfg}, nil
 }
 
-// ErrSnapshot is wrapped by the errors DecodeSnapshot returns.
-var ErrSnapshot = errors.New("tether/arena: malformed snapshot")
-
-// DecodeSnapshot implements client.Game (see Game.AppendSnapshot).
-func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
-	r := wire.NewReader(b)
-	n := int(r.Byte())
-	for range n {
-		id, gen, health := r.Byte(), r.Byte(), r.Byte()
-		pos, vel := r.Vec(0.001), r.Vec(0.001)
-		aim := aimOf(uint16(r.Byte()) | uint16(r.Byte())<<8)
-		if r.Err() != nil {
-			break
-		}
-		s.Entities = append(s.Entities, client.EntityState{
-			ID: uint32(id), Kind: KindPlayer, Tag: health, Gen: gen, Parent: client.NoParent,
-			State: kinematic.State{Time: s.Time, Pos: pos, Vel: vel, Rot: geom.AxisAngle(geom.V(0, 1, 0), aim)},
-		})
-	}
-	if err := r.Done(); err != nil {
-		return fmt.Errorf("%w: %w", ErrSnapshot, err)
-	}
-	return nil
-}
+// Schema implements client.Replicated.
+func (g *ClientGame) Schema() *replica.Schema { return Schema() }
 
 // Timeline implements client.Game: players are interpolated, and
 // extrapolated in a straight line past the newest snapshot.
@@ -282,6 +259,7 @@ func (g *ClientGame) Reply(b []byte, now time.Duration) error {
 func (g *ClientGame) Own() *movement.Client[PlayerState, Input] { return g.own }
 
 var (
-	_ client.Game      = (*ClientGame)(nil)
-	_ client.Predictor = (*ClientGame)(nil)
+	_ client.Game       = (*ClientGame)(nil)
+	_ client.Replicated = (*ClientGame)(nil)
+	_ client.Predictor  = (*ClientGame)(nil)
 )

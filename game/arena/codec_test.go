@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/replica"
+	"github.com/tether-net/tether/wire"
 )
 
 func sampleInputs() []Input {
@@ -49,55 +50,70 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 }
 
-// snapshotOf returns a snapshot of a game with players joined.
-func snapshotOf(t testing.TB, players int) []byte {
-	g, err := NewGame(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range players {
-		if _, err := g.Join(i); err != nil {
-			t.Fatal(err)
+// Every snapshot of a duel, whole or against a baseline acknowledged a few
+// snapshots before (some lost), decodes through the replication layer to
+// the players the server had, within the schema's steps: a respawn's new
+// generation and health included.
+func TestSnapshotRoundTrip(t *testing.T) {
+	d := newDuel(t, Config{})
+	enc, dec := replica.NewEncoder(Schema(), replica.Config{}), replica.NewDecoder(Schema())
+	enc.Join(0, 0)
+	d.w = enc.World()
+	var acks []uint64
+	var out replica.Decoded
+	var buf []byte
+	respawned := false
+	for n := 1; n <= 300; n++ {
+		if n == 150 {
+			d.g.damage(1, MaxHealth)
+		}
+		d.step(Input{Aim: float64(n) * 0.05, Dir: geom.V(0, 0, -1)}, 0)
+		acked := uint64(0)
+		if len(acks) > 4 {
+			acked = acks[len(acks)-4]
+		}
+		tick := uint64(n)
+		at := time.Duration(n) * d.tick / wire.TimeUnit * wire.TimeUnit
+		buf = enc.Append(buf[:0], 0, tick, at, acked, 0)
+		if n%7 == 3 { // lost
+			continue
+		}
+		out.Entities = out.Entities[:0]
+		if err := dec.Decode(&out, tick, at, buf); err != nil {
+			t.Fatalf("tick %d: %v", n, err)
+		}
+		acks = append(acks, tick)
+		if len(out.Entities) != 2 {
+			t.Fatalf("tick %d: %d entities", n, len(out.Entities))
+		}
+		for _, e := range out.Entities {
+			st, hp, _ := d.g.Player(e.ID)
+			gen := d.g.players[e.ID].gen
+			respawned = respawned || gen > 0
+			da := math.Abs(math.Remainder(2*math.Atan2(e.State.Rot.Y, e.State.Rot.W)-st.Aim, 2*math.Pi))
+			if !near(e.State.Pos, st.Pos, 0.5/posSteps) || !near(e.State.Vel, st.Vel, 0.5/velSteps) ||
+				da > math.Pi/aimSteps+1e-9 || int(e.Tag) != hp || e.Gen != gen || e.Kind != KindPlayer || e.State.Time != at {
+				t.Fatalf("tick %d: decoded %+v, player %+v, health %d, gen %d", n, e, st, hp, gen)
+			}
 		}
 	}
-	return g.AppendSnapshot(nil, true)
+	if !respawned {
+		t.Fatal("no respawn")
+	}
 }
 
-func TestSnapshotRoundTrip(t *testing.T) {
-	b := snapshotOf(t, 3)
-	g, _ := NewGame(Config{})
-	_, _ = g.Join(0)
-	_, _ = g.Join(1)
-	_, _ = g.Join(2)
-	cg, _ := NewClientGame(ClientConfig{})
-	s := client.Snapshot{Time: time.Second}
-	if err := cg.DecodeSnapshot(&s, b); err != nil || len(s.Entities) != 3 {
-		t.Fatalf("%d entities, %v", len(s.Entities), err)
-	}
-	for _, e := range s.Entities {
-		st, hp, _ := g.Player(e.ID)
-		if e.State.Pos.Dist(st.Pos) > 1e-3 || int(e.Tag) != hp || e.State.Time != time.Second {
-			t.Fatalf("entity %+v, player %+v", e, st)
-		}
-	}
-	for i := range len(b) {
-		s.Entities = s.Entities[:0]
-		if err := cg.DecodeSnapshot(&s, b[:i]); !errors.Is(err, ErrSnapshot) {
-			t.Fatalf("prefix %d: %v", i, err)
-		}
-	}
+// near reports whether a and b are within step of each other on every
+// axis.
+func near(a, b geom.Vec3, step float64) bool {
+	return math.Abs(a.X-b.X) <= step+1e-9 && math.Abs(a.Y-b.Y) <= step+1e-9 && math.Abs(a.Z-b.Z) <= step+1e-9
 }
 
 func FuzzDecode(f *testing.F) {
-	f.Add(snapshotOf(f, 2))
 	for _, in := range sampleInputs() {
 		f.Add(AppendInput(nil, in))
 	}
 	f.Add(moves{}.AppendState(nil, PlayerState{Pos: geom.V(1, 0, 2), Fired: Projectile}))
-	cg, _ := NewClientGame(ClientConfig{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var s client.Snapshot
-		_ = cg.DecodeSnapshot(&s, b)
 		var in Input
 		if n, err := DecodeInput(&in, b); err == nil {
 			var again Input

@@ -21,15 +21,19 @@
 //
 // # How it plugs in
 //
-// Game is the server side (server.Game and server.Replier): Join gives each
-// client a player, Input hands its packets of moves to a movement.Server,
-// Step moves the projectiles and records where every player was, and
-// AppendSnapshot writes every player's position, velocity, aim and health.
-// ClientGame is the client side (client.Game and client.Predictor):
-// DecodeSnapshot reads the players, and Predict moves the own player at once
-// with the same move function as the server (Step), predicts its shots, and
-// takes the frame's events (the projectiles fired and ended). Bot plays a
-// player from the frames its client draws.
+// Game is the server side (server.Game, server.Replicated and
+// server.Replier): Join gives each client a player, Input hands its packets
+// of moves to a movement.Server, Step moves the projectiles, and Replicate
+// fills the replication layer's world (package replica) with every
+// player's position, velocity, aim and health, as Schema declares them, and
+// records where every player was for rewind. The layer codes each client's
+// snapshot against the newest one it acknowledged; the game writes no
+// bytes. ClientGame is the client side (client.Game, client.Replicated and
+// client.Predictor): the layer decodes the players by the same Schema, and
+// Predict moves the own player at once with the same move function as the
+// server (Step), predicts its shots, and takes the frame's events (the
+// projectiles fired and ended). Bot plays a player from the frames its
+// client draws.
 //
 // # Measured
 //

@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -10,8 +9,8 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/server"
-	"github.com/tether-net/tether/wire"
 )
 
 // Event kinds the server emits.
@@ -386,19 +385,18 @@ func (g *Game) fly(f *Flight, a, b time.Duration) bool {
 	return true
 }
 
-// AppendSnapshot implements server.Game: every player, each as its id
-// (uvarint), its teleport generation, its health, its position (x, z in
-// millimetres), velocity (millimetres per second) and aim (1/65536ths of a
-// turn). What it sends is what the history records for rewind: a shot is
-// judged against the players as the shooter's client had them.
-func (g *Game) AppendSnapshot(dst []byte, _ bool) []byte {
-	n := 0
-	for j := range g.players {
-		if g.players[j].active {
-			n++
-		}
-	}
-	dst = append(dst, byte(n))
+// Replication implements server.Replicated: the arena's schema, and the
+// layer's defaults.
+func (g *Game) Replication() (*replica.Schema, replica.Config) { return Schema(), replica.Config{} }
+
+// Replicate implements server.Replicated: every player, with its health as
+// its Tag and its teleport generation. The history the server rewinds a
+// hitscan shot in records the players at the same ticks, where the server
+// has them: a shot is judged against the players as the shooter's client
+// had them. Every client is sent every player (no relevance, and 8 players
+// fit the budget many times over), so this one history is what each was
+// sent, to the schema's precision.
+func (g *Game) Replicate(w *replica.World) {
 	g.history.Begin(g.now)
 	for j := range g.players {
 		p := &g.players[j]
@@ -408,15 +406,13 @@ func (g *Game) AppendSnapshot(dst []byte, _ bool) []byte {
 		s := p.mv.State()
 		g.history.Add(uint32(j), event.Pose{Pos: s.Pos, Cut: p.cut})
 		p.cut = false
-		dst = append(dst, byte(j), p.gen, byte(p.health))
-		dst = wire.AppendVec(dst, geom.V(s.Pos.X, 0, s.Pos.Z), 0.001)
-		dst = wire.AppendVec(dst, geom.V(s.Vel.X, 0, s.Vel.Z), 0.001)
-		dst = binary.LittleEndian.AppendUint16(dst, aimTurns(s.Aim))
+		w.Add(replica.Entity{ID: uint32(j), Kind: KindPlayer, Tag: uint8(p.health), Gen: p.gen,
+			State: kinematic.State{Pos: geom.V(s.Pos.X, 0, s.Pos.Z), Vel: geom.V(s.Vel.X, 0, s.Vel.Z), Rot: geom.AxisAngle(geom.V(0, 1, 0), s.Aim)}})
 	}
-	return dst
 }
 
 var (
-	_ server.Game    = (*Game)(nil)
-	_ server.Replier = (*Game)(nil)
+	_ server.Game       = (*Game)(nil)
+	_ server.Replicated = (*Game)(nil)
+	_ server.Replier    = (*Game)(nil)
 )

@@ -9,6 +9,7 @@ import (
 	"github.com/tether-net/tether/event"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/movement"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/server"
 )
 
@@ -29,11 +30,12 @@ type duel struct {
 	tick  time.Duration
 	n     uint64
 	shots []Shot
-	track []geom.Vec3 // player 1 at every tick
+	track []geom.Vec3    // player 1 at every tick
+	w     *replica.World // where the snapshots' worlds are filled
 }
 
 func newDuel(t testing.TB, cfg Config) *duel {
-	d := &duel{t: t, tick: time.Second / 60}
+	d := &duel{t: t, tick: time.Second / 60, w: &replica.World{}}
 	cfg.OnShot = func(s Shot) { d.shots = append(d.shots, s) }
 	g, err := NewGame(cfg)
 	if err != nil {
@@ -53,7 +55,8 @@ func newDuel(t testing.TB, cfg Config) *duel {
 }
 
 // step runs one tick: each client makes its move (player 0 with in0),
-// sends its packet, takes the reply, and the server ticks and snapshots.
+// sends its packet, takes the reply, and the server ticks and fills the
+// world of a snapshot (which records the history).
 func (d *duel) step(in0 Input, view time.Duration) {
 	d.n++
 	now := time.Duration(d.n) * d.tick
@@ -69,7 +72,8 @@ func (d *duel) step(in0 Input, view time.Duration) {
 	}
 	var ev emitted
 	d.g.Step(server.Tick{N: d.n, Time: now, Dt: d.tick}, &ev)
-	d.g.AppendSnapshot(nil, true)
+	d.w.Reset()
+	d.g.Replicate(d.w)
 	them, _, _ := d.g.Player(1)
 	d.track = append(d.track, them.Pos)
 }

@@ -1,15 +1,14 @@
 package drill
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/soccer"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
-	"github.com/tether-net/tether/wire"
 )
 
 // ClientGame is the client side of the drill: a client.Game and a
@@ -60,9 +59,6 @@ func DefaultRenderClock() timeline.Config {
 // newest state by default (timeline.Config.LateShare).
 const LateShare = 0.3
 
-// ErrSnapshot is wrapped by the errors DecodeSnapshot returns.
-var ErrSnapshot = errors.New("tether/drill: malformed snapshot")
-
 // NewClientGame returns the client side of the drill, or an error for an
 // unknown method or a bad tick rate.
 func NewClientGame(cfg ClientConfig) (*ClientGame, error) {
@@ -101,29 +97,8 @@ func NewClientGame(cfg ClientConfig) (*ClientGame, error) {
 // Method returns how the ball is shown.
 func (g *ClientGame) Method() replicate.Method { return g.method }
 
-// DecodeSnapshot implements client.Game.
-func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
-	if len(b) < 1 || b[0] < 1 || b[0] > 2 {
-		return ErrSnapshot
-	}
-	n := int(b[0])
-	b = b[1:]
-	for range n {
-		st, k, err := wire.DecodeState(b)
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrSnapshot, err)
-		}
-		b = b[k:]
-		s.Entities = append(s.Entities, client.EntityState{
-			ID: BallID, Kind: KindBall, Parent: client.NoParent,
-			State: st,
-		})
-	}
-	if len(b) != 0 {
-		return ErrSnapshot
-	}
-	return nil
-}
+// Schema implements client.Replicated.
+func (g *ClientGame) Schema() *replica.Schema { return Schema() }
 
 // Timeline implements client.Game.
 func (g *ClientGame) Timeline(uint8) timeline.Config { return g.ball }
@@ -155,6 +130,7 @@ func (g *ClientGame) View(_ uint32, kind uint8) replicate.View {
 func (g *ClientGame) BallView() replicate.View { return g.view }
 
 var (
-	_ client.Game   = (*ClientGame)(nil)
-	_ client.Viewer = (*ClientGame)(nil)
+	_ client.Game       = (*ClientGame)(nil)
+	_ client.Replicated = (*ClientGame)(nil)
+	_ client.Viewer     = (*ClientGame)(nil)
 )

@@ -10,7 +10,10 @@
 // a kick is due; besides the regular snapshots it asks for an extra one at a
 // kick or a bounce, with the state of the tick before it if that was not
 // sent, so that a client's curve has both ends of the velocity change. A
-// kicked state is a knot (its velocity is the one leaving the kick).
+// kicked state is a knot (its velocity is the one leaving the kick). It
+// writes no bytes: it declares the ball (Schema) and fills the replication
+// layer's world each snapshot (package replica), which codes each client's
+// snapshot against its acknowledged baseline with the predictor Ballistic.
 //
 // ClientGame is the client side. It shows the ball by the replicate.Method it
 // is given: MethodTether, the default, draws it from the client's timeline,

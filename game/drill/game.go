@@ -4,9 +4,10 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/server"
-	"github.com/tether-net/tether/wire"
 )
 
 // contactKnotSpeed is the impact speed, m/s, above which a contact earns an
@@ -21,10 +22,11 @@ type Game struct {
 	kick  kicker
 	tick  time.Duration
 
-	last     Tick              // the tick just stepped
-	prev     physics.BodyState // the ball at the tick before it
-	prevSent bool              // whether the tick before was in a snapshot
-	sent     bool              // whether this tick is
+	last     Tick               // the tick just stepped
+	prev     physics.BodyState  // the ball at the tick before it
+	prevSent bool               // whether the tick before was in a snapshot
+	sent     bool               // whether this tick is
+	earlier  [1]kinematic.State // the tick before, as Replicate sends it
 }
 
 // Tick is the ball over one server tick, as the server computed it: the
@@ -91,23 +93,27 @@ func (g *Game) Step(t server.Tick, _ server.Emitter) bool {
 	return tk.Contact || tk.Kicked
 }
 
-// AppendSnapshot implements server.Game: the ball's state at this tick, and
-// at a kick or a bounce the state of the tick before if it was not sent.
-func (g *Game) AppendSnapshot(dst []byte, _ bool) []byte {
+// Replication implements server.Replicated: the drill's schema, and the
+// layer's defaults.
+func (g *Game) Replication() (*replica.Schema, replica.Config) { return Schema(), replica.Config{} }
+
+// Replicate implements server.Replicated: the ball's state at this tick (a
+// knot at a kick), and at a kick or a bounce the state of the tick before
+// as an earlier sample if that tick was not sent.
+func (g *Game) Replicate(w *replica.World) {
 	tk := &g.last
-	n := byte(1)
-	withPrev := (tk.Contact || tk.Kicked) && !g.prevSent && tk.N > 1
-	if withPrev {
-		n = 2
-	}
-	dst = append(dst, n)
-	if withPrev {
-		dst = wire.AppendState(dst, g.prev.State(tk.Time-g.tick))
-	}
-	g.sent = true
 	st := tk.Ball.State(tk.Time)
 	st.Knot = tk.Kicked
-	return wire.AppendState(dst, st)
+	e := replica.Entity{ID: BallID, Kind: KindBall, State: st}
+	if (tk.Contact || tk.Kicked) && !g.prevSent && tk.N > 1 {
+		g.earlier[0] = g.prev.State(tk.Time - g.tick)
+		e.Earlier = g.earlier[:]
+	}
+	g.sent = true
+	w.Add(e)
 }
 
-var _ server.Game = (*Game)(nil)
+var (
+	_ server.Game       = (*Game)(nil)
+	_ server.Replicated = (*Game)(nil)
+)

@@ -9,6 +9,8 @@ import (
 	"github.com/tether-net/tether/game/pitch"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
+	"github.com/tether-net/tether/replica"
+	"github.com/tether-net/tether/wire"
 )
 
 // BallID is the ball's entity id; KindBall its kind.
@@ -88,4 +90,32 @@ func (k *kicker) kick(now time.Duration, b physics.BodyState) (physics.BodyState
 	b.Vel = dir.Scale(speed * math.Cos(elevation)).Add(geom.V(0, speed*math.Sin(elevation), 0))
 	b.AngVel = spin
 	return b, true
+}
+
+// Schema returns the drill's replication schema, the same for the server and
+// every client: one kind, the ball, at the precision of package wire's
+// states (millimetres, millimetres per second, milliradians per second, a
+// rotation of 14 bits a component, the knot of a kick), with one earlier
+// sample (the tick before a kick or a bounce).
+func Schema() *replica.Schema { return schema }
+
+var schema = func() *replica.Schema {
+	s, err := replica.NewSchema(ballKind())
+	if err != nil {
+		panic(err) // a valid declaration
+	}
+	return s
+}()
+
+// ballKind declares the ball.
+func ballKind() replica.Kind {
+	return replica.Kind{
+		Name: "ball",
+		Fields: []replica.Field{
+			replica.Position(1000, replica.XYZ), replica.Velocity(1000, replica.XYZ),
+			replica.Rotation(wire.RotBits), replica.AngularVelocity(1000, replica.XYZ), replica.Knot(),
+		},
+		Predictor: Ballistic{},
+		Earlier:   1,
+	}
 }
