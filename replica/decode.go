@@ -104,7 +104,7 @@ func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) e
 
 func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) error {
 	s := d.s
-	d.m.reset()
+	d.m.start(probsOf(base))
 	d.c = coder{dec: wire.NewRangeDecoder(b)}
 	c, m := &d.c, &d.m
 	nt := &d.next
@@ -136,6 +136,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 				for j, k := range l.order {
 					if j == l.nvel && l.refine != nil {
 						l.refine.Refine(&l.Layout, d.pred, d.q, d.hist, t)
+						l.clamp(d.pred)
 					}
 					d.q[k], _ = l.value(k, 0, d.q, d.pred)
 				}
@@ -183,6 +184,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 		}
 	}
 	nt.sortRecs()
+	nt.probs = m.save(nt.probs)
 	for i := 1; i < len(nt.recs); i++ {
 		if nt.recs[i].id == nt.recs[i-1].id {
 			return fmt.Errorf("%w: entity %d twice", wire.ErrMalformed, nt.recs[i].id)
@@ -200,6 +202,7 @@ func (d *Decoder) predict(l *layout, base *table, r *record, t time.Duration) {
 	d.hist = base.history(d.s, r, d.hist[:0])
 	d.pred = slices.Grow(d.pred[:0], l.N)[:l.N]
 	l.pred.Predict(&l.Layout, d.pred, d.hist, t)
+	l.clamp(d.pred)
 	d.q = slices.Grow(d.q[:0], l.N)[:l.N]
 }
 
@@ -211,6 +214,7 @@ func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, 
 	for j, k := range l.order {
 		if j == l.nvel && l.refine != nil && delta {
 			l.refine.Refine(&l.Layout, d.pred, d.q, d.hist, t)
+			l.clamp(d.pred)
 		}
 		r := c.getInt(&ms[k], j > 0 && prev)
 		prev = r == 0

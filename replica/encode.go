@@ -305,6 +305,7 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		e.hist = base.history(s, &base.recs[b], e.hist[:0])
 		e.pred = slices.Grow(e.pred[:0], l.N)[:l.N]
 		l.pred.Predict(&l.Layout, e.pred, e.hist, t)
+		l.clamp(e.pred)
 		cls := clsUnchanged
 		if len(ent.Earlier) > 0 && l.Earlier > 0 {
 			cls = clsChanged
@@ -317,6 +318,7 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		for j, k := range l.order {
 			if j == l.nvel && l.refine != nil {
 				l.refine.Refine(&l.Layout, e.pred, rec, e.hist, t)
+				l.clamp(e.pred)
 			}
 			r := l.residual(k, q, e.pred)
 			if c := &l.comps[k]; c.tol > 0 && abs64(r) <= uint64(c.tol) && c.wrap == 0 && c.role != roleRot {
@@ -378,7 +380,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	} else {
 		dst = append(dst, 0, byte(s.print), byte(s.print>>8))
 	}
-	e.m.reset()
+	e.m.start(probsOf(base))
 	e.c = coder{enc: wire.NewRangeEncoder(dst)}
 	c, m := &e.c, &e.m
 	nt := &e.next
@@ -456,7 +458,16 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		e.kbits[ent.Kind] += float64(c.cost-from) / wire.CostUnit
 	}
 	nt.sortRecs()
+	nt.probs = m.save(nt.probs)
 	return c.enc.Finish()
+}
+
+// probsOf returns the probabilities t's coding left, nil for no table.
+func probsOf(t *table) []wire.Prob {
+	if t == nil {
+		return nil
+	}
+	return t.probs
 }
 
 // putValues codes entity k's residuals with models ms, then its earlier

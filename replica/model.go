@@ -16,10 +16,11 @@ import (
 //	mantissa   the bit below m's top one adaptive per component and n; the
 //	           rest at even chance
 //
-// Every probability starts at one half at the start of each snapshot and
-// adapts as the snapshot goes: the models learn each component's spread from
-// the entities coded before it, on both sides alike, and nothing is fitted
-// to one game offline.
+// Every probability starts where it ended in the snapshot the delta is coded
+// against (one half for a whole snapshot) and adapts as the snapshot goes:
+// the models learn each component's spread from the entities coded before
+// it and from the baseline's, on both sides alike, and nothing is fitted to
+// one game offline.
 
 // maxLen bounds the length of a coded magnitude: residuals of 32-bit values
 // have at most 33 bits.
@@ -203,6 +204,60 @@ func (m *models) reset() {
 	for i := range m.kind {
 		m.kind[i] = wire.ProbHalf
 	}
+}
+
+// each calls f with every probability of m, in a fixed order.
+func (m *models) each(f func(p *wire.Prob)) {
+	ints := func(ms ...*intModel) {
+		for _, im := range ms {
+			f(&im.zero[0])
+			f(&im.zero[1])
+			f(&im.sign)
+			for i := range im.length {
+				f(&im.length[i])
+				f(&im.mant[i])
+			}
+		}
+	}
+	for i := range m.kinds {
+		k := &m.kinds[i]
+		for a := range k.sym {
+			for b := range k.sym[a] {
+				for c := range k.sym[a][b] {
+					f(&k.sym[a][b][c])
+				}
+			}
+		}
+		for j := range k.delta {
+			ints(&k.delta[j], &k.whole[j], &k.early[j])
+		}
+		ints(&k.earlyN, &k.earlyAg)
+	}
+	f(&m.metaSame)
+	ints(&m.metaLen, &m.count, &m.gap)
+	for i := range m.kind {
+		f(&m.kind[i])
+	}
+}
+
+// save appends every probability of m to dst.
+func (m *models) save(dst []wire.Prob) []wire.Prob {
+	m.each(func(p *wire.Prob) { dst = append(dst, *p) })
+	return dst
+}
+
+// start readies m for a snapshot coded against a table whose coding left
+// the probabilities saved (nil: a whole snapshot, every one at a half).
+func (m *models) start(saved []wire.Prob) {
+	m.reset()
+	if saved == nil {
+		return
+	}
+	i := 0
+	m.each(func(p *wire.Prob) {
+		*p = saved[i]
+		i++
+	})
 }
 
 func (c *coder) putSymbol(k *kindModels, sym uint8, moving bool) {

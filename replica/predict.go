@@ -197,6 +197,19 @@ func abs64(x int64) uint64 {
 
 func clampSteps(x int64) int64 { return max(-maxSteps, min(maxSteps, x)) }
 
+// clamp keeps a prediction within each component's range (a wrapping one
+// taken round), whatever a game's Predictor says, so that no residual
+// outgrows the coding.
+func (l *layout) clamp(pred []int64) {
+	for k, c := range l.comps {
+		if c.wrap > 0 {
+			pred[k] = (pred[k]%c.wrap + c.wrap) % c.wrap
+		} else {
+			pred[k] = max(c.lo, min(c.hi, pred[k]))
+		}
+	}
+}
+
 // wrapDiff returns d taken into [-m/2, m/2): the shorter way around a circle
 // of m steps.
 func wrapDiff(d, m int64) int64 {

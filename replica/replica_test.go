@@ -399,3 +399,40 @@ func TestWithin(t *testing.T) {
 		t.Errorf("within 1 step costs %d bytes, exact %d", bytes[1], bytes[0])
 	}
 }
+
+// wild predicts far out of every range.
+type wild struct{}
+
+func (wild) Depth() int { return 1 }
+func (wild) Predict(l *Layout, pred []int64, _ []Sample, _ time.Duration) {
+	for i := range pred {
+		pred[i] = 1 << 40
+		if i%2 == 1 {
+			pred[i] = -1 << 40
+		}
+	}
+}
+
+// A game's predictor that predicts far out of range costs bits, never a
+// crash or a wrong value.
+func TestWildPredictor(t *testing.T) {
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ), Yaw(360), Int(0, -5, 5)}, Predictor: wild{}})
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	dec := NewDecoder(s)
+	for tick := uint64(1); tick <= 5; tick++ {
+		tm := time.Duration(tick) * time.Second / 30
+		w := enc.World()
+		w.Reset()
+		e := Entity{ID: 1, State: kinematic.State{Pos: geom.V(1, -2, 3), Rot: geom.AxisAngle(geom.V(0, 1, 0), 1)}}
+		e.Ints[0] = 4
+		w.Add(e)
+		var got Decoded
+		if err := dec.Decode(&got, tick, tm, enc.Append(nil, 0, tick, tm, tick-1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if g := got.Entities[0]; g.State.Pos != geom.V(1, -2, 3) || g.Ints[0] != 4 {
+			t.Fatalf("tick %d: %+v", tick, g)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package replica
 import (
 	"slices"
 	"time"
+
+	"github.com/tether-net/tether/wire"
 )
 
 // record is one entity as a snapshot's table holds it: its newest samples,
@@ -18,13 +20,14 @@ type record struct {
 // table is a snapshot as its client rebuilt it: every entity it holds,
 // sorted by id, with the match's meta.
 type table struct {
-	recs []record
-	vals []int32
-	meta []byte
+	recs  []record
+	vals  []int32
+	meta  []byte
+	probs []wire.Prob // the models as its coding left them
 }
 
 func (t *table) reset() {
-	t.recs, t.vals, t.meta = t.recs[:0], t.vals[:0], t.meta[:0]
+	t.recs, t.vals, t.meta, t.probs = t.recs[:0], t.vals[:0], t.meta[:0], t.probs[:0]
 }
 
 // history returns the samples of r, newest first, in dst.
