@@ -18,11 +18,11 @@ func (g baselineGame) DecodeSnapshot(s *Snapshot, b []byte) error {
 
 // The client acknowledges the newest baseline its game kept, once, at the
 // first Update after it arrived: while it sends no inputs, in a packet of its
-// own if no other goes; once it sends inputs (one every Update here), on the
-// packet of the input.
+// own if no other goes (Config.AckEvery negative: at once); once it sends
+// inputs (one every Update here), on the packet of the input.
 func TestAckNewestBaseline(t *testing.T) {
 	r := newRig(t)
-	c, err := New(Config{}, baselineGame{})
+	c, err := New(Config{AckEvery: -1}, baselineGame{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +90,74 @@ func TestAckNewestBaseline(t *testing.T) {
 	if st := c.Stats(); len(acks) < 25 || acks[len(acks)-1] != 120 || st.Acks != uint64(len(acks)) || st.AckBytesOut == 0 {
 		t.Fatalf("acks %v, stats %+v", acks, st)
 	}
+}
+
+// A client that sends no inputs acknowledges in packets of their own at
+// most every Config.AckEvery (100 ms by default), the newest baseline each
+// time; one that sends inputs, on every input, whatever AckEvery says.
+func TestAckEvery(t *testing.T) {
+	r := newRig(t)
+	c, err := New(Config{}, baselineGame{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.c = c
+	c.Connected(0)
+	var own, carried []time.Duration
+	for n := uint64(1); n <= 240; n++ {
+		r.now = time.Duration(n) * time.Second / 60
+		if n%2 == 0 {
+			_ = r.srv.SendUnreliable(appendEnts(protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: n, Regular: true}), 0, ent{id: 1, x: float64(n)}))
+		}
+		for {
+			p, ok := r.srv.AppendPacket(nil, r.now)
+			if !ok {
+				break
+			}
+			if err := c.Receive(r.now, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n > 120 {
+			c.SetInput([]byte{1})
+		}
+		c.Update(r.now)
+		for {
+			p, ok := c.Transmit()
+			if !ok {
+				break
+			}
+			if err := r.srv.Receive(r.now, p); err != nil {
+				t.Fatal(err)
+			}
+			input, ping, ack := false, false, false
+			for {
+				m, _, ok := r.srv.Read()
+				if !ok {
+					break
+				}
+				msg, _ := protocol.Decode(m)
+				input = input || msg.Tag == protocol.TagInput
+				ping = ping || msg.Tag == protocol.TagPing
+				ack = ack || msg.Tag == protocol.TagAck
+			}
+			switch {
+			case ack && input:
+				carried = append(carried, r.now)
+			case ack && !ping && n <= 120:
+				own = append(own, r.now)
+			}
+		}
+	}
+	for i := 1; i < len(own); i++ {
+		if d := own[i] - own[i-1]; d < 100*time.Millisecond {
+			t.Fatalf("acks of their own %v apart: %v", d, own)
+		}
+	}
+	if len(own) < 5 || len(own) > 20 || len(carried) < 25 {
+		t.Fatalf("%d acks of their own in 2 s (want some, at most 20: every 100 ms but those on pings), %d on inputs in 2 s (want one a baseline kept, 30)", len(own), len(carried))
+	}
+	t.Logf("%d acks in packets of their own in 2 s without inputs, %d on inputs in 2 s", len(own), len(carried))
 }
 
 // predictBaselines predicts (predictGame) and keeps baselines as

@@ -188,6 +188,14 @@ type Config struct {
 	Forget time.Duration
 	// EventLog is how many recent events are kept; 0 means 64.
 	EventLog int
+	// AckEvery is how often at most a client that sends no inputs sends a
+	// packet of its own to acknowledge the newest baseline it kept (a
+	// client that sends inputs acknowledges on them, and any client on its
+	// clock pings); 0 means 100 ms, negative means every baseline at once.
+	// Each such packet costs about 50 bytes of headers up, and a baseline
+	// acknowledged later makes the deltas coded against it a little larger
+	// down.
+	AckEvery time.Duration
 	// ServerTime, if set, stands in for the clock estimator's reading of
 	// server time wherever the client uses one (placing states, drawing
 	// frames, stamping inputs): a naive clock design put in its place to be
@@ -366,7 +374,9 @@ type Client struct {
 	earlyLocal time.Duration
 	hasEarly   bool
 
-	acked, ackSent uint64 // the newest baseline kept, and acknowledged
+	acked, ackSent uint64        // the newest baseline kept, and acknowledged
+	ackAt          time.Duration // local time of the last acknowledgement in a packet of its own
+	ackedOwn       bool          // one was sent
 	// inputAt is the local time of the newest input sent, if inputSent.
 	inputAt   time.Duration
 	inputSent bool
@@ -401,6 +411,9 @@ func New(cfg Config, game Game) (*Client, error) {
 	}
 	if cfg.EventLog == 0 {
 		cfg.EventLog = 64
+	}
+	if cfg.AckEvery == 0 {
+		cfg.AckEvery = 100 * time.Millisecond
 	}
 	if cfg.EventLog < 0 || cfg.EventLog > 1<<16 {
 		return nil, fmt.Errorf("%w: EventLog %d, want 1 to 65536", ErrConfig, cfg.EventLog)
@@ -799,10 +812,16 @@ func (c *Client) Update(local time.Duration) {
 	// on a packet that goes anyway (an input, a ping, the channel's
 	// acknowledgement of reliable fragments), and waits for one while
 	// inputs go (at the game's input rate); a client that sends no inputs
-	// (none for ackWait) sends it in a packet of its own at once.
-	if c.acked > c.ackSent && (packet || c.ep.AckOwed() || !c.inputSent || local-c.inputAt > ackWait) {
+	// (none for ackWait) sends it in a packet of its own, at most every
+	// Config.AckEvery.
+	carried := packet || c.ep.AckOwed()
+	own := (!c.inputSent || local-c.inputAt > ackWait) && (c.cfg.AckEvery < 0 || !c.ackedOwn || local-c.ackAt >= c.cfg.AckEvery)
+	if c.acked > c.ackSent && (carried || own) {
 		c.msg = protocol.AppendAck(c.msg[:0], c.acked)
 		if c.ep.SendUnreliable(c.msg) == nil {
+			if !carried {
+				c.ackAt, c.ackedOwn = local, true
+			}
 			c.ackSent = c.acked
 			c.stats.Acks++
 			c.stats.AckBytesOut += uint64(len(c.msg))
