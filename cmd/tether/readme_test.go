@@ -6,8 +6,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -32,8 +34,11 @@ import (
 //   - Other go commands (go test, go install, go build) are not run: they
 //     are the suite itself or build what the test binary stands in for.
 //     Any other command runs as written (sh -c).
-//   - Files the command names by a relative path that the repository has
-//     and the directory does not (a scenario file) are copied in first.
+//   - Files the command names by a relative path that the repository
+//     tracks (git ls-files) and the directory does not have (a scenario
+//     file) are copied in first. Untracked files are not: a user who
+//     followed the README has a tether.key of their own in the working
+//     copy, which the README's keygen must not find in the directory.
 //   - Every 127.0.0.1:PORT with a port other than 0 becomes 127.0.0.1 and a
 //     free port, the same one for the same PORT throughout, so the run
 //     cannot collide with anything else on the machine.
@@ -59,7 +64,7 @@ func TestREADME(t *testing.T) {
 	if len(blocks) < 5 {
 		t.Fatalf("found %d sh blocks in README.md", len(blocks))
 	}
-	r := &readmeRun{t: t, dir: t.TempDir(), bin: t.TempDir(), ports: map[string]string{}}
+	r := newReadmeRun(t, "../..")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +141,27 @@ func readmeBlocks(md string) [][]string {
 type readmeRun struct {
 	t        *testing.T
 	dir, bin string
+	repo     string            // the repository's working copy
+	tracked  map[string]bool   // the files git tracks there, by slash-separated path
 	ports    map[string]string // README's port -> the free port used
+}
+
+// newReadmeRun returns a run in fresh directories that copies files from the
+// working copy at repo; it skips the test where repo is no git working copy,
+// as its tracked files cannot then be told from a user's.
+func newReadmeRun(t *testing.T, repo string) *readmeRun {
+	t.Helper()
+	out, err := exec.Command("git", "-C", repo, "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("git ls-files in %s: %v: the README's files cannot be told from untracked ones", repo, err)
+	}
+	tracked := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			tracked[f] = true
+		}
+	}
+	return &readmeRun{t: t, dir: t.TempDir(), bin: t.TempDir(), repo: repo, tracked: tracked, ports: map[string]string{}}
 }
 
 var (
@@ -228,17 +253,17 @@ func (r *readmeRun) port(p string) string {
 }
 
 // copyIn copies the repository's file at relative path w into the run's
-// directory, if the repository has it and the directory does not.
+// directory, if git tracks it and the directory does not have it.
 func (r *readmeRun) copyIn(w string) {
-	if filepath.IsAbs(w) || strings.HasPrefix(w, "-") {
+	if filepath.IsAbs(w) || strings.HasPrefix(w, "-") || !r.tracked[filepath.ToSlash(filepath.Clean(w))] {
 		return
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, w)); err == nil {
 		return
 	}
-	b, err := os.ReadFile(filepath.Join("../..", w))
+	b, err := os.ReadFile(filepath.Join(r.repo, w))
 	if err != nil {
-		return // not a file of the repository
+		r.t.Fatal(err)
 	}
 	dst := filepath.Join(r.dir, w)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -351,5 +376,35 @@ func (s *readmeServer) stop(t *testing.T) {
 	case <-time.After(readmeTimeout):
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		t.Fatalf("%s: still running %v after Ctrl-C; output:\n%s", s.line, readmeTimeout, s.output())
+	}
+}
+
+// The README's commands get the repository's tracked files, never a file of
+// the user's own in the working copy: after "tether keygen" there, TestREADME
+// failed at the README's keygen, which found the user's tether.key copied in.
+func TestREADMECopiesTrackedFilesOnly(t *testing.T) {
+	repo := t.TempDir()
+	for name, body := range map[string]string{"lab/s.json": "{}", "tether.key": "user's key"} {
+		path := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "lab/s.json"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v: %s", args, err, out)
+		}
+	}
+	r := newReadmeRun(t, repo)
+	r.copyIn("lab/s.json")
+	r.copyIn("tether.key")
+	if b, err := os.ReadFile(filepath.Join(r.dir, "lab/s.json")); err != nil || string(b) != "{}" {
+		t.Errorf("tracked lab/s.json: %q, %v; want it copied", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "tether.key")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("untracked tether.key: %v; want it left out", err)
 	}
 }
