@@ -31,7 +31,7 @@ func TestDemoArena(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
-	if s := rep.Scenario; s.Game != lab.GameArena || len(s.Clients) != 4 || len(rep.Results) != 4 {
+	if s := rep.Scenario; s.Game != lab.GameArena || len(s.Clients) != 4 || len(rep.Results) != 4 || s.DurationS != 6 {
 		t.Fatalf("scenario %+v, %d results", s, len(rep.Results))
 	}
 	worst := map[string]float64{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,7 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 		if err := lab.WriteReportDir(*out, rep); err != nil {
 			return err
 		}
+		fmt.Fprintf(stderr, "tether lab: wrote %s and its plots\n", filepath.Join(*out, "report.md"))
 	}
 	if *asJSON {
 		return printJSON(stdout, rep)
