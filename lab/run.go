@@ -33,6 +33,7 @@ type TraceRow struct {
 	Estimate   time.Duration // the client's estimate of server time; 0 if not ready
 	Ready      bool
 	Bound      time.Duration // the error bound the method reports; -1 if none
+	Drawn      bool          // whether the client drew the ball: Rendered and RenderTime are zero if not
 	Rendered   [3]float64    // ball position drawn, metres
 	True       [3]float64    // ball position on the server now, metres
 	RenderTime time.Duration // server time the client claims to show
@@ -182,7 +183,9 @@ func (m *sim) trace(fn func(TraceRow), tr *measure.Truth) {
 				True: vec3(tr.At(f.t)),
 			}
 			if f.ball.OK {
-				row.Rendered = vec3(f.ball.Pos)
+				row.Drawn, row.Rendered = true, vec3(f.ball.Pos)
+			} else {
+				row.RenderTime = 0
 			}
 			fn(row)
 		}

@@ -72,7 +72,9 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 		if err := lab.WriteReportDir(*out, rep); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "tether lab: wrote %s and its plots\n", filepath.Join(*out, "report.md"))
+		if !*asJSON { // JSON's stderr stays empty, for scripts
+			fmt.Fprintf(stderr, "tether lab: wrote %s and its plots\n", filepath.Join(*out, "report.md"))
+		}
 	}
 	if *asJSON {
 		return printJSON(stdout, rep)
