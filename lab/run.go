@@ -73,7 +73,8 @@ type client struct {
 	// is the oracle.
 	oracle *oracleBall
 
-	frames []frame // every frame, if the run keeps them (Options.Keep)
+	frames []frame         // every frame, if the run keeps them (Options.Keep)
+	pops   []time.Duration // the true time of every pop, if the run keeps its frames
 
 	truth      *measure.Truth // the ball's
 	blackouts  measure.Spans  // the link's
