@@ -167,7 +167,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	stopWeb := func() {}
 	if !*headless {
 		wc := webConfig(*httpAddr)
-		play, err := playHandler(live, rec, ln.Addr(), link, *seed, !*webTransport)
+		play, err := playHandler(live, rec, ln.Addr(), link, *seed, !*webTransport, stderr)
 		if err != nil {
 			ln.Close()
 			live.Close()
