@@ -120,12 +120,7 @@ func pressPlay(t *testing.T, bin, url string, stderr *bytes.Buffer) (context.Con
 	// The first build of the client takes up to a minute or two on a busy
 	// machine; later runs find it in the user cache.
 	ctx, cancelTab := browserTab(t, bin, 5*time.Minute)
-	poll := func(expr string, d time.Duration) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
-			t.Fatalf("waiting for %s: %v; server stderr: %s", expr, err, stderr.String())
-		}
-	}
+	poll := poller(t, ctx, stderr)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}

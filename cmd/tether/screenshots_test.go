@@ -27,12 +27,7 @@ func TestScreenshots(t *testing.T) {
 	cmd, out, stderr := startProcess(t, "demo", "-http", "127.0.0.1:0", "-bots", "4", "-link", "wan", "-seed", "1")
 	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 	ctx, cancelTab := browserTab(t, bin, 5*time.Minute)
-	poll := func(expr string, d time.Duration) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
-			t.Fatalf("waiting for %s: %v; demo stderr: %s", expr, err, stderr.String())
-		}
-	}
+	poll := poller(t, ctx, stderr)
 	save := func(name string) {
 		t.Helper()
 		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())

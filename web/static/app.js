@@ -315,16 +315,7 @@
       const ball = document.createElement('td');
       ball.textContent = c.ball;
       tr.append(name, link, ball);
-      for (const [, unit] of COLUMNS) {
-        const td = document.createElement('td');
-        const v = document.createElement('span');
-        v.textContent = '–';
-        const u = document.createElement('span');
-        u.className = 'unit';
-        u.textContent = unit;
-        td.append(v, u);
-        tr.append(td);
-      }
+      appendFigures(tr, () => '');
       tr.addEventListener('click', () => {
         if (hidden.has(c.name)) hidden.delete(c.name); else hidden.add(c.name);
         tr.classList.toggle('hidden', hidden.has(c.name));
@@ -333,6 +324,22 @@
       rows.append(tr);
     });
     if (youRow) rows.append(youRow); // after the bots', whose rows are indexed
+  }
+
+  // appendFigures appends to row a cell per column of COLUMNS, a value not
+  // known yet and its unit, titled by title(the column's key) if it says.
+  function appendFigures(row, title) {
+    for (const [key, unit] of COLUMNS) {
+      const td = document.createElement('td');
+      const v = document.createElement('span');
+      v.textContent = '–';
+      const u = document.createElement('span');
+      u.className = 'unit';
+      u.textContent = unit;
+      td.append(v, u);
+      if (title(key)) td.title = title(key);
+      row.append(td);
+    }
   }
 
   // fmt returns v as text and its unit; lengths in metres are given in the
@@ -381,18 +388,8 @@
     const ball = document.createElement('td');
     ball.textContent = 'tether';
     youRow.append(name, link, ball);
-    for (const [key, unit] of COLUMNS) {
-      const td = document.createElement('td');
-      const v = document.createElement('span');
-      v.textContent = '–';
-      const u = document.createElement('span');
-      u.className = 'unit';
-      u.textContent = unit;
-      td.append(v, u);
-      td.title = key === 'clock_err_ms' ? 'the clock\'s error bound: the page cannot see its error, only bound it'
-        : key === 'delay_ms' ? 'the render delay of this browser\'s client' : 'measured by the server: tether demo -json reports it (browser-1)';
-      youRow.append(td);
-    }
+    appendFigures(youRow, (key) => key === 'clock_err_ms' ? 'the clock\'s error bound: the page cannot see its error, only bound it'
+      : key === 'delay_ms' ? 'the render delay of this browser\'s client' : 'measured by the server: tether demo -json reports it (browser-1)');
     rows.append(youRow);
   }
   function updateYou() {
