@@ -4,14 +4,21 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
 // The report in the repository's doc/lab, whose plot the README shows, is
 // the lab's report of testdata/soccer-wan.json, file for file and byte for
 // byte: a change to the lab that changes it fails here until the report is
-// written anew, by the command the README gives beside it.
+// written anew, by the command the README gives beside it. It is checked on
+// amd64, where the report was made: another architecture may fuse a
+// multiplication and an addition into one rounding, and play the match a
+// little differently.
 func TestDocReport(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("doc/lab is amd64's report; this is %s", runtime.GOARCH)
+	}
 	rep, err := Run(scenarioFile(t, "soccer-wan.json"), Options{Keep: true})
 	if err != nil {
 		t.Fatal(err)

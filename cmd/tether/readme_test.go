@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,9 +61,12 @@ import (
 // its standard output (trailing spaces aside): the figures the README quotes
 // are the command's, and stay true. A measured figure quoted in the prose
 // (a decimal number with a unit: ms, m, kbps, pops/min) must be one of those
-// outputs'. Under the race detector, where the lab runs many times slower,
-// the commands whose output is shown are not run (CI runs this test without
-// it too). Any other ```text block is not run: a command that cannot run
+// outputs'. The outputs are compared on amd64 alone, where they were
+// measured and CI runs: other architectures may fuse a multiplication and
+// an addition into one rounding, and a match in virtual time then plays out
+// a little differently. Under the race detector, where the lab runs many
+// times slower, the commands whose output is shown are not run (CI runs
+// this test without it too). Any other ```text block is not run: a command that cannot run
 // on one machine in a fresh directory (one that needs a cluster, say)
 // belongs in one.
 func TestREADME(t *testing.T) {
@@ -125,6 +129,9 @@ func TestREADME(t *testing.T) {
 	}
 	t.Logf("ran %d commands of %d blocks", ran, len(blocks))
 }
+
+// figuresArch is the architecture the README's figures are measured on.
+const figuresArch = "amd64"
 
 const (
 	readmeDuration = 3 * time.Second
@@ -314,7 +321,9 @@ func (r *readmeRun) command(n int, line string, want *string) *readmeServer {
 		t.Fatalf("block %d: %s\n(run as %s): %v after %v; output:\n%s", n, line, cmdline, err,
 			time.Since(start).Round(time.Millisecond), out.String())
 	}
-	if want != nil && trimOutput(stdout.String()) != trimOutput(*want) {
+	if want != nil && runtime.GOARCH != figuresArch {
+		t.Logf("block %d: output not compared on %s (the figures are amd64's)", n, runtime.GOARCH)
+	} else if want != nil && trimOutput(stdout.String()) != trimOutput(*want) {
 		t.Errorf("block %d: %s prints:\n%s\nwhere the README shows:\n%s", n, line, trimOutput(stdout.String()), trimOutput(*want))
 	}
 	return nil
