@@ -95,7 +95,7 @@ func playInBrowser(t *testing.T, bin, transport string, flags ...string) {
 	pg, err := chromedp.Run(ctx, chromedp.Evaluate[page](`({
 		failed: performance.getEntriesByType('resource').filter((e) => e.responseStatus >= 400).map((e) => e.name + ' ' + e.responseStatus),
 		Arcs: !document.getElementById('legend-arcs').hidden, Gap: !document.getElementById('legend-gap').hidden,
-		you: (document.querySelector('tr.you') || {}).textContent || ''})`))
+		you: (document.querySelector('tr.self') || {}).textContent || ''})`))
 	if err != nil {
 		t.Fatal(err)
 	}

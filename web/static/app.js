@@ -377,7 +377,7 @@
   let youRow = null;
   function addYou() {
     youRow = document.createElement('tr');
-    youRow.className = 'you';
+    youRow.className = 'self';
     const name = document.createElement('td');
     const sw = document.createElement('span');
     sw.className = 'swatch';
