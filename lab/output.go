@@ -262,8 +262,9 @@ type TraceWriter struct {
 // NewTraceWriter returns a TraceWriter writing to w; call Flush at the end.
 func NewTraceWriter(w io.Writer) *TraceWriter { return &TraceWriter{w: bufio.NewWriter(w)} }
 
-// traceHeader names the columns: local_s is the client's own clock; times in seconds, bound in milliseconds (-1 when
-// the method reports none), positions in metres.
+// traceHeader names the columns: local_s is the client's own clock; times in seconds, bound in milliseconds,
+// positions in metres. A field with no value is empty: estimate_s before the clock is ready, bound_ms where the
+// method reports none, render_time_s and rendered_* in frames that drew no ball.
 const traceHeader = "local_s,client,server_time_s,estimate_s,ready,bound_ms,render_time_s,rendered_x,rendered_y,rendered_z,true_x,true_y,true_z\n"
 
 // Write appends row; errors surface at Flush.
@@ -279,17 +280,25 @@ func (t *TraceWriter) Write(row TraceRow) {
 	b = append(b, row.Client...)
 	b = append(b, ',')
 	secs(row.ServerTime)
-	secs(row.Estimate)
+	if row.Ready {
+		secs(row.Estimate)
+	} else {
+		b = append(b, ',')
+	}
 	b = strconv.AppendBool(b, row.Ready)
 	b = append(b, ',')
 	if row.Bound < 0 {
-		num(-1)
+		b = append(b, ',')
 	} else {
 		num(durMs(row.Bound))
 	}
-	secs(row.RenderTime)
-	for _, x := range row.Rendered {
-		num(x)
+	if row.Drawn {
+		secs(row.RenderTime)
+		for _, x := range row.Rendered {
+			num(x)
+		}
+	} else {
+		b = append(b, ",,,,"...)
 	}
 	for _, x := range row.True {
 		num(x)

@@ -3,6 +3,7 @@ package lab
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // A live run's report (as tether demo -headless builds it: the soccer game,
@@ -66,5 +67,25 @@ func TestWriteTableOracleNote(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "reference") {
 		t.Errorf("a note on an oracle not in the table:\n%s", b.String())
+	}
+}
+
+// A trace row leaves empty what has no value yet: the estimate and bound
+// before the clock is ready, the drawn position and its time before a ball
+// is drawn; none of them is a placeholder number.
+func TestTraceEmptyFields(t *testing.T) {
+	var b strings.Builder
+	w := NewTraceWriter(&b)
+	w.Write(TraceRow{Client: "a", Local: time.Second, ServerTime: 2 * time.Second, Bound: -1, True: [3]float64{1, 2, 0.11}})
+	w.Write(TraceRow{Client: "a", Local: time.Second, ServerTime: 2 * time.Second, Estimate: 2 * time.Second, Ready: true,
+		Bound: 1500 * time.Microsecond, Drawn: true, RenderTime: 1900 * time.Millisecond, True: [3]float64{1, 2, 0.11}})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := traceHeader +
+		"1.000000000,a,2.000000000,,false,,,,,,1,2,0.11\n" +
+		"1.000000000,a,2.000000000,2.000000000,true,1.5,1.900000000,0,0,0,1,2,0.11\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

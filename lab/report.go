@@ -2,6 +2,7 @@ package lab
 
 import (
 	_ "embed"
+	"time"
 
 	"github.com/tether-net/tether/game/crowd"
 	"github.com/tether-net/tether/measure"
@@ -67,7 +68,13 @@ func (c *client) measureAgainst(tr *measure.Truth) {
 	c.blackouts = link.Blackouts
 	c.clockMeter = measure.NewClockMeter(warmUp, link)
 	c.ballMeter = measure.BallMeter{WarmUp: warmUp, Blackouts: c.blackouts}
+	if c.sim.keep() {
+		c.ballMeter.OnPop = c.popped
+	}
 }
+
+// popped keeps the true time of a pop of c's ball.
+func (c *client) popped(t time.Duration) { c.pops = append(c.pops, t) }
 
 // record measures frame f of client c, and keeps it if the run keeps its
 // frames (for a trace or plots).

@@ -33,6 +33,7 @@ type TraceRow struct {
 	Estimate   time.Duration // the client's estimate of server time; 0 if not ready
 	Ready      bool
 	Bound      time.Duration // the error bound the method reports; -1 if none
+	Drawn      bool          // whether the client drew the ball: Rendered and RenderTime are zero if not
 	Rendered   [3]float64    // ball position drawn, metres
 	True       [3]float64    // ball position on the server now, metres
 	RenderTime time.Duration // server time the client claims to show
@@ -72,7 +73,8 @@ type client struct {
 	// is the oracle.
 	oracle *oracleBall
 
-	frames []frame // every frame, if the run keeps them (Options.Keep)
+	frames []frame         // every frame, if the run keeps them (Options.Keep)
+	pops   []time.Duration // the true time of every pop, if the run keeps its frames
 
 	truth      *measure.Truth // the ball's
 	blackouts  measure.Spans  // the link's
@@ -182,7 +184,9 @@ func (m *sim) trace(fn func(TraceRow), tr *measure.Truth) {
 				True: vec3(tr.At(f.t)),
 			}
 			if f.ball.OK {
-				row.Rendered = vec3(f.ball.Pos)
+				row.Drawn, row.Rendered = true, vec3(f.ball.Pos)
+			} else {
+				row.RenderTime = 0
 			}
 			fn(row)
 		}

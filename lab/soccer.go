@@ -94,6 +94,11 @@ func playSoccer(s Scenario, opts Options) (*soccerMatch, error) {
 		return nil, fmt.Errorf("tether/lab: %w", err)
 	}
 	cfg.OnMove = sm.meter.Moved
+	if m.keep() {
+		for i, sc := range sm.clients {
+			sm.meter.BallMeter(i).OnPop = sc.c.popped
+		}
+	}
 	if sm.v, err = match.NewVirtual(cfg); err != nil {
 		return nil, fmt.Errorf("tether/lab: soccer match: %w", err)
 	}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	gdrill "github.com/tether-net/tether/game/drill"
 	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/timeline"
 )
 
 // SweepRow is one client's figures at one setting of the render delay's knob
@@ -113,7 +115,7 @@ func WriteSweep(w io.Writer, s Scenario, seeds []uint64, rows []SweepRow) error 
 	for _, r := range rows {
 		share := strconv.FormatFloat(r.LateShare, 'g', -1, 64)
 		if r.LateShare == 0 {
-			share = "default"
+			share = fmt.Sprintf("default (%g)", defaultLateShare(s.Game))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%.4f\t%.2f\t%.4f\t%.3f\t\n",
 			share, r.Client, r.Ball, r.DelayMeanMs, r.PresentRMSM, r.PopsPerMin, r.FidelityP99M, r.LateFrames)
@@ -123,6 +125,15 @@ func WriteSweep(w io.Writer, s Scenario, seeds []uint64, rows []SweepRow) error 
 	}
 	_, err := fmt.Fprintln(w, "\nlate frames: the share of frames drawing the ball past the newest state received.")
 	return err
+}
+
+// defaultLateShare is the render delay's knob at game's own setting
+// (Scenario.LateShare 0).
+func defaultLateShare(game string) float64 {
+	if game == GameBallDrill {
+		return gdrill.LateShare
+	}
+	return timeline.DefaultLateShare
 }
 
 // seedList writes seeds as a range, "1-10", if they are one, else as a

@@ -159,6 +159,9 @@ func (ss Spans) After(t, d time.Duration) bool {
 type BallMeter struct {
 	WarmUp    time.Duration // frames before it are not measured
 	Blackouts Spans         // the link's blackouts
+	// OnPop, if set, is called with the true time of every frame counted
+	// as a pop, in order (for a plot of pops over time).
+	OnPop func(t time.Duration)
 
 	m                BallMetrics
 	fid, pres, delay Series
@@ -253,6 +256,9 @@ func (b *BallMeter) measure(tr *Truth, f *Drawn) {
 	if p.OK && !f.Cut && !tr.CutBetween(p.RenderTime, f.RenderTime) && !tr.JumpBetween(p.RenderTime, f.RenderTime) &&
 		Pop(p.Pos, f.Pos, b.prevTrue, shown) {
 		bm.Pops++
+		if b.OnPop != nil {
+			b.OnPop(f.T)
+		}
 		if b.Blackouts.After(f.T, AfterBlackout) {
 			bm.PopsAfterBlackout++
 		}

@@ -15,7 +15,10 @@ import (
 // minted a token learns what was wrong with it, without letting a flood of
 // bad requests flood the log: at most one record per address per second,
 // and records for at most RefusalAddrsPerSecond addresses a second (the
-// rest are counted in one record the next second).
+// rest are counted in one record the next second). A client that retries
+// with the same bad token gets one record: its address's repeats of the
+// same reason within RefusalRepeatWindow are counted, in a record when the
+// window is over or in the address's next record, for another reason.
 type RefusalLog struct {
 	mu         sync.Mutex
 	log        *slog.Logger
@@ -23,29 +26,55 @@ type RefusalLog struct {
 	second     int64
 	seen       map[netip.AddrPort]bool
 	suppressed int
+	last       map[netip.AddrPort]refusal // each logged address's last record
+}
+
+// refusal is the last record of an address's refusals, and how many of the
+// same reason followed it unlogged.
+type refusal struct {
+	reason  string
+	at      time.Time
+	repeats int
 }
 
 // RefusalAddrsPerSecond is how many addresses' refusals a RefusalLog
 // records in one second.
 const RefusalAddrsPerSecond = 16
 
+// RefusalRepeatWindow is how long after an address's record its refusals
+// for the same reason are counted instead of logged.
+const RefusalRepeatWindow = time.Minute
+
 // NewRefusalLog returns a RefusalLog writing warnings to log; now reads the
 // wall clock (time.Now).
 func NewRefusalLog(log *slog.Logger, now func() time.Time) *RefusalLog {
-	return &RefusalLog{log: log, now: now, seen: make(map[netip.AddrPort]bool)}
+	return &RefusalLog{log: log, now: now, seen: make(map[netip.AddrPort]bool), last: make(map[netip.AddrPort]refusal)}
 }
 
 // Refused records a refusal; it is a netcode.ServerConfig.OnRefused.
 func (l *RefusalLog) Refused(from netip.AddrPort, reason error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if s := l.now().Unix(); s != l.second {
+	now := l.now()
+	if s := now.Unix(); s != l.second {
 		l.second = s
 		clear(l.seen)
 		if l.suppressed > 0 {
 			l.log.Warn("more connection requests refused", "not_shown", l.suppressed)
 			l.suppressed = 0
 		}
+		for a, r := range l.last {
+			if now.Sub(r.at) >= RefusalRepeatWindow {
+				l.repeated(a, r)
+				delete(l.last, a)
+			}
+		}
+	}
+	text := refusalText(reason)
+	if r, ok := l.last[from]; ok && r.reason == text && now.Sub(r.at) < RefusalRepeatWindow {
+		r.repeats++
+		l.last[from] = r
+		return
 	}
 	if l.seen[from] {
 		return
@@ -55,7 +84,20 @@ func (l *RefusalLog) Refused(from netip.AddrPort, reason error) {
 		return
 	}
 	l.seen[from] = true
-	l.log.Warn("refused a connection request", "from", from.String(), "reason", refusalText(reason))
+	attrs := []any{"from", from.String(), "reason", text}
+	if r := l.last[from]; r.repeats > 0 {
+		attrs = append(attrs, "earlier_reason", r.reason, "earlier_repeats", r.repeats)
+	}
+	l.last[from] = refusal{reason: text, at: now}
+	l.log.Warn("refused a connection request", attrs...)
+}
+
+// repeated logs how many refusals followed r, the last record of address a,
+// if any did.
+func (l *RefusalLog) repeated(a netip.AddrPort, r refusal) {
+	if r.repeats > 0 {
+		l.log.Warn("refused the same connection requests again", "from", a.String(), "reason", r.reason, "times", r.repeats)
+	}
 }
 
 // refusalText says what a refusal reason means for the person who minted

@@ -42,3 +42,35 @@ func TestRefusalLogRateLimited(t *testing.T) {
 		t.Errorf("%d lines:\n%s", n, text)
 	}
 }
+
+// A bot retrying a refused token ten times a second gets one record, and
+// the count of its retries once the window is over.
+func TestRefusalLogRepeats(t *testing.T) {
+	var out bytes.Buffer
+	now := time.Unix(1000, 0)
+	l := NewRefusalLog(slog.New(slog.NewTextHandler(&out, nil)), func() time.Time { return now })
+	a := netip.MustParseAddrPort("127.0.0.1:1")
+	for range 110 {
+		l.Refused(a, netcode.ErrTokenReused)
+		now = now.Add(100 * time.Millisecond)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 1 {
+		t.Fatalf("%d lines for 11 s of retries, want 1:\n%s", n, out.String())
+	}
+	now = now.Add(RefusalRepeatWindow)
+	l.Refused(netip.MustParseAddrPort("127.0.0.1:2"), netcode.ErrAuth)
+	text := out.String()
+	for _, want := range []string{"times=109", "already used", `from=127.0.0.1:2 reason="failed decryption`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	if n := strings.Count(text, "\n"); n != 3 {
+		t.Errorf("%d lines, want 3:\n%s", n, text)
+	}
+	// Another reason from the same address is news.
+	l.Refused(a, netcode.ErrTokenExpired)
+	if !strings.Contains(out.String(), "token expired") {
+		t.Errorf("a new reason not logged:\n%s", out.String())
+	}
+}

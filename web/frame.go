@@ -443,13 +443,14 @@ func appendString(b []byte, s string) []byte {
 }
 
 // pitchMessage is the page's pitch message for p; play says the page can
-// play in the browser (HubConfig.Play).
-func pitchMessage(p Pitch, play bool) []byte {
+// play in the browser (HubConfig.Play), opts what its client may ask for.
+func pitchMessage(p Pitch, play bool, opts playOptions) []byte {
 	b, err := json.Marshal(struct {
 		Type  string `json:"type"`
 		Pitch Pitch  `json:"pitch"`
 		Play  bool   `json:"play,omitempty"`
-	}{"pitch", p, play})
+		playOptions
+	}{"pitch", p, play, opts})
 	if err != nil { // only finite numbers reach here
 		panic(err)
 	}

@@ -50,8 +50,17 @@ type HubConfig struct {
 	// Play, if set, serves GET and POST under /play/ behind the same Host
 	// check: a browser's own client (its connect token and its WebSocket,
 	// a tether/transport/ws Listener, which caps its own connections and
-	// message rate). The page offers "Play in this browser" when it is set.
+	// message rate). The page offers "Play in this browser" when it is set;
+	// a *Play also tells the page's client what it serves (playOptions).
 	Play http.Handler
+}
+
+// playOptions returns what the page's client learns of Play.
+func (c *HubConfig) playOptions() playOptions {
+	if p, ok := c.Play.(*Play); ok {
+		return p.options()
+	}
+	return playOptions{}
 }
 
 func (c *HubConfig) resolve() {
@@ -131,7 +140,7 @@ func NewHubConfig(cfg HubConfig) *Hub {
 	return &Hub{
 		ctx: ctx, cancel: cancel,
 		pages:       make(map[*page]struct{}),
-		pitch:       pitchMessage(DefaultPitch(), cfg.Play != nil),
+		pitch:       pitchMessage(DefaultPitch(), cfg.Play != nil, cfg.playOptions()),
 		inputs:      make(chan KeyInput, inputBuffer),
 		frameBuffer: frameBuffer,
 		closeGrace:  closeGraceTime,
@@ -202,7 +211,7 @@ func (h *Hub) SetPitch(p Pitch) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	m := pitchMessage(p, h.cfg.Play != nil)
+	m := pitchMessage(p, h.cfg.Play != nil, h.cfg.playOptions())
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.pitch = m

@@ -68,9 +68,24 @@ type PlayConfig struct {
 // falls back to the WebSocket; both carry the same netcode datagrams into
 // one ws.Listener, so a browser's token works over either, once.
 type Play struct {
-	ln  *ws.Listener
-	wt  *wt.Server // nil without WebTransport
-	mux *http.ServeMux
+	ln      *ws.Listener
+	wt      *wt.Server // nil without WebTransport
+	mux     *http.ServeMux
+	records bool // POST /play/frames is served
+}
+
+// playOptions is what the page's client learns of the Play from the hub's
+// pitch message, so that it asks for nothing the server does not serve:
+// whether it posts its frame records (POST /play/frames) and whether it may
+// open WebTransport (GET /play/wt).
+type playOptions struct {
+	Records      bool `json:"records,omitempty"`
+	WebTransport bool `json:"webtransport,omitempty"`
+}
+
+// options returns p's playOptions.
+func (p *Play) options() playOptions {
+	return playOptions{Records: p.records, WebTransport: p.wt != nil}
 }
 
 // NewPlay starts the browsers' transports and hands them to cfg.Serve.
@@ -89,7 +104,7 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Play{ln: ln, mux: http.NewServeMux()}
+	p := &Play{ln: ln, mux: http.NewServeMux(), records: cfg.Frames != nil}
 	if !cfg.NoWebTransport {
 		udp, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(cfg.Addr))
 		if err != nil {

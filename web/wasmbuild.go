@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // WasmBuild is a browser client — a Go main package built with GOOS=js
@@ -31,6 +32,11 @@ import (
 type WasmBuild struct {
 	Module  string // the client's module path, "github.com/tether-net/tether"
 	Package string // its main package, relative to the module: "./game/soccer/webclient"
+	// OnBuild, if set, is called when the toolchain starts building the
+	// client (done false) and when it is done (done true, with the time it
+	// took and its error), so that a server can say why a first Play waits.
+	// A client found in the cache is not built and calls nothing.
+	OnBuild func(done bool, took time.Duration, err error)
 
 	once   sync.Once
 	gz     []byte
@@ -129,6 +135,11 @@ func (w *WasmBuild) build() (gz, execJS []byte, err error) {
 		return nil, nil, err
 	}
 	wasm := filepath.Join(out, "client.wasm")
+	if w.OnBuild != nil {
+		w.OnBuild(false, 0, nil)
+		start := time.Now()
+		defer func() { w.OnBuild(true, time.Since(start), err) }()
+	}
 	if _, err := goTool(dir, wasmEnv, "build", "-trimpath", "-o", wasm, w.Package); err != nil {
 		return nil, nil, err
 	}

@@ -127,7 +127,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 			ctx, cancel = context.WithTimeout(ctx, *duration)
 			defer cancel()
 		}
-		return arenaDemo{bots: *bots, link: link, linkName: *linkName, seed: *seed, asJSON: *asJSON, ln: ln, httpAddr: *httpAddr}.run(ctx, stdout, stderr)
+		return arenaDemo{bots: *bots, link: link, linkName: *linkName, seed: *seed, asJSON: *asJSON, duration: *duration, ln: ln, httpAddr: *httpAddr}.run(ctx, stdout, stderr)
 	}
 
 	names := make([]string, *bots)
@@ -167,7 +167,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	stopWeb := func() {}
 	if !*headless {
 		wc := webConfig(*httpAddr)
-		play, err := playHandler(live, rec, ln.Addr(), link, *seed, !*webTransport)
+		play, err := playHandler(live, rec, ln.Addr(), link, *seed, !*webTransport, stderr)
 		if err != nil {
 			ln.Close()
 			live.Close()

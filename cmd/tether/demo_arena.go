@@ -30,7 +30,8 @@ type arenaDemo struct {
 	linkName string
 	seed     uint64
 	asJSON   bool
-	ln       net.Listener // the page's, or nil for headless
+	duration time.Duration // -duration, which ctx ends after; 0: none
+	ln       net.Listener  // the page's, or nil for headless
 	httpAddr string
 }
 
@@ -84,10 +85,17 @@ func (o arenaDemo) run(ctx context.Context, stdout, stderr io.Writer) error {
 		}
 		tick.Stop()
 		stopWeb() // closes the hub's Inputs, which ends Steer
-		return m.Close()
+		err := m.Close()
+		if ctx.Err() == context.Canceled {
+			fmt.Fprintln(stdout, "tether demo: stopped")
+		}
+		return err
 	}
 	<-ctx.Done()
 	ran := m.Now()
+	if ctx.Err() != context.Canceled {
+		ran = o.duration // the report's duration_s: the one asked for, which it ran
+	}
 	m.Close() // the bots, then the server: nothing feeds the record after
 	for _, f := range m.Flights() {
 		rec.Flight(f)

@@ -31,7 +31,7 @@ func TestDemoArena(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("%v: %s", err, stdout.String())
 	}
-	if s := rep.Scenario; s.Game != lab.GameArena || len(s.Clients) != 4 || len(rep.Results) != 4 {
+	if s := rep.Scenario; s.Game != lab.GameArena || len(s.Clients) != 4 || len(rep.Results) != 4 || s.DurationS != 6 {
 		t.Fatalf("scenario %+v, %d results", s, len(rep.Results))
 	}
 	worst := map[string]float64{}
@@ -77,12 +77,7 @@ func TestDemoArenaInBrowser(t *testing.T) {
 	cmd, out, stderr := startProcess(t, "demo", "-game", "arena", "-http", "127.0.0.1:0", "-bots", "3", "-link", "broadband")
 	m := waitLine(t, out, regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 	ctx, cancelTab := browserTab(t, bin, 90*time.Second)
-	poll := func(expr string, d time.Duration) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
-			t.Fatalf("waiting for %s: %v; demo stderr: %s", expr, err, stderr.String())
-		}
-	}
+	poll := poller(t, ctx, stderr)
 	eval := func(expr string) {
 		t.Helper()
 		if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](expr)); err != nil {

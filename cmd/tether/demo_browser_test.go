@@ -55,6 +55,17 @@ func browserTab(t *testing.T, bin string, timeout time.Duration) (context.Contex
 	return ctx, cancelTab
 }
 
+// poller returns a function that waits up to d for a JavaScript expression
+// to be true in ctx's tab, failing the test with the demo's stderr if not.
+func poller(t *testing.T, ctx context.Context, stderr *bytes.Buffer) func(expr string, d time.Duration) {
+	return func(expr string, d time.Duration) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
+			t.Fatalf("waiting for %s: %v; demo stderr: %s", expr, err, stderr.String())
+		}
+	}
+}
+
 // TestDemoInBrowser runs `tether demo` as a real process and opens its page in
 // headless Chromium: the page draws more than 60 frames of the live match
 // with every client shown, the ball moves, and a screenshot is a real,
@@ -72,12 +83,7 @@ func TestDemoInBrowser(t *testing.T) {
 		Clients int        `json:"clientsShown"`
 		Ball    [3]float64 `json:"ball"`
 	}
-	poll := func(expr string, d time.Duration) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
-			t.Fatalf("waiting for %s: %v; demo stderr: %s", expr, err, stderr.String())
-		}
-	}
+	poll := poller(t, ctx, stderr)
 	read := func() stats {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[stats](`window.tetherStats`))

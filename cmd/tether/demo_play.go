@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"net"
+	"time"
 
 	"github.com/tether-net/tether/game/soccer/match"
 	"github.com/tether-net/tether/netsim"
@@ -12,7 +15,19 @@ import (
 // addr (web.Play: tokens, WebTransport on addr's UDP port unless noWT, the
 // WebSocket, the client built on first use) through the demo's link, on the
 // server's side (their clocks are their own); rec measures them if it reports.
-func playHandler(live *match.Live, rec *recorder, addr net.Addr, link netsim.LinkConfig, seed uint64, noWT bool) (*web.Play, error) {
+// The client's first build is told on stderr.
+func playHandler(live *match.Live, rec *recorder, addr net.Addr, link netsim.LinkConfig, seed uint64, noWT bool, stderr io.Writer) (*web.Play, error) {
+	wc := webClient()
+	wc.OnBuild = func(done bool, took time.Duration, err error) {
+		switch {
+		case !done:
+			fmt.Fprintln(stderr, "tether demo: building the browser's client with the Go toolchain (the first Play only; later runs take it from the cache)…")
+		case err != nil:
+			fmt.Fprintf(stderr, "tether demo: building the browser's client failed after %v: %v\n", took.Round(time.Second), err)
+		default:
+			fmt.Fprintf(stderr, "tether demo: built the browser's client in %v\n", took.Round(time.Second))
+		}
+	}
 	pc := web.PlayConfig{
 		Addr: addr.(*net.TCPAddr).AddrPort(),
 		Token: func() ([]byte, error) {
@@ -24,7 +39,7 @@ func playHandler(live *match.Live, rec *recorder, addr net.Addr, link netsim.Lin
 		},
 		Serve:          live.ServeBrowsers,
 		Left:           func(a net.Addr) { live.BrowserLeft(a) }, // a closed tab's player leaves at once
-		Client:         webClient().Get,
+		Client:         wc.Get,
 		MaxConns:       2 * match.BrowserSlots,
 		Link:           &link,
 		Seed:           seed ^ 0x62726f77,

@@ -83,6 +83,25 @@ func playInBrowser(t *testing.T, bin, transport string, flags ...string) {
 	if !(p.ClockBoundMs > 0) || !(p.DelayMs > 0) {
 		t.Errorf("clock bound %v ms, render delay %v ms: want both measured", p.ClockBoundMs, p.DelayMs)
 	}
+	// Without -json the server takes no frame records, and the page posts
+	// none (it had a 404 for each play); the table has a row for this
+	// browser's client; the legend describes what play draws, no client's
+	// arcs and no ball gap.
+	type page struct {
+		Failed    []string `json:"failed"`
+		Arcs, Gap bool
+		You       string `json:"you"`
+	}
+	pg, err := chromedp.Run(ctx, chromedp.Evaluate[page](`({
+		failed: performance.getEntriesByType('resource').filter((e) => e.responseStatus >= 400).map((e) => e.name + ' ' + e.responseStatus),
+		Arcs: !document.getElementById('legend-arcs').hidden, Gap: !document.getElementById('legend-gap').hidden,
+		you: (document.querySelector('tr.self') || {}).textContent || ''})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pg.Failed) > 0 || pg.Arcs || pg.Gap || !strings.Contains(pg.You, "this browser") || !strings.Contains(pg.You, "≤") {
+		t.Errorf("page: requests failed %q, legend shows arcs %v and ball gap %v, this browser's row %q", pg.Failed, pg.Arcs, pg.Gap, pg.You)
+	}
 	if dir := os.Getenv("TETHER_SCREENSHOT_DIR"); dir != "" {
 		if shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil {
 			os.WriteFile(filepath.Join(dir, "play-"+transport+".png"), shot, 0o644)
@@ -101,12 +120,7 @@ func pressPlay(t *testing.T, bin, url string, stderr *bytes.Buffer) (context.Con
 	// The first build of the client takes up to a minute or two on a busy
 	// machine; later runs find it in the user cache.
 	ctx, cancelTab := browserTab(t, bin, 5*time.Minute)
-	poll := func(expr string, d time.Duration) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(d))); err != nil {
-			t.Fatalf("waiting for %s: %v; server stderr: %s", expr, err, stderr.String())
-		}
-	}
+	poll := poller(t, ctx, stderr)
 	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
 		t.Fatal(err)
 	}

@@ -53,6 +53,9 @@ const maxKeyFile = 1 << 10
 // file other users may read is refused: whoever reads it can mint tokens.
 func readKeyFile(path string, allowReadable bool) (netcode.Key, error) {
 	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return netcode.Key{}, fmt.Errorf("%w; run \"tether keygen -o %s\" to write one", err, path)
+	}
 	if err != nil {
 		return netcode.Key{}, err
 	}

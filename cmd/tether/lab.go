@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -70,6 +71,9 @@ func runLab(args []string, stdout, stderr io.Writer) error {
 	if *out != "" {
 		if err := lab.WriteReportDir(*out, rep); err != nil {
 			return err
+		}
+		if !*asJSON { // JSON's stderr stays empty, for scripts
+			fmt.Fprintf(stderr, "tether lab: wrote %s and its plots\n", filepath.Join(*out, "report.md"))
 		}
 	}
 	if *asJSON {

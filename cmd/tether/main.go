@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/tether-net/tether/game/soccer/match"
 )
@@ -34,6 +35,7 @@ var commands = []command{
 	{name: "lab", summary: "measure clock and replication methods on emulated networks", run: runLab},
 	{name: "keygen", summary: "write a new private key for connect tokens", run: runKeygen},
 	{name: "token", summary: "mint a connect token (what a matchmaking backend does)", run: runToken},
+	{name: "version", summary: "print the module's version, its VCS revision and the Go toolchain", run: runVersion},
 }
 
 func main() {
@@ -54,13 +56,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout)
-		return exitOK
-	}
-	for _, c := range commands {
-		if c.name != args[0] {
-			continue
+		if len(args) == 2 && args[0] == "help" && lookup(args[1]) != nil {
+			// tether help COMMAND is tether COMMAND -h.
+			args = []string{args[1], "-h"}
+		} else {
+			usage(stdout)
+			return exitOK
 		}
+	}
+	if c := lookup(args[0]); c != nil {
 		err := c.run(args[1:], stdout, stderr)
 		var ue usageError
 		switch {
@@ -74,9 +78,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 	}
-	fmt.Fprintf(stderr, "tether: unknown command %q\n", args[0])
-	usage(stderr)
+	fmt.Fprintf(stderr, "tether: unknown command %q\nRun \"tether help\" for the list of commands.\n", args[0])
 	return exitUsage
+}
+
+// lookup returns the command named name, or nil.
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
 }
 
 // usageError is a command line a command cannot run: a bad flag, value or
@@ -96,7 +109,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun \"tether <command> -h\" for a command's flags.")
+	fmt.Fprintln(w, "\nRun \"tether <command> -h\" or \"tether help <command>\" for a command's flags.")
 	fmt.Fprintln(w, "Exit status: 0 done, 1 failed, 2 a command line it cannot run (no command, an unknown one, a bad flag).")
 }
 
@@ -116,10 +129,31 @@ func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
 
 // parseFlags parses a command's flags from args; commands take no other
 // arguments, so any left over are an error. Errors are usage errors, but for
-// flag.ErrHelp (-h).
+// flag.ErrHelp (-h), which prints the command's usage: a bad flag or value is
+// reported by run in two lines, not followed by every flag. A duration flag
+// given a bare number says it needs a unit.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	durations := map[*flag.Flag]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok {
+			if _, ok := g.Get().(time.Duration); ok {
+				durations[f] = f.Value
+				f.Value = durationValue{f.Value}
+			}
+		}
+	})
+	err := fs.Parse(args)
+	for f, v := range durations {
+		f.Value = v
+	}
+	fs.SetOutput(out)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
 			return err
 		}
 		return usageError{err}
@@ -128,6 +162,20 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usagef("unexpected arguments %q", fs.Args())
 	}
 	return nil
+}
+
+// durationValue is a duration flag's value while its command line is parsed:
+// its error says what a value it cannot parse lacks.
+type durationValue struct{ flag.Value }
+
+func (d durationValue) Set(s string) error {
+	if d.Value.Set(s) == nil {
+		return nil
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return fmt.Errorf("%s needs a unit, e.g. %ss", s, s)
+	}
+	return errors.New("want a duration such as 300ms, 20s or 5m")
 }
 
 // printJSON writes v to w as indented JSON.

@@ -6,14 +6,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,8 +37,11 @@ import (
 //   - Other go commands (go test, go install, go build) are not run: they
 //     are the suite itself or build what the test binary stands in for.
 //     Any other command runs as written (sh -c).
-//   - Files the command names by a relative path that the repository has
-//     and the directory does not (a scenario file) are copied in first.
+//   - Files the command names by a relative path that the repository
+//     tracks (git ls-files) and the directory does not have (a scenario
+//     file) are copied in first. Untracked files are not: a user who
+//     followed the README has a tether.key of their own in the working
+//     copy, which the README's keygen must not find in the directory.
 //   - Every 127.0.0.1:PORT with a port other than 0 becomes 127.0.0.1 and a
 //     free port, the same one for the same PORT throughout, so the run
 //     cannot collide with anything else on the machine.
@@ -48,8 +56,19 @@ import (
 //   - Every other command runs in the foreground, killed after
 //     readmeTimeout, and must exit 0.
 //
-// A command that cannot run on one machine in a fresh directory (one that
-// needs a cluster, say) belongs in a ```text block, which is not run.
+// A ```text block right after a ```sh block (blank lines between at most) is
+// the output of that block's last command, which must print exactly that on
+// its standard output (trailing spaces aside): the figures the README quotes
+// are the command's, and stay true. A measured figure quoted in the prose
+// (a decimal number with a unit: ms, m, kbps, pops/min) must be one of those
+// outputs'. The outputs are compared on amd64 alone, where they were
+// measured and CI runs: other architectures may fuse a multiplication and
+// an addition into one rounding, and a match in virtual time then plays out
+// a little differently. Under the race detector, where the lab runs many
+// times slower, the commands whose output is shown are not run (CI runs
+// this test without it too). Any other ```text block is not run: a command that cannot run
+// on one machine in a fresh directory (one that needs a cluster, say)
+// belongs in one.
 func TestREADME(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -59,7 +78,10 @@ func TestREADME(t *testing.T) {
 	if len(blocks) < 5 {
 		t.Fatalf("found %d sh blocks in README.md", len(blocks))
 	}
-	r := &readmeRun{t: t, dir: t.TempDir(), bin: t.TempDir(), ports: map[string]string{}}
+	for _, f := range unshownFigures(string(readme), blocks) {
+		t.Errorf("%s: no output the README shows prints it: give the command and its output beside it", f)
+	}
+	r := newReadmeRun(t, "../..")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -80,8 +102,16 @@ func TestREADME(t *testing.T) {
 	})
 	ran := 0
 	for i, block := range blocks {
-		for _, line := range block {
-			if s := r.command(i+1, line); s != nil {
+		for j, line := range block.cmds {
+			var want *string
+			if j == len(block.cmds)-1 {
+				want = block.output
+			}
+			if want != nil && raceEnabled {
+				t.Logf("block %d: not run under the race detector: %s", i+1, line)
+				continue
+			}
+			if s := r.command(i+1, line, want); s != nil {
 				servers = append(servers, s)
 			}
 			ran++
@@ -89,7 +119,7 @@ func TestREADME(t *testing.T) {
 		// A server the next block talks to (names its address) runs on.
 		next := ""
 		if i+1 < len(blocks) {
-			next = strings.Join(blocks[i+1], "\n")
+			next = strings.Join(blocks[i+1].cmds, "\n")
 		}
 		for _, s := range servers {
 			if !s.stopped && !s.namedIn(next) {
@@ -100,24 +130,35 @@ func TestREADME(t *testing.T) {
 	t.Logf("ran %d commands of %d blocks", ran, len(blocks))
 }
 
+// figuresArch is the architecture the README's figures are measured on.
+const figuresArch = "amd64"
+
 const (
 	readmeDuration = 3 * time.Second
 	readmeTimeout  = 2 * time.Minute
 )
 
-// readmeBlocks returns the commands of each ```sh block: continuation lines
-// joined, comment and blank lines left out.
-func readmeBlocks(md string) [][]string {
-	var blocks [][]string
+// readmeBlock is a ```sh block of the README: its commands, and the output
+// of the last one, if a ```text block follows it.
+type readmeBlock struct {
+	cmds   []string
+	output *string
+}
+
+// readmeBlocks returns the ```sh blocks: continuation lines joined, comment
+// and blank lines left out, each with the ```text block that follows it.
+func readmeBlocks(md string) []readmeBlock {
+	var blocks []readmeBlock
 	var cur []string
 	in, cont := false, ""
-	for _, line := range strings.Split(md, "\n") {
+	lines := strings.Split(md, "\n")
+	for i, line := range lines {
 		switch {
 		case !in && strings.TrimSpace(line) == "```sh":
 			in, cur = true, nil
 		case in && strings.TrimSpace(line) == "```":
 			in = false
-			blocks = append(blocks, cur)
+			blocks = append(blocks, readmeBlock{cmds: cur, output: outputAfter(lines[i+1:])})
 		case in:
 			line = cont + strings.TrimSpace(line)
 			if strings.HasSuffix(line, `\`) {
@@ -133,10 +174,99 @@ func readmeBlocks(md string) [][]string {
 	return blocks
 }
 
+// outputAfter returns the ```text block that opens lines (after blank lines),
+// or nil.
+func outputAfter(lines []string) *string {
+	for i, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if strings.TrimSpace(line) != "```text" {
+			return nil
+		}
+		var out []string
+		for _, l := range lines[i+1:] {
+			if strings.TrimSpace(l) == "```" {
+				text := strings.Join(out, "\n")
+				return &text
+			}
+			out = append(out, l)
+		}
+		return nil
+	}
+	return nil
+}
+
+// trimOutput drops trailing spaces from every line of out, and blank lines
+// from its end.
+func trimOutput(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
+}
+
+// proseFigure is a measured figure in the README's prose: a decimal number
+// and its unit.
+var proseFigure = regexp.MustCompile(`\b([0-9]+\.[0-9]+) ?(ms|m|kbps|pops/min)\b`)
+
+// unshownFigures returns the measured figures the README's prose (the text
+// outside code blocks) quotes that no command's output it shows prints, each
+// with its line number.
+func unshownFigures(md string, blocks []readmeBlock) []string {
+	var outputs strings.Builder
+	for _, b := range blocks {
+		if b.output != nil {
+			outputs.WriteString(*b.output + "\n")
+		}
+	}
+	number := func(x string) *regexp.Regexp {
+		return regexp.MustCompile(`(^|[^0-9.])` + regexp.QuoteMeta(x) + `($|[^0-9])`)
+	}
+	var missing []string
+	code := false
+	for n, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			code = !code
+			continue
+		}
+		if code {
+			continue
+		}
+		for _, m := range proseFigure.FindAllStringSubmatch(line, -1) {
+			if !number(m[1]).MatchString(outputs.String()) {
+				missing = append(missing, fmt.Sprintf("README.md:%d: %s", n+1, m[0]))
+			}
+		}
+	}
+	return missing
+}
+
 type readmeRun struct {
 	t        *testing.T
 	dir, bin string
+	repo     string            // the repository's working copy
+	tracked  map[string]bool   // the files git tracks there, by slash-separated path
 	ports    map[string]string // README's port -> the free port used
+}
+
+// newReadmeRun returns a run in fresh directories that copies files from the
+// working copy at repo; it skips the test where repo is no git working copy,
+// as its tracked files cannot then be told from a user's.
+func newReadmeRun(t *testing.T, repo string) *readmeRun {
+	t.Helper()
+	out, err := exec.Command("git", "-C", repo, "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("git ls-files in %s: %v: the README's files cannot be told from untracked ones", repo, err)
+	}
+	tracked := map[string]bool{}
+	for _, f := range strings.Split(string(out), "\x00") {
+		if f != "" {
+			tracked[f] = true
+		}
+	}
+	return &readmeRun{t: t, dir: t.TempDir(), bin: t.TempDir(), repo: repo, tracked: tracked, ports: map[string]string{}}
 }
 
 var (
@@ -145,8 +275,9 @@ var (
 )
 
 // command runs one README command line from block n; it returns the server
-// it started in the background, if it is one.
-func (r *readmeRun) command(n int, line string) *readmeServer {
+// it started in the background, if it is one. A foreground command given want
+// must print it (see trimOutput).
+func (r *readmeRun) command(n int, line string, want *string) *readmeServer {
 	t := r.t
 	t.Helper()
 	cmdline := line
@@ -183,12 +314,17 @@ func (r *readmeRun) command(n int, line string) *readmeServer {
 	ctx, cancel := context.WithTimeout(context.Background(), readmeTimeout)
 	defer cancel()
 	cmd := r.shell(ctx, cmdline)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var out, stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, &stdout), &out
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("block %d: %s\n(run as %s): %v after %v; output:\n%s", n, line, cmdline, err,
 			time.Since(start).Round(time.Millisecond), out.String())
+	}
+	if want != nil && runtime.GOARCH != figuresArch {
+		t.Logf("block %d: output not compared on %s (the figures are amd64's)", n, runtime.GOARCH)
+	} else if want != nil && trimOutput(stdout.String()) != trimOutput(*want) {
+		t.Errorf("block %d: %s prints:\n%s\nwhere the README shows:\n%s", n, line, trimOutput(stdout.String()), trimOutput(*want))
 	}
 	return nil
 }
@@ -228,17 +364,17 @@ func (r *readmeRun) port(p string) string {
 }
 
 // copyIn copies the repository's file at relative path w into the run's
-// directory, if the repository has it and the directory does not.
+// directory, if git tracks it and the directory does not have it.
 func (r *readmeRun) copyIn(w string) {
-	if filepath.IsAbs(w) || strings.HasPrefix(w, "-") {
+	if filepath.IsAbs(w) || strings.HasPrefix(w, "-") || !r.tracked[filepath.ToSlash(filepath.Clean(w))] {
 		return
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, w)); err == nil {
 		return
 	}
-	b, err := os.ReadFile(filepath.Join("../..", w))
+	b, err := os.ReadFile(filepath.Join(r.repo, w))
 	if err != nil {
-		return // not a file of the repository
+		r.t.Fatal(err)
 	}
 	dst := filepath.Join(r.dir, w)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -351,5 +487,74 @@ func (s *readmeServer) stop(t *testing.T) {
 	case <-time.After(readmeTimeout):
 		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 		t.Fatalf("%s: still running %v after Ctrl-C; output:\n%s", s.line, readmeTimeout, s.output())
+	}
+}
+
+// The README's commands get the repository's tracked files, never a file of
+// the user's own in the working copy: after "tether keygen" there, TestREADME
+// failed at the README's keygen, which found the user's tether.key copied in.
+func TestREADMECopiesTrackedFilesOnly(t *testing.T) {
+	repo := t.TempDir()
+	for name, body := range map[string]string{"lab/s.json": "{}", "tether.key": "user's key"} {
+		path := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "lab/s.json"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Skipf("git %v: %v: %s", args, err, out)
+		}
+	}
+	r := newReadmeRun(t, repo)
+	r.copyIn("lab/s.json")
+	r.copyIn("tether.key")
+	if b, err := os.ReadFile(filepath.Join(r.dir, "lab/s.json")); err != nil || string(b) != "{}" {
+		t.Errorf("tracked lab/s.json: %q, %v; want it copied", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "tether.key")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("untracked tether.key: %v; want it left out", err)
+	}
+}
+
+// The README and the root package's documentation say how many lines the
+// module's Example (example_test.go) takes: that many.
+func TestExampleLineCount(t *testing.T) {
+	example, err := os.ReadFile("../../example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Count(string(example), "\n")
+	inLines := regexp.MustCompile(`\bin ([0-9]+) lines\b`)
+	for _, name := range []string{"README.md", "doc.go"} {
+		b, err := os.ReadFile(filepath.Join("../..", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(strings.ReplaceAll(string(b), "\n//", "\n")), " ")
+		found := inLines.FindAllStringSubmatch(text, -1)
+		if len(found) == 0 {
+			t.Errorf("%s does not say in how many lines the Example is written", name)
+		}
+		for _, m := range found {
+			if m[1] != strconv.Itoa(want) {
+				t.Errorf("%s: the Example %s; example_test.go has %d lines", name, m[0], want)
+			}
+		}
+	}
+}
+
+// A figure quoted in the prose is one a command's shown output prints.
+func TestUnshownFigures(t *testing.T) {
+	md := "Tether draws at 118.3 ms, for 4.03 pops/min (netcode 1.02; 0.05 share).\n\n" +
+		"```sh\ngo run ./cmd/tether lab\n```\n\n```text\ntether 118.3 4.03\n```\n\n" +
+		"Not shown: 2.5 m, nor 118.35 ms.\n"
+	got := unshownFigures(md, readmeBlocks(md))
+	want := []string{"README.md:11: 2.5 m", "README.md:11: 118.35 ms"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -57,6 +57,8 @@
       if (m.type === 'pitch') {
         pitch = m.pitch;
         if (m.play) document.getElementById('play').hidden = false;
+        window.tetherPlay.records = !!m.records;
+        window.tetherPlay.webtransport = !!m.webtransport;
         setArena(!!pitch.arena);
         layout();
       } else if (m.type === 'frame') {
@@ -285,6 +287,16 @@
     document.getElementById('discs').textContent = on ? 'the server\'s truth' : 'the server\'s truth (Blue, Red)';
     document.querySelector('.keys kbd[data-k="kick"]').hidden = on;
     clientNames = ''; // rebuild the rows
+    updateLegend();
+  }
+
+  // updateLegend shows the legend's entries for what the canvas draws: every
+  // client's arcs in the ghosts view of the server's truth, and the gap from
+  // a client's ball to the true ball there and in the side-by-side view;
+  // neither while this browser's own client draws its view.
+  function updateLegend() {
+    document.getElementById('legend-arcs').hidden = playing || mode !== 'ghosts';
+    document.getElementById('legend-gap').hidden = playing || stats.arena;
   }
 
   function buildTable(clients) {
@@ -303,16 +315,7 @@
       const ball = document.createElement('td');
       ball.textContent = c.ball;
       tr.append(name, link, ball);
-      for (const [, unit] of COLUMNS) {
-        const td = document.createElement('td');
-        const v = document.createElement('span');
-        v.textContent = '–';
-        const u = document.createElement('span');
-        u.className = 'unit';
-        u.textContent = unit;
-        td.append(v, u);
-        tr.append(td);
-      }
+      appendFigures(tr, () => '');
       tr.addEventListener('click', () => {
         if (hidden.has(c.name)) hidden.delete(c.name); else hidden.add(c.name);
         tr.classList.toggle('hidden', hidden.has(c.name));
@@ -320,6 +323,23 @@
       });
       rows.append(tr);
     });
+    if (youRow) rows.append(youRow); // after the bots', whose rows are indexed
+  }
+
+  // appendFigures appends to row a cell per column of COLUMNS, a value not
+  // known yet and its unit, titled by title(the column's key) if it says.
+  function appendFigures(row, title) {
+    for (const [key, unit] of COLUMNS) {
+      const td = document.createElement('td');
+      const v = document.createElement('span');
+      v.textContent = '–';
+      const u = document.createElement('span');
+      u.className = 'unit';
+      u.textContent = unit;
+      td.append(v, u);
+      if (title(key)) td.title = title(key);
+      row.append(td);
+    }
   }
 
   // fmt returns v as text and its unit; lengths in metres are given in the
@@ -336,6 +356,7 @@
   }
 
   function updateTable(f) {
+    if (youRow) updateYou();
     f.clients.forEach((c, i) => {
       const tr = rows.children[i];
       if (!tr) return;
@@ -345,6 +366,43 @@
         tr.children[3 + j].firstChild.textContent = text;
         tr.children[3 + j].lastChild.textContent = u;
       });
+    });
+  }
+
+  // youRow is this browser's client's row in the table, while it plays: its
+  // link is the bots' (the demo emulates it on the server's side), and of the
+  // figures the page knows its clock's error bound, shown as the clock's
+  // error at most, and its render delay; the others are the server's to
+  // measure (tether demo -json reports them, as browser-1).
+  let youRow = null;
+  function addYou() {
+    youRow = document.createElement('tr');
+    youRow.className = 'self';
+    const name = document.createElement('td');
+    const sw = document.createElement('span');
+    sw.className = 'swatch';
+    sw.style.background = HUMAN;
+    name.append(sw, 'this browser');
+    const link = document.createElement('td');
+    link.textContent = cur && cur.f.clients.length ? cur.f.clients[0].link : '–';
+    const ball = document.createElement('td');
+    ball.textContent = 'tether';
+    youRow.append(name, link, ball);
+    appendFigures(youRow, (key) => key === 'clock_err_ms' ? 'the clock\'s error bound: the page cannot see its error, only bound it'
+      : key === 'delay_ms' ? 'the render delay of this browser\'s client' : 'measured by the server: tether demo -json reports it (browser-1)');
+    rows.append(youRow);
+  }
+  function updateYou() {
+    const p = stats.play;
+    if (!p) return;
+    COLUMNS.forEach(([key, unit], j) => {
+      let v = null;
+      let prefix = '';
+      if (key === 'clock_err_ms') { v = p.clockBoundMs; prefix = '≤ '; }
+      if (key === 'delay_ms') v = p.delayMs;
+      const [text, u] = fmt(v, unit);
+      youRow.children[3 + j].firstChild.textContent = text === '–' ? text : prefix + text;
+      youRow.children[3 + j].lastChild.textContent = u;
     });
   }
 
@@ -380,6 +438,7 @@
     try { localStorage.setItem('tether.mode', m); } catch (e) { /* storage off */ }
     document.getElementById('mode-ghosts').classList.toggle('on', m === 'ghosts');
     document.getElementById('mode-tiles').classList.toggle('on', m === 'tiles');
+    updateLegend();
     layout();
   }
   for (const [id, m] of [['mode-ghosts', 'ghosts'], ['mode-tiles', 'tiles']]) {
@@ -954,9 +1013,18 @@
   playButton.addEventListener('click', () => {
     playButton.disabled = true;
     playButton.textContent = 'Loading the client…';
+    // The first press builds the client on the server, which takes a while:
+    // say so, with the seconds spent, until it has loaded.
+    const pressed = performance.now();
+    const progress = setInterval(() => {
+      const s = Math.round((performance.now() - pressed) / 1000);
+      if (s >= 2) playButton.textContent = 'Building the client (the first time only)… ' + s + ' s';
+    }, 500);
     startPlay().then(() => {
+      clearInterval(progress);
       playButton.textContent = 'Connecting…';
     }, (err) => {
+      clearInterval(progress);
       playing = false;
       playButton.disabled = false;
       playButton.textContent = 'Play in this browser';
@@ -978,7 +1046,8 @@
     held.clear();
     keyState = {up: false, down: false, left: false, right: false, sprint: false, kick: false};
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(Object.assign({type: 'keys'}, keyState)));
-    setMode('ghosts');
+    addYou();
+    setMode('ghosts'); // lays the page out anew, the row included
     document.getElementById('discs').textContent = 'what this browser\'s client shows (Blue, Red)';
     go.run(r.instance);
   }

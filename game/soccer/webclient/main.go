@@ -31,7 +31,8 @@
 // to POST play/frames, 30 frames a batch named by a session id it draws at
 // random when it starts, for the server's meter
 // (match.Live.MeterBrowsers: tether demo -json reports the browser's row
-// beside its bots'), and stops when the server does not take them. With
+// beside its bots'), if the page says the server takes them
+// (window.tetherPlay.records), and stops when the server does not. With
 // ?bot=SEED in the page's URL the soccer bot the native clients run
 // (soccer.Bot, deciding from match.BotView) plays instead of the keys:
 // the same inputs, for like-for-like figures. When the page is hidden for
@@ -151,7 +152,8 @@ func run(stats js.Value) error {
 	}
 	p := &player{core: core, game: game, perf: g.Get("performance"), stats: stats,
 		draw: g.Get("tetherPlay").Get("draw"), keys: g.Get("tetherPlay").Get("keys"),
-		frameMs: make([]float64, 0, frameWindow), totalMs: make([]float64, 0, frameWindow)}
+		frameMs: make([]float64, 0, frameWindow), totalMs: make([]float64, 0, frameWindow),
+		noRecord: !g.Get("tetherPlay").Get("records").Truthy()}
 	p.start = p.perf.Call("now").Float()
 	var session [8]byte
 	rand.Read(session[:])
@@ -215,11 +217,12 @@ func run(stats js.Value) error {
 }
 
 // dial opens the server's WebTransport when the browser and the server
-// both have it (GET play/wt says where, and the self-signed certificate's
-// hash), and otherwise, or if that fails, the WebSocket at wsURL. It
-// returns the connection and which transport it is.
+// both have it (the page says whether the server does,
+// window.tetherPlay.webtransport; GET play/wt says where, and the
+// self-signed certificate's hash), and otherwise, or if that fails, the
+// WebSocket at wsURL. It returns the connection and which transport it is.
 func dial(ctx context.Context, base, wsURL string) (net.PacketConn, string, error) {
-	if !js.Global().Get("WebTransport").IsUndefined() {
+	if !js.Global().Get("WebTransport").IsUndefined() && js.Global().Get("tetherPlay").Get("webtransport").Truthy() {
 		conn, err := dialWT(ctx, base)
 		if err == nil {
 			return conn, "webtransport", nil
