@@ -42,7 +42,7 @@
 // minted with netcode.NewConnectToken by whoever holds the server's key (your
 // matchmaking backend, or tether token). Everything else (handshake,
 // encryption, replay protection, clocks) is the drivers'. Example does it in
-// 148 lines, both sides included.
+// 142 lines, both sides included.
 //
 // # Prediction
 //
