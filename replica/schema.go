@@ -52,6 +52,8 @@ const (
 type role uint8
 
 const (
+	// The roles' numbers are part of the schema's fingerprint (doc/wire.md):
+	// never renumber them.
 	rolePos role = iota
 	roleVel
 	roleAngVel
@@ -152,8 +154,10 @@ type Kind struct {
 }
 
 // Schema is a game's declared entity kinds. Both sides must use the same:
-// whole snapshots carry a fingerprint of it, and a decoder refuses a
-// snapshot of another schema (ErrSchema). Kinds are numbered by their order.
+// whole snapshots carry a fingerprint of it (its fields, precisions and
+// predictors' depths, not the predictors' code), and a decoder refuses a
+// snapshot of another schema (ErrFingerprint). Kinds are numbered by their
+// order.
 type Schema struct {
 	kinds []layout
 	print uint16
@@ -257,7 +261,7 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 		}
 		l.depth = max(1, min(maxDepth, l.pred.Depth()))
 		l.refine, _ = l.pred.(Refiner)
-		fmt.Fprintf(h, "|%d|%d|%T#", k.Earlier, l.depth, l.pred)
+		fmt.Fprintf(h, "|%d|%d|%d#", k.Earlier, l.depth, b2i(l.refine != nil))
 		s.kinds = append(s.kinds, l)
 	}
 	s.print = uint16(h.Sum32())
