@@ -18,19 +18,58 @@
 //   - Step(tick, events) (extra bool): advance your world by tick.Dt to
 //     tick.Time. Emit events (below) here; return true for an extra snapshot
 //     after this tick (a teleport, a collision a client must not smooth over).
-//   - AppendSnapshot(dst, regular) []byte: append your world's state. Regular
-//     snapshots (30 Hz by default) must hold everything a joining client needs.
 //
-// The client side implements client.Game:
+// # What is replicated
 //
-//   - DecodeSnapshot(s, b): turn your bytes into s.Entities: an id, a kind, a
-//     kinematic.State (position, velocity, rotation; Time is s.Time). The
-//     client places each on a timeline and draws it, interpolated, at the
-//     render time: a little in the past, by an adaptive delay.
+// You never write the bytes of a snapshot. You declare your kinds of
+// entity once, with package replica, and fill a world each tick; the
+// replication layer sends each client a delta against the newest snapshot
+// it acknowledged, coded against a prediction of where each entity is now
+// (an entity where it was predicted costs a fraction of a bit), within a
+// byte budget, the entities left out longest first:
+//
+//	var schema, _ = replica.NewSchema(
+//		replica.Kind{Name: "player", Fields: []replica.Field{
+//			replica.Position(1000, replica.XZ).Within(1), // mm, on the ground
+//			replica.Velocity(100, replica.XZ),            // cm/s
+//			replica.Yaw(1024), replica.Tag()}},           // facing, team
+//		replica.Kind{Name: "coin", Fields: []replica.Field{
+//			replica.Position(1000, replica.XZ), replica.Velocity(1000, replica.XZ)}},
+//	)
+//
+// Your server side also implements server.Replicated: Replication returns
+// the schema (and the layer's optional hooks: relevance, replica.Near by
+// distance; observers), and Replicate adds every entity of the tick to the
+// world (an id, a kind, a kinematic.State, a tag, a generation that changes
+// at a teleport, game integers). Entities come and go as you add them: a
+// client is told an entity left when it is no longer added. A kind's
+// Predictor says what a delta is coded against: replica.Linear (the
+// default: at the velocity, moving at the mean of the old and new ones),
+// Hold, Extrapolate (through the last two or three acknowledged samples),
+// or your own, in integers, from your game's rules (game/crowd's spheres
+// roll and slow; game/drill's ball flies). Field.Within lets a value the
+// prediction has within a step or two go unsent. The limits: one snapshot
+// is one unreliable message (server.Config.SnapshotBudget, at most about
+// 1,100 bytes); when the changes do not fit, the layer sends what fits by
+// priority and the rest in later snapshots, never dropping one whole; what
+// still cannot fit is counted (server.Stats.Oversize, the layer's
+// replica.Stats) and reported once (server.Config.OnLimit). doc/wire.md
+// specifies the bytes, for a client in another language.
+//
+// The client side implements client.Game and client.Replicated:
+//
+//   - Schema(): the same schema; the client decodes every snapshot into its
+//     entities, keeps its baselines and acknowledges them.
 //   - Timeline(kind): how entities of a kind are extrapolated past the newest
 //     snapshot (timeline.Config; the zero value is straight-line).
 //   - RenderClock(): the render delay's policy (the zero value is a good
 //     start; package game/arena shows one tuned for players).
+//
+// The client places each entity on a timeline and draws it, interpolated,
+// at the render time: a little in the past, by an adaptive delay.
+// TestTagGame in this package is a user's game of 16 players and 200 moving
+// coins replicated by about 20 lines of declarations: 44 kbps a client on
+// the wan preset, headers included.
 //
 // Frames (client.Frame, at 60 Hz) give the entities to draw, each with the
 // server time it shows; the client's estimate of server time is Frame.Server.
@@ -69,7 +108,7 @@
 //
 // A player aims at what it sees, which is the past. To judge a shot where the
 // shooter saw its target, keep an event.History of your entities' poses
-// (record what you send in snapshots), and judge at the view time the input
+// (record what you replicate, in Replicate), and judge at the view time the input
 // carries (server.Input.View, or movement.Move.View), bounded by
 // event.RewindTo's maximum rewind: 250 ms in game/arena, the anti-abuse bound
 // beyond which a client's claim to be showing the past is not believed.
