@@ -90,7 +90,7 @@ func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness
 	if err != nil {
 		return nil, nil, fmt.Errorf("tether/lab: arena: %w", err)
 	}
-	rig, err := harness.New(harness.Config{Server: tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz, MaxClients: len(s.Clients)}, FrameHz: s.FrameHz}, g)
+	rig, err := harness.New(harness.Config{Server: tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz, MaxClients: len(s.Clients), ReplyHold: arena.ReplyHold}, FrameHz: s.FrameHz}, g)
 	if err != nil {
 		return nil, nil, fmt.Errorf("tether/lab: arena: %w", err)
 	}

@@ -416,3 +416,9 @@ var (
 	_ server.Replicated = (*Game)(nil)
 	_ server.Replier    = (*Game)(nil)
 )
+
+// ReplyHold is the arena's server.Config.ReplyHold: the movement replies
+// (an acknowledgement every 50 ms, adjustments) wait up to a snapshot
+// interval at 30 Hz for the next snapshot's packet rather than go in packets
+// of their own.
+const ReplyHold = 34 * time.Millisecond

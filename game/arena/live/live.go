@@ -119,7 +119,7 @@ func Start(cfg Config) (*Match, error) {
 		return nil, err
 	}
 	m.game = game
-	core, err := server.New(server.Config{MaxClients: cfg.Bots}, game)
+	core, err := server.New(server.Config{MaxClients: cfg.Bots, ReplyHold: arena.ReplyHold}, game)
 	if err != nil {
 		return nil, err
 	}
