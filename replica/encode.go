@@ -127,10 +127,24 @@ type Encoder struct {
 	prio   []float64 // by entity, what choose sorted by
 	gone   []bool    // by baseline record
 	next   table
+	whole  wholeCache
 	hist   []Sample
 	pred   []int64
 	early  []int32
 	kbits  []float64
+}
+
+// wholeCache is the whole snapshot of a tick, coded once for every client
+// that gets one.
+type wholeCache struct {
+	ok      bool
+	tick    uint64
+	t       time.Duration
+	version uint64 // the world's
+	bytes   []byte
+	table   table
+	kbits   []float64
+	enc     Encoded
 }
 
 const (
@@ -189,11 +203,28 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	if v != nil && acked < tick {
 		base = v.sent.Find(acked)
 	}
-	e.classify(v, base, t)
 	start := len(dst)
 	if budget <= 0 {
 		budget = math.MaxInt
 	}
+	// A whole snapshot that held every entity is the same for every client
+	// of the tick (without relevance or a per-entity observer): coded once.
+	shared := base == nil && e.cfg.Relevance == nil && e.cfg.OnEntity == nil
+	if c := &e.whole; shared && c.ok && c.tick == tick && c.t == t && c.version == e.world.version && string(c.table.meta) == string(e.world.Meta) && budget >= len(c.bytes) {
+		out := append(dst, c.bytes...)
+		e.next.copyOf(&c.table)
+		enc := c.enc
+		enc.Client = client
+		if v != nil {
+			v.prio = v.prio[:0]
+		}
+		for i, b := range c.kbits {
+			e.stats.KindBits[i] += b
+		}
+		e.commit(v, tick, enc)
+		return out
+	}
+	e.classify(v, base, t)
 	for i := range e.send {
 		e.send[i] = e.class[i] != clsUnchanged
 	}
@@ -221,6 +252,22 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	}
 	enc.Oversize = enc.Bytes > budget
 	e.account(&enc, v, client)
+	if shared && enc.LeftOut == 0 {
+		c := &e.whole
+		c.ok, c.tick, c.t, c.version = true, tick, t, e.world.version
+		c.bytes = append(c.bytes[:0], out[start:]...)
+		c.table.copyOf(&e.next)
+		c.kbits = append(c.kbits[:0], e.kbits...)
+		c.enc = enc
+		c.enc.KindBits = c.kbits
+	}
+	e.commit(v, tick, enc)
+	return out
+}
+
+// commit keeps the table of the snapshot of tick just coded for v's client,
+// and counts it.
+func (e *Encoder) commit(v *view, tick uint64, enc Encoded) {
 	if v != nil {
 		// A tick encoded again for the client (a benchmark's) replaces its
 		// table rather than filling the ring with copies.
@@ -231,7 +278,7 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 		*slot, e.next = e.next, *slot
 	}
 	e.stats.Snapshots++
-	if base != nil {
+	if enc.Base != 0 {
 		e.stats.Deltas++
 	}
 	if enc.Oversize {
@@ -241,7 +288,6 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	if e.cfg.OnSnapshot != nil {
 		e.cfg.OnSnapshot(enc)
 	}
-	return out
 }
 
 // classify lists the world's entities relevant to v's client, finds each

@@ -30,6 +30,14 @@ func (t *table) reset() {
 	t.recs, t.vals, t.meta, t.probs = t.recs[:0], t.vals[:0], t.meta[:0], t.probs[:0]
 }
 
+// copyOf makes t a copy of u, reusing t's memory.
+func (t *table) copyOf(u *table) {
+	t.recs = append(t.recs[:0], u.recs...)
+	t.vals = append(t.vals[:0], u.vals...)
+	t.meta = append(t.meta[:0], u.meta...)
+	t.probs = append(t.probs[:0], u.probs...)
+}
+
 // history returns the samples of r, newest first, in dst.
 func (t *table) history(s *Schema, r *record, dst []Sample) []Sample {
 	l := &s.kinds[r.kind]
