@@ -11,7 +11,7 @@ type State int32
 // The states, in the order a process goes through them.
 const (
 	Starting  State = iota // not yet accepting players
-	Ready                  // accepting players, no match in use
+	Ready                  // accepting players, no match in use (again after Release)
 	Allocated              // a match is in use
 	Draining               // told to stop: admits nobody, ends its match
 )
@@ -78,6 +78,10 @@ func (l *Lifecycle) Allocate() error {
 	}
 	return nil
 }
+
+// Release moves Allocated back to Ready: the match ended and the server
+// takes a new one (Agones may allocate it again).
+func (l *Lifecycle) Release() error { return l.move(Ready, Allocated) }
 
 // Drain moves any state to Draining. It returns false if the lifecycle was
 // already draining.

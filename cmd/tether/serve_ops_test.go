@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -179,6 +180,10 @@ func TestLoad(t *testing.T) {
 func TestServeAgones(t *testing.T) {
 	calls := make(chan string, 1024)
 	sidecar := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/gameserver" {
+			io.WriteString(w, `{"object_meta":{"name":"tether-soccer-x7k2p"},"status":{"state":"Scheduled","address":"127.0.0.1"}}`)
+			return
+		}
 		io.WriteString(w, "{}")
 		calls <- r.Method + " " + r.URL.Path
 	}))
@@ -245,4 +250,57 @@ func TestServeAgonesPort(t *testing.T) {
 		t.Errorf("listening on %s, public %s; want both %s", m[1], m[2], want)
 	}
 	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+// TestServeJSONLogs: under -log-format json every record is a JSON object
+// naming the version, durations are strings, and a fatal error is a record
+// too, with nothing on stderr.
+func TestServeJSONLogs(t *testing.T) {
+	_, key := newKey(t)
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-log-format", "json", "-used-tokens", "none", "-idle-timeout", "45s")
+	var recs []map[string]any
+	read := func(msg string) map[string]any {
+		t.Helper()
+		for {
+			l := waitLine(t, out, regexp.MustCompile(`^.+$`), 10*time.Second)[0]
+			var r map[string]any
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("not a JSON record: %q", l)
+			}
+			recs = append(recs, r)
+			if r["msg"] == msg {
+				return r
+			}
+		}
+	}
+	if r := read("listening"); r["idle_timeout"] != "45s" || r["match_length"] != "0s" {
+		t.Errorf("listening record %v: want durations as strings", r)
+	}
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if r := read("draining: admitting nobody"); r["grace"] != "30s" {
+		t.Errorf("draining record %v: want grace 30s", r)
+	}
+	read("stopped")
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("serve: %v: %s", err, srvErr.String())
+	}
+	for _, r := range recs {
+		if v, _ := r["version"].(string); v == "" {
+			t.Errorf("record without a version: %v", r)
+		}
+	}
+
+	cmd := asProcess("serve", "-key", key+".missing", "-addr", "127.0.0.1:0", "-log-format", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var r map[string]any
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("serve with a missing key: %v, want exit status 1", err)
+	}
+	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil || r["level"] != "ERROR" || !strings.Contains(fmt.Sprint(r["err"]), "-key") || r["version"] == nil || stderr.Len() != 0 {
+		t.Errorf("a fatal error: stdout %q (%v), stderr %q; want one JSON record and nothing on stderr", stdout.String(), jerr, stderr.String())
+	}
 }
