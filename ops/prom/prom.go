@@ -209,7 +209,7 @@ var (
 	datagramsDesc    = desc("netcode_datagrams_total", "UDP datagrams received and sent.", "direction")
 	bytesDesc        = desc("netcode_bytes_total", "Bytes of UDP payload received and sent, by kind: of connected clients, or of unauthenticated peers (requests, challenges, denials); the kinds sum to all.", "direction", "kind")
 	droppedDesc      = desc("netcode_dropped_total", "Datagrams received and dropped, by reason.", "reason")
-	tickDesc         = desc("server_tick_seconds", "Wall time of the driver's calls of the core's Tick (the 60 Hz budget is the bound 0.01667).")
+	tickDesc         = desc("server_tick_seconds", "Wall time of the driver's calls of the core's Tick (the bound 0.0167 is a 60 Hz tick's budget).")
 	rttDesc          = desc("client_rtt_seconds", "Round trips of the connected clients' reliable channels, each client sampled once a second.")
 	stateDesc        = desc("lifecycle_state", "1 for the process's lifecycle state.", "state")
 	agonesDesc       = desc("agones_calls_total", "Calls to the Agones SDK sidecar, by call and outcome (ok, failed: each failed try counts).", "call", "outcome")

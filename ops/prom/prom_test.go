@@ -169,7 +169,7 @@ func TestMetricsAgreeWithStats(t *testing.T) {
 	}
 	budget := false
 	for _, b := range h.Bucket {
-		budget = budget || b.GetUpperBound() == (time.Second/60).Seconds()
+		budget = budget || b.GetUpperBound() == 0.0167
 		want := map[float64]uint64{50e-6: 1, 100e-6: 3, 250e-6: 3, 500e-6: 6, 0.05: 6}
 		if w, ok := want[b.GetUpperBound()]; ok && b.GetCumulativeCount() != w {
 			t.Errorf("tick bucket le=%v: %d, want %d", b.GetUpperBound(), b.GetCumulativeCount(), w)
