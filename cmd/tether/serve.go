@@ -38,7 +38,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
 		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D] [-agones [-agones-port NAME]]",
 		"                   [-match-length D] [-idle-timeout D] [-unused-timeout D] [-after-match shutdown|ready]",
-		"                   [-http ADDR [-tls-cert FILE -tls-key FILE]]",
+		"                   [-http ADDR [-tls-cert FILE -tls-key FILE] [-anonymous-play]]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
 		"minted with the same key and protocol id, until interrupted, or with -agones until its match ends.",
 	)
@@ -57,6 +57,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the page on ADDR (IP:PORT): whoever opens it can join the match as a player from the browser, in 8 slots beyond -max-clients (WebTransport on the same port over UDP, else a WebSocket); off when empty")
 	tlsCert := fs.String("tls-cert", "", "with -http: certificate file (PEM) to serve the page over HTTPS and WebTransport with (default: HTTP, and a self-signed WebTransport certificate)")
 	tlsKey := fs.String("tls-key", "", "with -http: the -tls-cert's private key file (PEM)")
+	anonymous := fs.Bool("anonymous-play", false, "with -http: the page's POST /play/token mints a token for anyone who asks (else it answers 403: players bring tokens from your backend, tether token -serve)")
 	grace := fs.Duration("drain-grace", 30*time.Second, "on SIGTERM or Ctrl-C, how long the match may go on with the clients it has before they are disconnected (a second signal stops at once)")
 	var mcfg ops.MatchConfig
 	fs.DurationVar(&mcfg.Length, "match-length", 0, fmt.Sprintf("end a match this long after its first player joined, its full time (default %v with -agones; 0: never)", defaultMatch.Length))
@@ -119,8 +120,8 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	slots := *maxClients
 	if *httpAddr != "" {
 		slots += match.BrowserSlots
-	} else if *tlsCert != "" || *tlsKey != "" {
-		return usagef("-tls-cert and -tls-key need -http")
+	} else if *tlsCert != "" || *tlsKey != "" || *anonymous {
+		return usagef("-tls-cert, -tls-key and -anonymous-play need -http")
 	}
 	if *maxClients < 1 || slots > maxServePlayers {
 		return usagef("-max-clients %d: want 1 to %d (%d with -http)", *maxClients, maxServePlayers, maxServePlayers-match.BrowserSlots)
@@ -227,7 +228,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
 	if *httpAddr != "" {
-		stopPlay, err := servePlay(srv, game, *maxClients, *httpAddr, *tlsCert, *tlsKey, ncfg, log)
+		stopPlay, err := servePlay(srv, game, *maxClients, *httpAddr, *tlsCert, *tlsKey, *anonymous, ncfg, log)
 		if err != nil {
 			srv.Close()
 			return err
