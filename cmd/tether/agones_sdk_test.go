@@ -216,16 +216,7 @@ func playFor(t *testing.T, dir, key, addr, id string, d time.Duration) *exec.Cmd
 	if code := run([]string{"token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", id, "-server", addr, "-o", tok}, &stdout, &stderr); code != 0 {
 		t.Fatalf("token: %s", stderr.String())
 	}
-	bot := asProcess("bot", "-token", tok, "-duration", d.String())
-	if err := bot.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if bot.ProcessState == nil {
-			bot.Process.Kill()
-			bot.Wait()
-		}
-	})
+	bot, _, _ := startProcess(t, "bot", "-token", tok, "-duration", d.String())
 	return bot
 }
 
@@ -272,16 +263,7 @@ func TestAgonesSDKMatch(t *testing.T) {
 	waitLine(t, out, regexp.MustCompile(`msg="match over: shutting down" reason="tether/ops: match over: every player left"`), 10*time.Second)
 	s.wantState("Shutdown", 10*time.Second)
 	s.waitLogged("Shutdown request has been received!", 1, time.Second)
-	done := make(chan error, 1)
-	go func() { done <- srv.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve after its match: %v: %s", err, srvErr.String())
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve still running 10 s after its match ended")
-	}
+	stopWait(t, srv, srvErr, 10*time.Second)
 	if n := s.logged("Ready request has been received!"); n != 1 {
 		t.Errorf("%d Ready requests, want 1", n)
 	}
@@ -309,21 +291,6 @@ func TestAgonesSDKReuse(t *testing.T) {
 	}
 	s.wantState("Shutdown", 10*time.Second)
 	stopWait(t, srv, srvErr, 10*time.Second)
-}
-
-// stopWait waits for a process that was told to stop to exit with status 0.
-func stopWait(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, d time.Duration) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
-		}
-	case <-time.After(d):
-		t.Fatalf("still running %v after it was told to stop", d)
-	}
 }
 
 // TestAgonesSDKLateAndDead: the SDK server starts after tether serve (a

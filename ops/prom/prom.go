@@ -273,21 +273,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(droppedDesc, prometheus.CounterValue, float64(drops.Field(i).Uint()), r)
 	}
 
-	buckets := make(map[float64]uint64, len(server.TickBounds))
-	var cum uint64
-	for i, b := range server.TickBounds {
-		cum += s.Ticks.Buckets[i]
-		buckets[b.Seconds()] = cum
-	}
-	ch <- prometheus.MustNewConstHistogram(tickDesc, s.Ticks.Count, s.Ticks.Sum.Seconds(), buckets)
-
-	rtt := make(map[float64]uint64, len(RTTBounds))
-	cum = 0
-	for i, b := range RTTBounds {
-		cum += c.rtt.buckets[i]
-		rtt[b.Seconds()] = cum
-	}
-	ch <- prometheus.MustNewConstHistogram(rttDesc, c.rtt.count, c.rtt.sum.Seconds(), rtt)
+	ch <- prometheus.MustNewConstHistogram(tickDesc, s.Ticks.Count, s.Ticks.Sum.Seconds(), cumulative(server.TickBounds[:], s.Ticks.Buckets[:]))
+	ch <- prometheus.MustNewConstHistogram(rttDesc, c.rtt.count, c.rtt.sum.Seconds(), cumulative(RTTBounds[:], c.rtt.buckets[:]))
 
 	for _, a := range s.Agones {
 		ch <- prometheus.MustNewConstMetric(agonesDesc, prometheus.CounterValue, float64(a.OK), a.Call, "ok")
@@ -301,6 +288,20 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(stateDesc, prometheus.GaugeValue, v, st.String())
 	}
+}
+
+// cumulative returns a histogram's buckets as Prometheus counts them: by
+// upper bound in seconds, each counting the samples at or under it.
+// counts[i] counts the samples in (bounds[i-1], bounds[i]]; those above
+// the last bound are only in the histogram's count.
+func cumulative(bounds []time.Duration, counts []uint64) map[float64]uint64 {
+	m := make(map[float64]uint64, len(bounds))
+	var cum uint64
+	for i, b := range bounds {
+		cum += counts[i]
+		m[b.Seconds()] = cum
+	}
+	return m
 }
 
 // Handler serves c's metrics with the Go runtime's, the process's (but its
