@@ -45,6 +45,7 @@ func (e *TransitionError) Error() string {
 type Lifecycle struct {
 	mu       sync.Mutex
 	state    State
+	matches  uint64 // entries into Allocated
 	watchers []func(from, to State)
 	draining chan struct{}
 }
@@ -57,6 +58,15 @@ func (l *Lifecycle) State() State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.state
+}
+
+// Match returns the number of times the lifecycle entered Allocated: a
+// new number is a new match, even if a check in between never saw it
+// Ready.
+func (l *Lifecycle) Match() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.matches
 }
 
 // Watch calls fn after every transition, in order, from the goroutine that
@@ -107,6 +117,9 @@ func (l *Lifecycle) move(to State, from ...State) error {
 		return &TransitionError{From: cur, To: to}
 	}
 	l.state = to
+	if to == Allocated {
+		l.matches++
+	}
 	if to == Draining {
 		close(l.draining)
 	}

@@ -31,15 +31,16 @@ type Players struct {
 	Joins     uint64 // joins since the server started (server.Stats.Joins)
 }
 
-// MatchClock decides when a match ends, from the lifecycle's state and the
-// players it is shown at each Check; it reads no clock itself. A match is
-// the span of one Allocated state: it begins when the lifecycle becomes
-// Allocated (the orchestrator allocated the server, or a player joined)
-// and a Check in any other state forgets it. It is not safe for concurrent
-// use.
+// MatchClock decides when a match ends, from what it is shown at each
+// Check: the lifecycle's state and match number (Lifecycle.Match), and the
+// players; it reads no clock itself. A match is the span of one Allocated
+// state: it begins when the lifecycle becomes Allocated (the orchestrator
+// allocated the server, or a player joined), and a Check in any other
+// state, or of another match number, forgets it. It is not safe for
+// concurrent use.
 type MatchClock struct {
 	cfg        MatchConfig
-	on         bool      // a match is being watched
+	match      uint64    // the match watched; 0: none
 	over       bool      // its end was reported
 	since      time.Time // it began
 	joins      uint64    // joins before it began
@@ -50,17 +51,21 @@ type MatchClock struct {
 // NewMatchClock returns a MatchClock that ends matches by cfg.
 func NewMatchClock(cfg MatchConfig) *MatchClock { return &MatchClock{cfg: cfg} }
 
-// Check returns why the match is over at now (ErrFullTime, ErrIdle,
-// ErrNobodyCame), once per match, or nil.
-func (m *MatchClock) Check(now time.Time, s State, p Players) error {
+// Check returns why match number match is over at now (ErrFullTime,
+// ErrIdle, ErrNobodyCame), once per match, or nil.
+func (m *MatchClock) Check(now time.Time, s State, match uint64, p Players) error {
 	if s != Allocated {
 		*m = MatchClock{cfg: m.cfg, joins: p.Joins}
 		return nil
 	}
-	if !m.on {
-		m.on, m.since = true, now
+	if match != m.match {
+		joins := m.joins
+		if m.match != 0 { // the match before ended and this one began between two checks
+			joins = p.Joins
+		}
+		*m = MatchClock{cfg: m.cfg, match: match, since: now, joins: joins}
 	}
-	if m.first.IsZero() && p.Joins > m.joins {
+	if m.first.IsZero() && (p.Joins > m.joins || p.Connected > 0) {
 		m.first = now
 	}
 	if p.Connected > 0 || m.first.IsZero() {
@@ -94,7 +99,7 @@ func (m *MatchClock) Run(ctx context.Context, l *Lifecycle, every time.Duration,
 		case <-ctx.Done():
 			return
 		case now := <-tk.C:
-			if err := m.Check(now, l.State(), players()); err != nil {
+			if err := m.Check(now, l.State(), l.Match(), players()); err != nil {
 				select {
 				case over <- err:
 				case <-ctx.Done():

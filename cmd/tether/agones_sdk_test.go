@@ -211,12 +211,7 @@ func startAgonesServe(t *testing.T, s *sdkServer, key string, args ...string) (*
 // playFor runs a bot against the server at addr for d, minting its token.
 func playFor(t *testing.T, dir, key, addr, id string, d time.Duration) *exec.Cmd {
 	t.Helper()
-	tok := filepath.Join(dir, "token"+id)
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", id, "-server", addr, "-o", tok}, &stdout, &stderr); code != 0 {
-		t.Fatalf("token: %s", stderr.String())
-	}
-	bot, _, _ := startProcess(t, "bot", "-token", tok, "-duration", d.String())
+	bot, _, _ := startProcess(t, "bot", "-token", token(t, dir, key, addr, id), "-duration", d.String())
 	return bot
 }
 

@@ -241,7 +241,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	if *admin != "" {
-		collector := prom.ServerCollector(srv, prom.ServerConfig{Lifecycle: lc, Capacity: slots, Game: func(s *prom.Snapshot) {
+		collector := prom.ServerCollector(srv, prom.ServerConfig{Lifecycle: lc, Capacity: slots, Fill: func(s *prom.Snapshot) {
 			s.Movement, s.BadInputs = game.MovementTotals(), game.Stats().BadInputs
 			if ag != nil {
 				s.Agones = ag.Calls()

@@ -44,14 +44,6 @@ func TestServeAdminDrain(t *testing.T) {
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "2", "-used-tokens", "none")
 	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
 	addr, admin := m[1], "http://"+m[2]
-	token := func(id string) string {
-		f := filepath.Join(dir, "token"+id)
-		var stdout, stderr bytes.Buffer
-		if code := run([]string{"token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", id, "-server", addr, "-o", f}, &stdout, &stderr); code != 0 {
-			t.Fatalf("token: %s", stderr.String())
-		}
-		return f
-	}
 	get := func(path string) (int, string) {
 		t.Helper()
 		resp, err := http.Get(admin + path)
@@ -66,7 +58,7 @@ func TestServeAdminDrain(t *testing.T) {
 		t.Fatalf("/readyz before players: %d %q", c, b)
 	}
 
-	bot := asProcess("bot", "-token", token("1"), "-duration", "0")
+	bot := asProcess("bot", "-token", token(t, dir, key, addr, "1"), "-duration", "0")
 	var botOut, botErr bytes.Buffer
 	bot.Stdout, bot.Stderr = &botOut, &botErr
 	if err := bot.Start(); err != nil {
@@ -118,7 +110,7 @@ func TestServeAdminDrain(t *testing.T) {
 	}
 	stdout.Reset()
 	stderr.Reset()
-	if code := run([]string{"bot", "-token", token("2"), "-duration", "1s"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "connection denied") {
+	if code := run([]string{"bot", "-token", token(t, dir, key, addr, "2"), "-duration", "1s"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "connection denied") {
 		t.Fatalf("a bot joining a draining server: exit %d, %s", code, stderr.String())
 	}
 	if bot.ProcessState != nil {
@@ -303,4 +295,50 @@ func TestServeJSONLogs(t *testing.T) {
 	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil || r["level"] != "ERROR" || !strings.Contains(fmt.Sprint(r["err"]), "-key") || r["version"] == nil || stderr.Len() != 0 {
 		t.Errorf("a fatal error: stdout %q (%v), stderr %q; want one JSON record and nothing on stderr", stdout.String(), jerr, stderr.String())
 	}
+}
+
+// TestServeFullTime: a match with -match-length ends at full time with its
+// player on; with -after-match ready the player is told (netcode's
+// disconnect), the server is ready again and the next player starts a new
+// match, which ends in turn.
+func TestServeFullTime(t *testing.T) {
+	dir, key := newKey(t)
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-used-tokens", "none",
+		"-match-length", "1s", "-after-match", "ready")
+	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(\S+) .* admin=(\S+)`), 10*time.Second)
+	readyz := func() string {
+		resp, err := http.Get("http://" + m[2] + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.TrimSpace(string(b))
+	}
+	for i, id := range []string{"1", "2"} {
+		bot, _, botErr := startProcess(t, "bot", "-token", token(t, dir, key, m[1], id), "-duration", "0")
+		waitLine(t, out, regexp.MustCompile(`msg="client connected" client_id=`+id+` `), 10*time.Second)
+		if s := readyz(); s != "allocated" {
+			t.Errorf("match %d under way: /readyz %q, want allocated", i+1, s)
+		}
+		waitLine(t, out, regexp.MustCompile(`msg="match over: ready for the next" reason="tether/ops: match over: full time" clients=1`), 10*time.Second)
+		if err := bot.Wait(); err == nil || !strings.Contains(botErr.String(), "connection ended: disconnected") {
+			t.Fatalf("bot %s at full time: %v; stderr %s", id, err, botErr.String())
+		}
+		if s := readyz(); s != "ready" {
+			t.Errorf("after match %d: /readyz %q, want ready", i+1, s)
+		}
+	}
+	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+// token mints a token for client id naming addr, with tether token.
+func token(t *testing.T, dir, key, addr, id string) string {
+	t.Helper()
+	f := filepath.Join(dir, "token"+id)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", id, "-server", addr, "-o", f}, &stdout, &stderr); code != 0 {
+		t.Fatalf("token: %s", stderr.String())
+	}
+	return f
 }

@@ -61,13 +61,14 @@ func NewCollector(read func(*Snapshot)) *Collector { return &Collector{read: rea
 type ServerConfig struct {
 	Lifecycle *ops.Lifecycle // its state (nil: Starting)
 	Capacity  int            // player slots
-	// Game, if set, fills the game's part of the Snapshot (Movement,
-	// BadInputs, Agones); it runs inside srv.Do.
-	Game func(*Snapshot)
+	// Fill, if set, fills the rest of the Snapshot (the game's Movement
+	// and BadInputs, the Agones calls); it runs inside srv.Do, so it may
+	// read the game.
+	Fill func(*Snapshot)
 }
 
 // ServerCollector returns a Collector of srv, its connected clients and
-// its first transport, with cfg's lifecycle, capacity and game: what a
+// its first transport, with cfg's lifecycle, capacity and the rest: what a
 // game server process serves at /metrics.
 func ServerCollector(srv *server.UDP, cfg ServerConfig) *Collector {
 	return NewCollector(func(s *Snapshot) {
@@ -78,8 +79,8 @@ func ServerCollector(srv *server.UDP, cfg ServerConfig) *Collector {
 					s.Clients = append(s.Clients, cs)
 				}
 			}
-			if cfg.Game != nil {
-				cfg.Game(s)
+			if cfg.Fill != nil {
+				cfg.Fill(s)
 			}
 		})
 		s.Ticks = srv.TickTimes()
