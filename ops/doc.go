@@ -8,10 +8,13 @@
 //
 // A process starts in Starting, moves to Ready once it accepts players, to
 // Allocated once a match is in use (the orchestrator allocated it, or a
-// player joined), and to Draining when it is told to stop (SIGTERM, or the
-// orchestrator's shutdown): it then admits nobody, lets the match run for a
-// grace period or until its players leave, tells the remaining players
-// (netcode's disconnect packet) and exits. Draining is final. Adapters for
+// player joined), back to Ready when a match is over and the process takes
+// another (Release), and to Draining when it is told to stop (SIGTERM, the
+// orchestrator's shutdown, or a match over): it then admits nobody, lets
+// the match run for a grace period or until its players leave, tells the
+// remaining players (netcode's disconnect packet) and exits. Draining is
+// final. A MatchClock says when a match is over: its full time, every
+// player gone for a while, or nobody come since the allocation. Adapters for
 // orchestrators (package ops/agones) watch the transitions and report them;
 // a GameLift or Edgegap adapter would do the same with their calls.
 //
@@ -22,7 +25,8 @@
 // Starting or Draining: load balancers and matchmakers stop sending players
 // at once), /metrics when a metrics handler is given (package ops/prom), and
 // /debug/pprof/ when asked. Serve it on a loopback or cluster-internal
-// address only.//
+// address only.
+//
 // # A game server's process
 //
 // The rest is what a game server's main needs around a server.UDP, as

@@ -29,6 +29,12 @@ func TestLifecycle(t *testing.T) {
 	if err := l.Allocate(); err != nil {
 		t.Fatalf("Allocate in Allocated: %v", err)
 	}
+	if err := l.Release(); err != nil || l.Release() == nil {
+		t.Fatalf("Release: %v, then allowed again in Ready", err)
+	}
+	if err := l.Allocate(); err != nil || l.Match() != 2 {
+		t.Fatalf("a second match: %v, Match %d, want 2", err, l.Match())
+	}
 	select {
 	case <-l.Draining():
 		t.Fatal("draining before Drain")
@@ -41,7 +47,7 @@ func TestLifecycle(t *testing.T) {
 	if err := l.Allocate(); err == nil {
 		t.Fatal("Allocate in Draining allowed")
 	}
-	if got, want := strings.Join(seen, " "), "starting>ready ready>allocated allocated>draining"; got != want {
+	if got, want := strings.Join(seen, " "), "starting>ready ready>allocated allocated>ready ready>allocated allocated>draining"; got != want {
 		t.Fatalf("transitions %q, want %q", got, want)
 	}
 }

@@ -126,6 +126,10 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 	p.mux.Handle("GET /play/ws", ln)
 	p.mux.HandleFunc("POST /play/token", func(w http.ResponseWriter, r *http.Request) {
 		b, err := cfg.Token()
+		if errors.Is(err, ErrNoAnonymousPlay) {
+			http.Error(w, err.Error(), http.StatusForbidden)
+			return
+		}
 		if err != nil {
 			http.Error(w, "tether/web: token: "+err.Error(), http.StatusInternalServerError)
 			return

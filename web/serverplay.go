@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"errors"
 	"net"
 	"net/netip"
 	"time"
@@ -22,18 +23,30 @@ type ServerPlay struct {
 	// protocol id of the server's first transport, and any callbacks.
 	// PublicAddress and MaxClients are PlayOn's to set.
 	Transport udp.ServerConfig
+	// Anonymous lets POST /play/token mint a token for whoever asks;
+	// otherwise it answers 403, and players come with tokens from the
+	// game's backend (package ops/mint).
+	Anonymous bool
 }
+
+// ErrNoAnonymousPlay is a PlayConfig.Token's error for a page whose
+// server mints no tokens for anonymous players: POST /play/token answers
+// 403.
+var ErrNoAnonymousPlay = errors.New("tether/web: this server mints no tokens for anonymous players; tokens come from the game's backend")
 
 // PlayOn returns the play endpoints (NewPlay with cfg) that let browsers
 // join srv as players: POST /play/token mints a token with sp's key for
-// whoever asks (the place a matchmaker plugs in, handing tokens only to
-// the players it admits), the browsers' carriers are served as another of
+// whoever asks if sp.Anonymous (else the game's backend hands tokens only
+// to the players it admits), the browsers' carriers are served as another of
 // srv's transports (server.UDP.Serve) in sp's slots, and a closed tab's
 // player leaves at once.
 func PlayOn(srv *server.UDP, sp ServerPlay, cfg PlayConfig) (*Play, error) {
 	var play *Play
 	nc := sp.Transport.Netcode
 	cfg.Token = func() ([]byte, error) {
+		if !sp.Anonymous {
+			return nil, ErrNoAnonymousPlay
+		}
 		var id [8]byte
 		rand.Read(id[:])
 		tok, err := netcode.NewConnectToken(rand.Reader, &nc.PrivateKey, netcode.TokenParams{

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -28,7 +29,7 @@ func TestServePlayInBrowser(t *testing.T) {
 	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
 		t.Fatalf("keygen: %s", stderr.String())
 	}
-	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-max-clients", "4", "-http", "127.0.0.1:0")
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-max-clients", "4", "-http", "127.0.0.1:0", "-anonymous-play")
 	m := waitLine(t, out, regexp.MustCompile(`msg="serving the page" url=(http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 
 	ctx, cancelTab, poll := pressPlay(t, bin, m[1], srvErr)
@@ -95,6 +96,16 @@ func TestServeShowsMatch(t *testing.T) {
 	c.CloseNow()
 	if !(times[2] > times[0]) {
 		t.Errorf("frames at server times %v: the match does not go on", times)
+	}
+	// Without -anonymous-play the page mints no tokens: players bring
+	// theirs from the game's backend.
+	resp, err := http.Post("http://"+m[1]+"/play/token", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST /play/token without -anonymous-play: %s, want 403", resp.Status)
 	}
 	stopProcess(t, srv, srvErr, 10*time.Second)
 }

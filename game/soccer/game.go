@@ -212,6 +212,9 @@ func (g *Game) Leave(client int) {
 		g.lastToucher = -1
 	}
 	p := &g.players[slot]
+	if p.mv != nil {
+		g.moves.left.Add(p.mv.Stats())
+	}
 	p.active, p.client = false, -1
 	g.world.SetBody(p.body, physics.BodyState{Pos: parked(slot)})
 	g.world.SetVelocity(p.body, geom.Vec3{})

@@ -23,6 +23,7 @@ import (
 // caller's hook, and the record of the world their moves meet.
 type moveBook struct {
 	cfg     movement.ServerConfig
+	left    movement.ServerStats // the movement statistics of predicted players that left
 	onMove  func(client int, m *movement.Move[MoveInput], s PlayerState)
 	arrival time.Duration // the server time the packet of moves being applied arrived
 	env     []envTick     // a ring over the last envRecord, by tick
@@ -275,6 +276,18 @@ func (g *Game) Movement(client int) (movement.ServerStats, bool) {
 		return movement.ServerStats{}, false
 	}
 	return g.players[slot].mv.Stats(), true
+}
+
+// MovementTotals returns the movement statistics of every predicted player
+// the match has had, those that left included: counts that only grow.
+func (g *Game) MovementTotals() movement.ServerStats {
+	t := g.moves.left
+	for i := range g.players {
+		if p := &g.players[i]; p.active && p.mv != nil {
+			t.Add(p.mv.Stats())
+		}
+	}
+	return t
 }
 
 // SetOnMove sets a function called with every move of a predicted player
