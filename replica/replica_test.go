@@ -474,3 +474,31 @@ func TestWholeShared(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// An entity that leaves the world is reported gone by the next snapshot
+// newer than any decoded, even one the client learned of after its
+// baseline (a spawn not yet acknowledged).
+func TestGone(t *testing.T) {
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ)}})
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	dec := NewDecoder(s)
+	worlds := [][]uint32{{1, 2}, {1, 2, 3}, {1, 3}, {1}, {1}}
+	want := [][]uint32{nil, nil, {2}, {3}, nil}
+	for i, ids := range worlds {
+		tick := uint64(i + 1)
+		w := enc.World()
+		w.Reset()
+		for _, id := range ids {
+			w.Add(Entity{ID: id, State: kinematic.State{Pos: geom.V(float64(id), 0, 0)}})
+		}
+		var out Decoded
+		// Acknowledged: only the first snapshot, so 3 is never in a baseline.
+		if err := dec.Decode(&out, tick, time.Duration(tick)*time.Second/30, enc.Append(nil, 0, tick, time.Duration(tick)*time.Second/30, 1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(out.Gone) != fmt.Sprint(want[i]) && !(len(out.Gone) == 0 && len(want[i]) == 0) {
+			t.Errorf("tick %d: gone %v, want %v", tick, out.Gone, want[i])
+		}
+	}
+}
