@@ -16,7 +16,7 @@ type World struct {
 	Meta []byte
 
 	prepared bool
-	version  uint64 // changed by every Reset and Add
+	version  uint64  // changed by every Reset and Add
 	byID     []int32 // indices of ents sorted by id
 	q        []int32 // quantised values, N per entity, in order of ents
 	qoff     []int32
