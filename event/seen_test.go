@@ -141,14 +141,16 @@ func TestSeenConfig(t *testing.T) {
 	}
 }
 
-func TestSeenAllocs(t *testing.T) {
-	const clients, ents = 8, 16
+// seenRun returns a function that records one snapshot of ents entities
+// to each of clients clients, 30 a second, and looks up one entity for each
+// client back ago.
+func seenRun(tb testing.TB, clients, ents int, back time.Duration) func() {
 	s, err := NewSeen(clients, 12, ents)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	tick := time.Duration(0)
-	step := func() {
+	return func() {
 		tick += snap
 		for c := range clients {
 			for e := range uint32(ents) {
@@ -156,30 +158,25 @@ func TestSeenAllocs(t *testing.T) {
 			}
 		}
 		for c := range clients {
-			s.At(c, uint32(c), tick-100*time.Millisecond)
+			s.At(c, uint32(c+1)%uint32(ents), tick-back)
 		}
 	}
+}
+
+func TestSeenAllocs(t *testing.T) {
+	step := seenRun(t, 8, 16, 100*time.Millisecond)
 	step() // each client's ring is allocated at its first Add
 	if n := testing.AllocsPerRun(200, step); n != 0 {
 		t.Errorf("%v allocations a snapshot, want 0", n)
 	}
 }
 
+// A snapshot of 16 entities recorded for 16 clients, and a lookup 200 ms
+// back for each.
 func BenchmarkSeen(b *testing.B) {
-	const clients, ents = 16, 16
-	s, err := NewSeen(clients, 12, ents)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tick := time.Duration(0)
+	step := seenRun(b, 16, 16, 200*time.Millisecond)
 	b.ReportAllocs()
 	for b.Loop() {
-		tick += snap
-		for c := range clients {
-			for e := range uint32(ents) {
-				s.Add(c, tick, e, 0, Pose{Pos: geom.V(float64(e), 0, tick.Seconds())})
-			}
-			s.At(c, uint32(c+1)%ents, tick-200*time.Millisecond)
-		}
+		step()
 	}
 }
