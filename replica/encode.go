@@ -23,8 +23,10 @@ type Config struct {
 	// encoded.
 	OnSnapshot func(Encoded)
 	// OnEntity, if set, is called for every entity a snapshot refreshes
-	// (sent, or unchanged from its prediction), with what it cost, in
-	// bits: where a game measures what its entities cost.
+	// (sent, or unchanged from its prediction), its State.Time the
+	// snapshot's, with what it cost, in bits: where a game records what
+	// each client was sent (event.Seen) and measures what its entities
+	// cost.
 	OnEntity func(client int, e *Entity, bits float64)
 }
 
@@ -662,6 +664,7 @@ func (e *Encoder) account(enc *Encoded, v *view, client int) {
 			continue
 		}
 		if e.cfg.OnEntity != nil {
+			w.ents[i].State.Time = enc.Time
 			e.cfg.OnEntity(client, &w.ents[i], float64(e.cost[k])/wire.CostUnit)
 		}
 	}
