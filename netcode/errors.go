@@ -29,9 +29,9 @@ var (
 	ErrTokenInvalid = errors.New("tether/netcode: invalid connect token")
 	// ErrServerAddress: the server's public address is not listed in the token.
 	ErrServerAddress = errors.New("tether/netcode: server address not in token")
-	// ErrTokenReused: the connect token was first used from another
-	// address, or its client already connected and left (or it was used
-	// before the server restarted: ServerConfig.UsedTokens).
+	// ErrTokenReused: the connect token is pending from another address,
+	// or it admitted a client, connected or gone (or before the server
+	// restarted: ServerConfig.UsedTokens); refused until it expires.
 	ErrTokenReused = errors.New("tether/netcode: connect token already used")
 	// ErrTokenLife: the connect token expires further in the future than
 	// the server allows (ServerConfig.MaxTokenLife).
@@ -46,6 +46,13 @@ var (
 	ErrAlreadyConnected = errors.New("tether/netcode: already connected")
 	// ErrServerFull: no client slot was free; a denied packet was sent.
 	ErrServerFull = errors.New("tether/netcode: server full")
+	// ErrRefusingNew: the server admits no new clients (Server.RefuseNew,
+	// as while draining); a denied packet was sent.
+	ErrRefusingNew = errors.New("tether/netcode: not admitting new clients")
+	// ErrTokenHistoryFull: the server remembers ServerConfig.TokenHistory
+	// unexpired tokens of admitted clients and forgets none before it
+	// expires; a denied packet was sent.
+	ErrTokenHistoryFull = errors.New("tether/netcode: token history full")
 	// ErrPendingFull: the pending-connection table is full; request ignored.
 	ErrPendingFull = errors.New("tether/netcode: too many pending connections")
 	// ErrUnknownAddress: an encrypted packet from an address with no
