@@ -104,7 +104,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		*usedPath = *keyPath + ".used"
 	}
 	if *usedPath != "none" {
-		used, file, err := ops.OpenUsedTokens(*usedPath, time.Now())
+		used, file, err := ops.OpenUsedTokens(*usedPath, time.Now)
 		if err != nil {
 			return fmt.Errorf("-used-tokens: %w", err)
 		}
