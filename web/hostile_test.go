@@ -2,7 +2,12 @@ package web
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +116,59 @@ func TestPlayBehindHostCheck(t *testing.T) {
 	}
 	if got := get(t, addr, "rebind.attacker.example", "/play/token"); got != http.StatusMisdirectedRequest {
 		t.Errorf("foreign Host: status %d, want %d", got, http.StatusMisdirectedRequest)
+	}
+}
+
+// POST /play/frames takes the page's own posts only: another origin's
+// (a CORS simple request, text/plain, no preflight), one without an Origin,
+// one not JSON, or a body over 1 MiB is refused before the meter sees it.
+func TestPlayFramesOwnOrigin(t *testing.T) {
+	taken := 0
+	play, err := NewPlay(PlayConfig{Addr: netip.MustParseAddrPort("127.0.0.1:0"), NoWebTransport: true,
+		Token:  func() ([]byte, error) { return nil, nil },
+		Serve:  func(conn net.PacketConn) error { t.Cleanup(func() { conn.Close() }); return nil },
+		Client: func() ([]byte, []byte, error) { return nil, nil, nil },
+		Frames: func(body io.Reader) error {
+			_, err := io.Copy(io.Discard, body)
+			if err == nil {
+				taken++
+			}
+			return err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(play)
+	defer hs.Close()
+	post := func(origin, contentType string, size int) int {
+		req, _ := http.NewRequest("POST", hs.URL+"/play/frames", strings.NewReader(strings.Repeat(" ", size)))
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		req.Header.Set("Content-Type", contentType)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, c := range []struct {
+		origin, contentType string
+		size, want          int
+	}{
+		{"http://evil.example", "text/plain", 10, http.StatusForbidden},
+		{"http://evil.example", "application/json", 10, http.StatusForbidden},
+		{"", "application/json", 10, http.StatusForbidden},
+		{hs.URL, "text/plain", 10, http.StatusUnsupportedMediaType},
+		{hs.URL, "application/json", 2 << 20, http.StatusRequestEntityTooLarge},
+		{hs.URL, "application/json; charset=utf-8", 10, http.StatusNoContent},
+	} {
+		if got := post(c.origin, c.contentType, c.size); got != c.want {
+			t.Errorf("Origin %q, %s, %d bytes: status %d, want %d", c.origin, c.contentType, c.size, got, c.want)
+		}
+	}
+	if taken != 1 {
+		t.Errorf("%d bodies taken whole, want 1", taken)
 	}
 }
