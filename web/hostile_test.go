@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"context"
 	"io"
 	"net"
@@ -170,5 +171,60 @@ func TestPlayFramesOwnOrigin(t *testing.T) {
 	}
 	if taken != 1 {
 		t.Errorf("%d bodies taken whole, want 1", taken)
+	}
+}
+
+// One address holds at most MaxPagesPerAddr of the view's WebSockets, so
+// that one visitor cannot lock everyone else out of MaxPages.
+func TestMaxPagesPerAddr(t *testing.T) {
+	h := NewHubConfig(HubConfig{MaxPagesPerAddr: 2})
+	addr := serve(t, h)
+	a := dial(t, addr)
+	dial(t, addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, resp, err := websocket.Dial(ctx, "ws://"+addr+"/ws", nil); err == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("third page from one address: %v", err)
+	}
+	a.Close(websocket.StatusNormalClosure, "")
+	waitFor(t, "the address's page to leave", func() bool {
+		h.addrMu.Lock()
+		defer h.addrMu.Unlock()
+		return h.pagesByAddr[netip.MustParseAddr("127.0.0.1")] < 2
+	})
+	dial(t, addr)
+}
+
+// Serve keeps at most MaxConns connections open: of 40 idle keep-alives
+// the oldest are closed (the first 24 checked, of the 32 beyond the cap:
+// two going idle in the other order cannot flake it), and a request on a
+// new connection is served.
+func TestServeCapsConns(t *testing.T) {
+	addr := serve(t, NewHubConfig(HubConfig{MaxConns: 8}))
+	var conns []net.Conn
+	for i := range 40 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "GET /nothing HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		conns = append(conns, c)
+	}
+	for i, c := range conns[:24] {
+		if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+			t.Fatalf("idle connection %d of 40: %v, want closed (EOF)", i, err)
+		}
+	}
+	if got := get(t, addr, addr, "/"); got != http.StatusOK {
+		t.Fatalf("GET / past 40 idle connections: %d", got)
 	}
 }

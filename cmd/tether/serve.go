@@ -192,7 +192,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	var adminSrv *http.Server
 	adminAt := "off"
 	if *admin != "" {
-		hs, at, err := serveAdmin(*admin, lc, srv, health, *pprof)
+		hs, at, err := serveAdmin(*admin, lc, srv, health, *pprof, log)
 		if err != nil {
 			srv.Close()
 			return err
