@@ -37,6 +37,12 @@ type PlayConfig struct {
 	// Left, if set, is told of a browser whose connection closed, so its
 	// slot is freed at once (match.Live.BrowserLeft).
 	Left func(addr net.Addr)
+	// Established, if set, reports whether the browser at addr holds a
+	// client slot (match.Live.BrowserConnected); a connection that does
+	// not within 5 s is closed (ws.ListenerConfig.Established), so that
+	// connections without a token cannot take MaxConns' places. Each IP
+	// address holds at most 4 connections.
+	Established func(addr net.Addr) bool
 	// Client returns the browser client's files: its WebAssembly,
 	// gzipped, and the wasm_exec.js of the toolchain that built it.
 	Client func() (wasmGz, wasmExec []byte, err error)
@@ -89,7 +95,8 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 	if ap.Addr().IsUnspecified() {
 		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
 	}
-	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: cfg.MaxConns, Link: cfg.Link, Seed: cfg.Seed, OnClose: cfg.Left})
+	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: cfg.MaxConns, Link: cfg.Link, Seed: cfg.Seed, OnClose: cfg.Left,
+		Established: cfg.Established})
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,14 @@ func PlayOn(srv *server.UDP, sp ServerPlay, cfg PlayConfig) (*Play, error) {
 			t.DisconnectAddr(a.(*net.UDPAddr).AddrPort())
 		}
 	}
+	cfg.Established = func(a net.Addr) bool {
+		for _, t := range srv.Transports()[1:] {
+			if t.HasClient(a.(*net.UDPAddr).AddrPort()) {
+				return true
+			}
+		}
+		return false
+	}
 	var err error
 	play, err = NewPlay(cfg)
 	return play, err

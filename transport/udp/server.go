@@ -209,16 +209,33 @@ func (s *Server) DisconnectAddr(addr netip.AddrPort) (bool, error) {
 	if s.closed {
 		return false, ErrClosed
 	}
+	client := s.clientAtLocked(addr)
+	if client < 0 {
+		return false, nil
+	}
+	if err := s.core.Disconnect(s.cfg.Now(), client); err != nil {
+		return false, err
+	}
+	s.sendLocked()
+	return true, nil
+}
+
+// clientAtLocked returns the slot of the client connected from addr, -1
+// if none.
+func (s *Server) clientAtLocked(addr netip.AddrPort) int {
 	for client := range s.core.MaxClients() {
 		if s.core.Connected(client) && s.core.ClientAddr(client) == addr {
-			if err := s.core.Disconnect(s.cfg.Now(), client); err != nil {
-				return false, err
-			}
-			s.sendLocked()
-			return true, nil
+			return client
 		}
 	}
-	return false, nil
+	return -1
+}
+
+// HasClient reports whether a client is connected from addr.
+func (s *Server) HasClient(addr netip.AddrPort) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clientAtLocked(addr) >= 0
 }
 
 // DisconnectAll disconnects every client as Disconnect does.
