@@ -3,6 +3,7 @@ package netcode
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors. Every error returned by this package matches one of these
@@ -74,6 +75,21 @@ var (
 	// *ConfigError naming the field.
 	ErrConfig = errors.New("tether/netcode: invalid config")
 )
+
+// OverBudgetError is the reason a client was disconnected for sending
+// over its budget for ServerConfig.MaxOverBudget. It matches
+// ErrOverBudget with errors.Is.
+type OverBudgetError struct {
+	Dropped uint64        // the client's datagrams dropped over its budget
+	For     time.Duration // how long its last run of drops lasted
+}
+
+func (e *OverBudgetError) Error() string {
+	return fmt.Sprintf("tether/netcode: client over its budget for %v (%d datagrams dropped)", e.For.Round(time.Millisecond), e.Dropped)
+}
+
+// Is reports whether target is ErrOverBudget.
+func (e *OverBudgetError) Is(target error) bool { return target == ErrOverBudget }
 
 // ConfigError reports a configuration field outside its allowed range.
 // It matches ErrConfig with errors.Is.

@@ -60,9 +60,9 @@ func TestClientBudget(t *testing.T) {
 }
 
 // The byte budget (128 KiB/s) binds before the packet budget for large
-// payloads.
+// payloads (over 5 s: MaxOverBudget raised to keep the client).
 func TestClientByteBudget(t *testing.T) {
-	n := newDefaultVnet(t, 1, 1, ServerConfig{})
+	n := newDefaultVnet(t, 1, 1, ServerConfig{MaxOverBudget: time.Minute})
 	connectAll(t, n, 0)
 	c := n.clients[0]
 	start := n.now
@@ -415,4 +415,60 @@ func TestRefuseNewReason(t *testing.T) {
 	if n.clients[0].State() != StateDenied || len(refused) == 0 || refused[0] != ErrRefusingNew {
 		t.Fatalf("client %v, refusals %v, want denied with ErrRefusingNew", n.clients[0].State(), refused)
 	}
+}
+
+// A client over its budget without a pause for MaxOverBudget (2 s) is
+// disconnected once, its event naming the reason and its drops; a client
+// whose bursts pause is not, and an honest client beside them loses
+// nothing.
+func TestOverBudgetDisconnects(t *testing.T) {
+	n := newDefaultVnet(t, 3, 3, ServerConfig{})
+	connectAll(t, n, 0)
+	for {
+		if _, ok := n.srv.PollEvent(); !ok {
+			break
+		}
+	}
+	flooder, bursty, honest := n.clients[0], n.clients[1], n.clients[2]
+	fi, bi := flooder.ClientIndex(), bursty.ClientIndex()
+	start := n.now
+	var left []Event
+	var dropsBefore uint64
+	for k := 0; n.now.Sub(start) < 4*time.Second; k++ { // 1 ms steps
+		if flooder.State() == StateConnected {
+			flooder.SendPayload(n.now, make([]byte, 100)) // 1,000 a second
+			dropsBefore = n.srv.ClientOverBudget(fi)
+		}
+		if k%1000 < 500 { // 1,000 a second for half of every second
+			bursty.SendPayload(n.now, make([]byte, 100))
+		}
+		if k%16 == 0 {
+			honest.SendPayload(n.now, make([]byte, 100))
+		}
+		n.step(time.Millisecond)
+		for {
+			e, ok := n.srv.PollEvent()
+			if !ok {
+				break
+			}
+			left = append(left, e)
+		}
+	}
+	if len(left) != 1 || left[0].Client != fi || left[0].Kind != EventDisconnected {
+		t.Fatalf("events %+v, want the flooder's (slot %d) disconnect alone", left, fi)
+	}
+	var obe *OverBudgetError
+	if !errors.As(left[0].Reason, &obe) || !errors.Is(left[0].Reason, ErrOverBudget) || obe.For < 2*time.Second || obe.Dropped < 1500 || obe.Dropped < dropsBefore {
+		t.Fatalf("reason %v, want over budget for 2 s with its drops (%d counted before)", left[0].Reason, dropsBefore)
+	}
+	if flooder.State() != StateDisconnected || bursty.State() != StateConnected || honest.State() != StateConnected {
+		t.Fatalf("states: flooder %v, bursty %v, honest %v", flooder.State(), bursty.State(), honest.State())
+	}
+	if n.srv.ClientOverBudget(bi) == 0 {
+		t.Fatal("the bursty client's drops were not counted")
+	}
+	if h := len(n.srvIn[honest.ClientIndex()]); h != 250 {
+		t.Fatalf("honest client: %d of 250 payloads taken", h)
+	}
+	t.Logf("flooder: %v; bursty client: %d over budget, still connected", left[0].Reason, n.srv.ClientOverBudget(bi))
 }

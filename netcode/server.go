@@ -58,6 +58,11 @@ type ServerConfig struct {
 	ClientPacketRate int
 	ClientByteRate   int
 	ClientBurst      time.Duration
+	// MaxOverBudget: a client whose datagrams are dropped over its budget
+	// with no pause of ClientBurst for this long is disconnected, with an
+	// *OverBudgetError as its event's reason (default 2 s, range
+	// 100 ms..1 min). An honest client's burst pauses far sooner.
+	MaxOverBudget time.Duration
 	// UsedTokens are connect tokens a previous run of the server admitted
 	// (see OnTokenUsed): they are refused with ErrTokenReused until they
 	// expire, so a restart does not make a used token good again. They
@@ -121,6 +126,9 @@ func (c *ServerConfig) resolve() error {
 	if err := defaultDuration(&c.ClientBurst, "ClientBurst", 250*time.Millisecond, 10*time.Millisecond, 10*time.Second); err != nil {
 		return err
 	}
+	if err := defaultDuration(&c.MaxOverBudget, "MaxOverBudget", 2*time.Second, 100*time.Millisecond, time.Minute); err != nil {
+		return err
+	}
 	return defaultDuration(&c.KeepAliveInterval, "KeepAliveInterval", 100*time.Millisecond, time.Millisecond, 10*time.Second)
 }
 
@@ -178,7 +186,7 @@ const (
 	// EventConnected: a client completed the handshake and occupies a slot.
 	EventConnected EventKind = iota + 1
 	// EventDisconnected: a client left its slot; Reason says why
-	// (ErrDisconnected, ErrTimeout or ErrClosed).
+	// (ErrDisconnected, ErrTimeout, ErrClosed, or an *OverBudgetError).
 	EventDisconnected
 )
 
@@ -293,6 +301,11 @@ type serverSlot struct {
 	// (a generic cell rate algorithm); a datagram is refused while either
 	// runs more than ClientBurst ahead of now.
 	pktTAT, byteTAT time.Time
+	// overBudget counts the datagrams dropped over budget; overSince and
+	// overLast are the first and last drop of the current run of drops
+	// (none more than ClientBurst apart).
+	overBudget          uint64
+	overSince, overLast time.Time
 }
 
 type pendingEntry struct {
@@ -539,6 +552,7 @@ func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte
 	}
 	// A disconnect always gets through: it ends the flood.
 	if p[0]&0x0f != byte(PacketDisconnect) && (sl.pktTAT.Sub(now) > s.cfg.ClientBurst || sl.byteTAT.Sub(now) > s.cfg.ClientBurst) {
+		s.overBudget(now, idx)
 		return -1, nil, ErrOverBudget
 	}
 	h, body, err := openPacket(p, serverAllowedConnected, sl.recv, s.cfg.ProtocolID, &sl.window, &s.sc)
@@ -560,6 +574,29 @@ func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte
 		s.drop(idx, ErrDisconnected, false, now)
 		return idx, nil, nil
 	}
+}
+
+// overBudget counts a datagram of slot idx dropped over budget, and
+// disconnects the client once its run of drops lasted MaxOverBudget.
+func (s *Server) overBudget(now time.Time, idx int) {
+	sl := &s.slots[idx]
+	sl.overBudget++
+	if sl.overLast.IsZero() || now.Sub(sl.overLast) > s.cfg.ClientBurst {
+		sl.overSince = now
+	}
+	sl.overLast = now
+	if d := now.Sub(sl.overSince); d >= s.cfg.MaxOverBudget {
+		s.drop(idx, &OverBudgetError{Dropped: sl.overBudget, For: d}, true, now)
+	}
+}
+
+// ClientOverBudget returns how many datagrams of a connected slot were
+// dropped over its budget (0 if none is connected).
+func (s *Server) ClientOverBudget(client int) uint64 {
+	if !s.Connected(client) {
+		return 0
+	}
+	return s.slots[client].overBudget
 }
 
 func later(a, b time.Time) time.Time {

@@ -170,6 +170,10 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			log.Info("client connected", "client_id", id, "slot", slot)
 		},
 		OnDisconnect: func(slot int, id uint64, reason error) {
+			if errors.Is(reason, netcode.ErrOverBudget) {
+				log.Warn("client disconnected for flooding", "client_id", id, "slot", slot, "reason", reason.Error())
+				return
+			}
 			log.Info("client left", "client_id", id, "slot", slot, "reason", reason.Error())
 		},
 	})

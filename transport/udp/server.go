@@ -44,7 +44,8 @@ type ServerConfig struct {
 	// a timer's wait before the call); payload is only valid during the call.
 	OnPayload func(client int, payload []byte, arrival time.Time)
 	// OnDisconnect is called when a client leaves its slot; reason matches
-	// netcode.ErrDisconnected, netcode.ErrTimeout or netcode.ErrClosed.
+	// netcode.ErrDisconnected, netcode.ErrTimeout, netcode.ErrClosed or
+	// netcode.ErrOverBudget (a *netcode.OverBudgetError).
 	OnDisconnect func(client int, clientID uint64, reason error)
 	// OnTick, if set, is called at once and then whenever the time it last
 	// returned is due, after the socket has been drained: a game's tick
