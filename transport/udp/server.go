@@ -80,7 +80,7 @@ type Server struct {
 
 	closed   bool
 	nextTick time.Time // OnTick's last answer (the goroutine's)
-	wakeups  int       // the goroutine's: times it ran its timers
+	wakeups  int       // the goroutine's: times it slept and woke to run its timers
 	// inCallbacks is set while the goroutine runs callbacks: Send then
 	// queues, and the goroutine flushes the batch when they return.
 	inCallbacks bool
@@ -279,22 +279,30 @@ func (s *Server) flushLocked() { s.writeErr += uint64(s.out.flush()) }
 // run is the server's goroutine. When it reads in batches it sleeps until
 // the next Update or OnTick is due and then drains the socket, taking each
 // datagram's arrival time from the kernel: one wake-up per timer however
-// many datagrams came. Otherwise it sleeps in a read until a datagram comes
-// or a timer is due. Either way, before the timers run every datagram
-// waiting in the socket has been handled, so clients whose packets wait in
-// it (a stalled process, a busy host) are not judged silent.
+// many datagrams came. A drain stops after maxDrain reads so the timers run;
+// if the socket still held datagrams then, the next drain follows at once,
+// without sleeping, so that a flood does not fill the socket's buffer and
+// have the kernel drop other clients' datagrams. Otherwise it sleeps in a
+// read until a datagram comes or a timer is due. Either way, before the
+// timers run every datagram waiting in the socket has been handled, so
+// clients whose packets wait in it (a stalled process, a busy host) are
+// not judged silent.
 func (s *Server) run() {
 	defer close(s.done)
 	now := s.cfg.Now()
 	nextUpdate, nextTick := now, now
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	backlog := false // the last drain left datagrams in the socket
 	for {
 		wake := nextUpdate
 		if s.cfg.OnTick != nil && nextTick.Before(wake) {
 			wake = nextTick
 		}
 		if s.in.batched() {
+			if backlog {
+				wake = s.cfg.Now()
+			}
 			timer.Reset(wake.Sub(s.cfg.Now()))
 			select {
 			case <-s.quit:
@@ -316,9 +324,14 @@ func (s *Server) run() {
 				continue
 			}
 		}
+		if !backlog {
+			s.wakeups++
+		}
+		backlog = s.in.batched()
 		for i := 0; i < maxDrain && s.in.batched(); i++ {
 			n, err := s.in.read(s.cfg.Now)
 			if err != nil || n == 0 {
+				backlog = false
 				break
 			}
 			if !s.handle(n, time.Time{}, false) {
@@ -328,7 +341,6 @@ func (s *Server) run() {
 		// Update runs at every wake-up (it only walks the slots), and its
 		// next deadline is taken after OnTick has sent: a tick's snapshots
 		// put the clients' keep-alives off.
-		s.wakeups++
 		now = s.cfg.Now()
 		s.mu.Lock()
 		s.core.Update(now)
