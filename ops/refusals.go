@@ -69,7 +69,7 @@ func refusalText(err error) string {
 	case errors.Is(err, netcode.ErrTokenExpired):
 		return "token expired (mint a new one, or check the clocks of this machine and the one that minted it)"
 	case errors.Is(err, netcode.ErrTokenReused):
-		return "token already used (from another address, or its client already left; mint one per connection)"
+		return "token already used (it admitted a client, or is pending from another address; a token stays used until it expires: mint one per connection)"
 	case errors.Is(err, netcode.ErrServerFull):
 		return "server full (every client slot is taken)"
 	case errors.Is(err, netcode.ErrRefusingNew):
