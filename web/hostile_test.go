@@ -169,6 +169,15 @@ func TestPlayFramesOwnOrigin(t *testing.T) {
 			t.Errorf("Origin %q, %s, %d bytes: status %d, want %d", c.origin, c.contentType, c.size, got, c.want)
 		}
 	}
+	// Without a Content-Length (chunked), the body is cut at 1 MiB.
+	req, _ := http.NewRequest("POST", hs.URL+"/play/frames", io.MultiReader(strings.NewReader(strings.Repeat(" ", 2<<20))))
+	req.Header.Set("Origin", hs.URL)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a chunked body of 2 MiB: %v, want %d", err, http.StatusRequestEntityTooLarge)
+	} else {
+		resp.Body.Close()
+	}
 	if taken != 1 {
 		t.Errorf("%d bodies taken whole, want 1", taken)
 	}

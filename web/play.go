@@ -140,6 +140,10 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 				http.Error(w, "tether/web: frames: want application/json", http.StatusUnsupportedMediaType)
 				return
 			}
+			if r.ContentLength > maxFramesBody {
+				http.Error(w, "tether/web: frames: body over 1 MiB", http.StatusRequestEntityTooLarge)
+				return
+			}
 			if err := cfg.Frames(http.MaxBytesReader(w, r.Body, maxFramesBody)); err != nil {
 				code := http.StatusBadRequest
 				if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
