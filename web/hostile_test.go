@@ -58,22 +58,41 @@ func TestHostAllowList(t *testing.T) {
 	}
 }
 
+// WebSockets beyond MaxPages, or beyond MaxPagesPerAddr from one address
+// (so that one visitor cannot lock everyone else out of MaxPages), are
+// refused with 503 until one of them leaves.
 func TestMaxPages(t *testing.T) {
-	h := NewHubConfig(HubConfig{MaxPages: 2})
-	addr := serve(t, h)
-	a := dial(t, addr)
-	dial(t, addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, resp, err := websocket.Dial(ctx, "ws://"+addr+"/ws", nil); err == nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("third page: %v", err)
+	for _, c := range []struct {
+		name string
+		cfg  HubConfig
+		free func(h *Hub) bool // whether the first page's place is free again
+	}{
+		// Freed when the handler returns, after the page leaves Stats.
+		{"MaxPages", HubConfig{MaxPages: 2}, func(h *Hub) bool { return len(h.slots) < 2 }},
+		{"MaxPagesPerAddr", HubConfig{MaxPagesPerAddr: 2}, func(h *Hub) bool {
+			h.addrMu.Lock()
+			defer h.addrMu.Unlock()
+			return h.pagesByAddr[netip.MustParseAddr("127.0.0.1")] < 2
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := NewHubConfig(c.cfg)
+			addr := serve(t, h)
+			a := dial(t, addr)
+			dial(t, addr)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, resp, err := websocket.Dial(ctx, "ws://"+addr+"/ws", nil); err == nil || resp.StatusCode != http.StatusServiceUnavailable {
+				t.Fatalf("third page: %v", err)
+			}
+			if h.Stats().RefusedPages != 1 {
+				t.Fatalf("stats %+v", h.Stats())
+			}
+			a.Close(websocket.StatusNormalClosure, "")
+			waitFor(t, "a free page place", func() bool { return c.free(h) })
+			dial(t, addr)
+		})
 	}
-	if h.Stats().RefusedPages != 1 {
-		t.Fatalf("stats %+v", h.Stats())
-	}
-	a.Close(websocket.StatusNormalClosure, "")
-	waitFor(t, "a free page slot", func() bool { return len(h.slots) < 2 }) // freed when the handler returns, after the page leaves Stats
-	dial(t, addr)
 }
 
 // A page sending beyond MaxInputHz has the excess ignored, and is cut off
@@ -181,27 +200,6 @@ func TestPlayFramesOwnOrigin(t *testing.T) {
 	if taken != 1 {
 		t.Errorf("%d bodies taken whole, want 1", taken)
 	}
-}
-
-// One address holds at most MaxPagesPerAddr of the view's WebSockets, so
-// that one visitor cannot lock everyone else out of MaxPages.
-func TestMaxPagesPerAddr(t *testing.T) {
-	h := NewHubConfig(HubConfig{MaxPagesPerAddr: 2})
-	addr := serve(t, h)
-	a := dial(t, addr)
-	dial(t, addr)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, resp, err := websocket.Dial(ctx, "ws://"+addr+"/ws", nil); err == nil || resp.StatusCode != http.StatusServiceUnavailable {
-		t.Fatalf("third page from one address: %v", err)
-	}
-	a.Close(websocket.StatusNormalClosure, "")
-	waitFor(t, "the address's page to leave", func() bool {
-		h.addrMu.Lock()
-		defer h.addrMu.Unlock()
-		return h.pagesByAddr[netip.MustParseAddr("127.0.0.1")] < 2
-	})
-	dial(t, addr)
 }
 
 // Serve keeps at most MaxConns connections open: of 40 idle keep-alives

@@ -169,10 +169,9 @@ func (b *floodBots) reports(t *testing.T) []botReport {
 	return reps
 }
 
-// floodFor connects with the token in file tok and sends 2,000 datagrams a
-// second of 237 bytes, each a packet of the channel packed with clock pings,
-// for d. It returns the datagrams and bytes it sent and received.
-func floodFor(t *testing.T, tok string, d time.Duration) (sentN, sentB, gotN, gotB uint64) {
+// floodSocket reads the token in file tok and opens a loopback socket for
+// a flooder.
+func floodSocket(t *testing.T, tok string) (*netcode.ConnectToken, *net.UDPConn) {
 	token, err := readToken(tok, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +180,14 @@ func floodFor(t *testing.T, tok string, d time.Duration) (sentN, sentB, gotN, go
 	if err != nil {
 		t.Fatal(err)
 	}
+	return token, conn
+}
+
+// floodFor connects with the token in file tok and sends 2,000 datagrams a
+// second of 237 bytes, each a packet of the channel packed with clock pings,
+// for d. It returns the datagrams and bytes it sent and received.
+func floodFor(t *testing.T, tok string, d time.Duration) (sentN, sentB, gotN, gotB uint64) {
+	token, conn := floodSocket(t, tok)
 	connected := make(chan struct{}, 1)
 	cl, err := udp.Dial(conn, token, udp.ClientConfig{OnState: func(s netcode.ClientState) {
 		if s == netcode.StateConnected {
@@ -323,14 +330,7 @@ func socketDrops(t *testing.T, port uint16) uint64 {
 // payload of clock pings as floodFor's: after the server disconnects it,
 // it goes on sending packets of its session. It returns how many it sent.
 func floodAt(t *testing.T, tok string, rate int, d time.Duration) uint64 {
-	token, err := readToken(tok, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	token, conn := floodSocket(t, tok)
 	defer conn.Close()
 	c, err := netcode.NewClient(netcode.ClientConfig{})
 	if err != nil {

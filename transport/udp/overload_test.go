@@ -161,13 +161,7 @@ func TestFloodDrainedWithoutSleeping(t *testing.T) {
 	defer s.Close()
 	srv = s
 	close(started)
-	w := newWaiter()
-	cl, err := Dial(listen(t), e.token(t, 1, netcode.TokenParams{}), ClientConfig{OnState: func(s netcode.ClientState) { w.ch <- s }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	w.wait(t, netcode.StateConnected, 5*time.Second)
+	cl := e.connect(t, 1)
 	cl.Send([]byte("stall"))
 	var stalled int
 	select {
