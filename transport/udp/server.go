@@ -30,9 +30,11 @@ type ServerConfig struct {
 	// times a second rather than 100 to 160.
 	Tick time.Duration
 	// ReadBuffer is the socket receive buffer requested when conn is a
-	// *net.UDPConn, in bytes (default 1 MiB; the OS may cap it, e.g. at
+	// *net.UDPConn, in bytes (default 4 MiB; the OS may cap it, e.g. at
 	// net.core.rmem_max on Linux). Bursts such as many clients leaving at
-	// once overflow small default buffers.
+	// once, or the server's goroutine held off the CPU during a flood,
+	// overflow small buffers, and the kernel then drops every client's
+	// datagrams alike.
 	ReadBuffer int
 	// Now is the server's clock (default time.Now). Waits still take real
 	// time; a test that drives Now can stall the server in virtual time.
@@ -123,7 +125,7 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	if cfg.ReadBuffer == 0 {
-		cfg.ReadBuffer = 1 << 20
+		cfg.ReadBuffer = 4 << 20
 	}
 	if cfg.ReadBuffer < 0 {
 		return nil, &netcode.ConfigError{Field: "ReadBuffer", Value: cfg.ReadBuffer, Allowed: ">= 0"}
