@@ -81,6 +81,6 @@
 // errors.Is and counted in ServerStats and ClientStats. Receive, Update,
 // SendPayload and Transmit do not allocate in steady state; the only
 // allocations on the receive path are cipher objects for a valid request
-// that creates a new pending connection (two) or is denied because the
-// server is full (one).
+// that creates a new pending connection (two) or is denied (one), and the
+// token history's growth when a client is admitted.
 package netcode

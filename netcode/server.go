@@ -505,8 +505,9 @@ func unixSeconds(t time.Time) uint64 {
 // is modified). Otherwise payload is nil. A non-nil error means the datagram
 // was dropped and says why; drops are also counted in Stats().Dropped.
 // Receive does not allocate, except for two cipher objects when a valid
-// request creates a new pending connection, and one when a valid request
-// meets a full server and is answered with a denied packet.
+// request creates a new pending connection, one when a valid request is
+// denied (a full server), and the token history's growth when a client is
+// admitted.
 func (s *Server) Receive(now time.Time, from netip.AddrPort, packet []byte) (client int, payload []byte, err error) {
 	s.stats.PacketsIn++
 	s.stats.BytesIn += uint64(len(packet))
