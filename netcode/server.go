@@ -80,8 +80,8 @@ type ServerConfig struct {
 	// ErrTokenExpired, ErrAuth (the token was not sealed with this
 	// server's key), ErrTokenInvalid, ErrServerAddress, ErrTokenLife,
 	// ErrTokenTimeout, ErrTokenReused, ErrAlreadyConnected, ErrServerFull,
-	// ErrRefusingNew, ErrTokenHistoryFull or ErrPendingFull. It is called from Receive; drivers rate-limit what
-	// they log.
+	// ErrRefusingNew, ErrTokenHistoryFull or ErrPendingFull. It is called
+	// from Receive; drivers rate-limit what they log.
 	OnRefused func(from netip.AddrPort, reason error)
 	// Rand supplies the challenge-token key. Required: pass
 	// crypto/rand.Reader in production (the transport drivers do).
