@@ -32,7 +32,8 @@
 // The rest is what a game server's main needs around a server.UDP, as
 // tether serve uses it: TickHealth fails the health checks once the tick
 // loop stalls; Drain stops admitting players and lets the match run out its
-// grace period; UsedTokens keeps the connect tokens used in a file, so a
+// grace period; UsedTokens keeps the connect tokens used in a file (each
+// until it expires, the file bounded), so a
 // restarted server still refuses them; RefusalLog says why connection
 // requests were refused, without letting a flood of them flood the log.
 package ops

@@ -21,7 +21,11 @@ type ServerPlay struct {
 	First, Slots int
 	// Transport configures the browsers' netcode server: the key and
 	// protocol id of the server's first transport, and any callbacks.
-	// PublicAddress and MaxClients are PlayOn's to set.
+	// PublicAddress and MaxClients are PlayOn's to set, and it clears
+	// UsedTokens and OnTokenUsed: a token handed to whoever asks protects
+	// nothing when remembered across a restart (anyone gets another), so
+	// the browsers' tokens are remembered in memory only, until they
+	// expire, and cannot flood a used-token file.
 	Transport udp.ServerConfig
 	// Anonymous lets POST /play/token mint a token for whoever asks;
 	// otherwise it answers 403, and players come with tokens from the
@@ -61,12 +65,21 @@ func PlayOn(srv *server.UDP, sp ServerPlay, cfg PlayConfig) (*Play, error) {
 	cfg.Serve = func(conn net.PacketConn) error {
 		tc := sp.Transport
 		tc.Netcode.PublicAddress, tc.Netcode.MaxClients = conn.LocalAddr().(*net.UDPAddr).AddrPort(), sp.Slots
+		tc.Netcode.UsedTokens, tc.Netcode.OnTokenUsed = nil, nil
 		return srv.Serve(conn, sp.First, tc)
 	}
 	cfg.Left = func(a net.Addr) {
 		for _, t := range srv.Transports()[1:] {
 			t.DisconnectAddr(a.(*net.UDPAddr).AddrPort())
 		}
+	}
+	cfg.Established = func(a net.Addr) bool {
+		for _, t := range srv.Transports()[1:] {
+			if t.HasClient(a.(*net.UDPAddr).AddrPort()) {
+				return true
+			}
+		}
+		return false
 	}
 	var err error
 	play, err = NewPlay(cfg)

@@ -169,7 +169,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		*usedPath = *keyPath + ".used"
 	}
 	if *usedPath != "none" {
-		used, file, err := ops.OpenUsedTokens(*usedPath, time.Now())
+		used, file, err := ops.OpenUsedTokens(*usedPath, time.Now)
 		if err != nil {
 			return fmt.Errorf("-used-tokens: %w", err)
 		}
@@ -217,6 +217,10 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			log.Info("client connected", "client_id", id, "slot", slot)
 		},
 		OnDisconnect: func(slot int, id uint64, reason error) {
+			if errors.Is(reason, netcode.ErrOverBudget) {
+				log.Warn("client disconnected for flooding", "client_id", id, "slot", slot, "reason", reason.Error())
+				return
+			}
 			log.Info("client left", "client_id", id, "slot", slot, "reason", reason.Error())
 		},
 	})
@@ -248,7 +252,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			}
 		}})
 		go collector.SampleRTT(ctx, time.Second)
-		hs, at, err := serveAdmin(*admin, lc, collector, health, *pprof)
+		hs, at, err := serveAdmin(*admin, lc, collector, health, *pprof, log)
 		if err != nil {
 			srv.Close()
 			return err

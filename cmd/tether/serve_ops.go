@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tether-net/tether/internal/httpguard"
 	"github.com/tether-net/tether/ops"
 	"github.com/tether-net/tether/ops/prom"
 )
@@ -81,17 +82,30 @@ func adminAddr(s string) (string, error) {
 	return net.JoinHostPort(cmp.Or(host, "127.0.0.1"), port), nil
 }
 
+// maxAdminConns caps the admin listener's open connections
+// (httpguard.Listener): probes and scrapers need a few.
+const maxAdminConns = 64
+
 // serveAdmin serves the admin endpoints on addr until stopAdmin: /healthz
 // (health), /readyz (the lifecycle accepts players), /metrics (collector's),
-// and net/http/pprof with pprof.
-func serveAdmin(addr string, lc *ops.Lifecycle, collector *prom.Collector, health func() error, pprof bool) (*http.Server, net.Addr, error) {
+// and net/http/pprof with pprof; requests must name addr's host, an IP
+// address or localhost. Its connections are capped and timed out apart from the
+// page's, so that no load on the page's port keeps a probe out.
+func serveAdmin(addr string, lc *ops.Lifecycle, collector *prom.Collector, health func() error, pprof bool, log *slog.Logger) (*http.Server, net.Addr, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-admin: %w", err)
 	}
+	var hosts []string
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		hosts = []string{host}
+	}
 	metrics := prom.Handler(collector)
-	hs := &http.Server{Handler: ops.Handler(lc, ops.AdminConfig{Health: health, Metrics: metrics, Pprof: pprof}), ReadHeaderTimeout: 5 * time.Second}
-	go hs.Serve(ln)
+	capped := httpguard.NewListener(ln, maxAdminConns)
+	hs := &http.Server{Handler: ops.Handler(lc, ops.AdminConfig{Health: health, Metrics: metrics, Pprof: pprof, Hosts: hosts}),
+		ConnState: capped.ConnState, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelError)}
+	go hs.Serve(capped)
 	return hs, ln.Addr(), nil
 }
 

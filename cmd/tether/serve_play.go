@@ -49,7 +49,7 @@ func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile
 		return nil, err
 	}
 	wc := webConfig(httpAddr)
-	wc.Play = play
+	wc.Play, wc.Certificate = play, cert
 	hub := web.NewHubConfig(wc)
 	if err := hub.SetPitch(page.Pitch(soccer.Rules{})); err != nil {
 		tcp.Close()
@@ -58,7 +58,7 @@ func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile
 	}
 	scheme := "http"
 	if cert != nil {
-		scheme, tcp = "https", tls.NewListener(tcp, &tls.Config{Certificates: []tls.Certificate{*cert}})
+		scheme = "https"
 	}
 	stop, publish := hub.Serve(tcp, func(err error) { log.Error("web", "err", err) }), page.Publish(hub, srv, game, demoPublish)
 	log.Info("serving the page", "url", scheme+"://"+tcp.Addr().String()+"/", "browser_slots", match.BrowserSlots, "anonymous_play", anonymous)
