@@ -44,9 +44,9 @@ func (v *view) RenderClock() timeline.Config { return timeline.Config{} }
 // SetInput) moves the own player at once, and the frame draws it where the
 // prediction has it. Until the server's first reset it is drawn from
 // snapshots like the others.
-func (v *view) Predict(now time.Duration, b []byte, f *client.Frame) (client.Entity, bool) {
+func (v *view) Predict(now time.Duration, data []byte, f *client.Frame) (client.Entity, bool) {
 	var in input
-	_, _ = moves{}.DecodeInput(&in, b) // no input yet: stand still
+	_, _ = moves{}.DecodeInput(&in, data) // no input yet: stand still
 	v.own.Move(now, f.RenderTime, in)
 	if !v.own.Synced() {
 		return client.Entity{}, false
@@ -78,6 +78,7 @@ type bot struct {
 	frames    int // frames that drew the own player
 	predicted int // of which predicted (client.Entity.Predicted)
 	coins     int // the most coins one frame drew
+	taken     int // coins its player took: its Tag, as last drawn
 }
 
 // frame is the client driver's OnFrame: it returns the input to send.
@@ -87,6 +88,7 @@ func (b *bot) frame(f *client.Frame) []byte {
 		return nil
 	}
 	b.frames++
+	b.taken = int(me.Tag)
 	if me.Predicted {
 		b.predicted++
 	}

@@ -1,7 +1,7 @@
 // Command tag is a template for your own game on Tether: a game of tag in
 // which up to 16 players chase 200 coins that slide about a 40 m square. It
-// runs a server and a few bot clients in one process, over real UDP on
-// loopback, and prints what each client cost on the wire.
+// runs a server and a bot client for each player in one process, over real
+// UDP on loopback, and prints what each client cost on the wire.
 //
 // Copy the directory and change the rules. The files, in the order to read
 // them:
@@ -18,7 +18,7 @@
 //
 // Run it with
 //
-//	go run ./examples/tag -bots 8 -duration 10s
+//	go run ./examples/tag -bots 16 -duration 10s
 package main
 
 import (
@@ -28,6 +28,8 @@ import (
 	"os"
 	"text/tabwriter"
 	"time"
+
+	"github.com/tether-net/tether/netsim"
 )
 
 func main() {
@@ -45,20 +47,22 @@ func main() {
 }
 
 // write prints a run's figures: per client, its traffic on the wire
-// (datagrams as sent, netcode's headers and 28 bytes of IPv4 and UDP headers
-// each included), the coins its player took, the server's corrections of
-// its prediction and its frames; then what the server's replication layer
-// spent on each kind of entity.
+// (datagrams as sent, netcode's headers and netsim.HeaderBytes of IPv4 and
+// UDP headers each included), the coins its player took, the server's
+// corrections of its prediction and its frames; then what the server's
+// replication layer spent on each kind of entity.
 func (r *result) write(w io.Writer) {
 	secs := r.played.Seconds()
-	kbps := func(bytes, datagrams uint64) float64 { return float64(bytes+28*datagrams) * 8 / 1000 / secs }
+	kbps := func(bytes, datagrams uint64) float64 {
+		return float64(bytes+netsim.HeaderBytes*datagrams) * 8 / 1000 / secs
+	}
 	fmt.Fprintf(w, "%d bots played %.1f s against %s\n", len(r.clients), secs, r.addr)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "client\tconnected\tdown kbps\tup kbps\tcoins taken\tcorrections\tframes predicted\tcoins drawn\t")
+	fmt.Fprintln(tw, "client\tconnected\tdown kbps\tup kbps\tcoins taken\tcorrections\tframes predicted\t")
 	for i, c := range r.clients {
-		fmt.Fprintf(tw, "%d\t%v\t%.1f\t%.1f\t%d\t%d\t%d/%d\t%d\t\n", i+1, c.connected,
+		fmt.Fprintf(tw, "%d\t%v\t%.1f\t%.1f\t%d\t%d\t%d/%d\t\n", i+1, c.connected,
 			kbps(c.wire.BytesIn, c.wire.PacketsIn), kbps(c.wire.BytesOut, c.wire.PacketsOut),
-			c.taken, c.corrections, c.predicted, c.frames, c.coins)
+			c.taken, c.corrections, c.predicted, c.frames)
 	}
 	tw.Flush()
 	st := r.replica

@@ -38,7 +38,6 @@ type result struct {
 type botResult struct {
 	connected   bool
 	wire        netcode.ClientStats // datagrams and their bytes, netcode's headers included
-	taken       int                 // coins its player took, as the server counts
 	corrections uint64              // the server's corrections of its prediction
 	bot                             // its frames
 }
@@ -74,7 +73,7 @@ func play(o options) (*result, error) {
 		return nil, err
 	}
 	srv, err := server.ServeUDP(sconn, core, udp.ServerConfig{
-		Netcode: netcode.ServerConfig{ProtocolID: protocolID, PrivateKey: key}})
+		Netcode: netcode.ServerConfig{ProtocolID: protocolID, PrivateKey: key, MaxClients: maxPlayers}})
 	if err != nil {
 		sconn.Close()
 		return nil, err
@@ -117,6 +116,7 @@ func play(o options) (*result, error) {
 		}
 		bots[i] = new(bot)
 		if drivers[i], err = client.DialUDP(conn, token, core, client.UDPConfig{OnFrame: bots[i].frame}); err != nil {
+			conn.Close()
 			return nil, err
 		}
 	}
@@ -126,7 +126,6 @@ func play(o options) (*result, error) {
 	// The figures, read while everything runs: each client's under its
 	// driver's lock, the server's under the server's.
 	r := &result{addr: at, played: time.Since(start), clients: make([]botResult, o.bots)}
-	slots := make([]int, o.bots)
 	for i, d := range drivers {
 		c := &r.clients[i]
 		select {
@@ -135,22 +134,9 @@ func play(o options) (*result, error) {
 		default:
 		}
 		c.wire = d.Transport().Stats()
-		slots[i] = -1
-		d.Do(func(cl *client.Client) {
-			c.corrections = views[i].own.Stats().Corrections
-			if self, ok := cl.Self(); ok {
-				slots[i] = int(self) // a player's entity is its slot
-			}
-		})
+		d.Do(func(*client.Client) { c.corrections = views[i].own.Stats().Corrections })
 	}
-	srv.Do(func(s *server.Server) {
-		r.replica = s.Replica().Stats()
-		for i, slot := range slots {
-			if slot >= 0 {
-				r.clients[i].taken = g.players[slot].taken
-			}
-		}
-	})
+	srv.Do(func(s *server.Server) { r.replica = s.Replica().Stats() })
 	// The bots' own counts, once their drivers have stopped calling them.
 	for i, d := range drivers {
 		d.Close()
