@@ -324,8 +324,8 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 				continue
 			}
 		}
-		wt *= s.kinds[ent.Kind].priority()
 		l := &s.kinds[ent.Kind]
+		wt *= l.weight
 		q := w.values(s, i)
 		b := int32(-1)
 		for base != nil && j < nbase && base.recs[j].id < ent.ID {
@@ -368,8 +368,16 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 				l.refine.Refine(&l.Layout, e.pred, rec, e.hist, t)
 				l.clamp(e.pred)
 			}
+			if !l.special[k] { // a plain difference
+				r := int64(q[k]) - e.pred[k]
+				res[k], rec[k] = r, int64(q[k])
+				if r != 0 {
+					cls = clsChanged
+				}
+				continue
+			}
 			r := l.residual(k, q, e.pred)
-			if c := &l.comps[k]; c.tol > 0 && abs64(r) <= uint64(c.tol) && c.wrap == 0 && c.role != roleRot {
+			if c := &l.comps[k]; c.tol > 0 && abs64(r) <= uint64(c.tol) {
 				r = 0
 			}
 			if r != 0 {
@@ -380,13 +388,6 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		}
 		e.class = append(e.class, cls)
 	}
-}
-
-func (l *layout) priority() float64 {
-	if l.Priority == 0 {
-		return 1
-	}
-	return l.Priority
 }
 
 // residual returns component k of values q less its prediction, the

@@ -89,7 +89,7 @@ func (t *table) keep(s *Schema, from *table, r *record) {
 
 // sortRecs puts the records in order of id (they are unique).
 func (t *table) sortRecs() {
-	slices.SortFunc(t.recs, func(a, b record) int {
+	byID := func(a, b record) int {
 		switch {
 		case a.id < b.id:
 			return -1
@@ -97,7 +97,10 @@ func (t *table) sortRecs() {
 			return 1
 		}
 		return 0
-	})
+	}
+	if !slices.IsSortedFunc(t.recs, byID) {
+		slices.SortFunc(t.recs, byID)
+	}
 }
 
 // find returns the record of id, or nil.
