@@ -103,22 +103,6 @@ func (t *table) sortRecs() {
 	}
 }
 
-// find returns the record of id, or nil.
-func (t *table) find(id uint32) *record {
-	i, ok := slices.BinarySearchFunc(t.recs, id, func(r record, id uint32) int {
-		switch {
-		case r.id < id:
-			return -1
-		case r.id > id:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
-		return nil
-	}
-	return &t.recs[i]
-}
 
 // moving reports whether r's newest sample has a velocity: the entity is
 // moving, and a change from its prediction likelier than for one at rest
