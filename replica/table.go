@@ -103,7 +103,6 @@ func (t *table) sortRecs() {
 	}
 }
 
-
 // moving reports whether r's newest sample has a velocity: the entity is
 // moving, and a change from its prediction likelier than for one at rest
 // (the context of its symbol).
