@@ -22,7 +22,7 @@ import (
 // and Replicate: the layer does the per-client deltas.
 type tag struct {
 	rng     *rand.Rand
-	players [16]tagPlayer
+	players [64]tagPlayer
 	coins   []tagCoin
 	nextID  uint32
 }
@@ -238,4 +238,43 @@ func taken(before, after []tagCoin, id uint32) bool {
 		return false
 	}
 	return in(before) && !in(after)
+}
+
+// 64 players and 200 coins on the wan preset: every snapshot goes, none
+// over the budget of one packet; what does not fit waits for the next.
+func TestTagGame64(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("64 clients for 10 s: a minute and more under the race detector")
+	}
+	g := newTag(2)
+	rig, err := harness.New(harness.Config{Server: server.Config{MaxClients: 64}}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wan, _ := netsim.Preset("wan")
+	for i := range 64 {
+		rng := rand.New(rand.NewPCG(uint64(i), 5))
+		heading := byte(8)
+		if _, err := rig.Join(time.Duration(i)*3*time.Millisecond, harness.ClientConfig{Link: wan, Seed: uint64(i), Game: tagView{},
+			OnFrame: func(c *harness.Client, f *client.Frame) {
+				if rng.IntN(30) == 0 {
+					heading = byte(rng.IntN(9))
+				}
+				c.Core().SetInput([]byte{heading})
+			}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const run = 10 * time.Second
+	rig.RunUntil(run)
+	st, rs := rig.Server().Stats(), rig.Server().Replica().Stats()
+	var down int64
+	for _, c := range rig.Clients() {
+		down += c.Traffic().WireDown
+	}
+	t.Logf("%d snapshots, %d over the budget, %d entities left out; down %.1f kbps a client",
+		st.Snapshots, st.Oversize, rs.LeftOut, float64(down)*8/1000/run.Seconds()/64)
+	if st.Oversize != 0 || st.Snapshots < 64*290 {
+		t.Errorf("%d snapshots (want about 64 x 300), %d over the budget (want none)", st.Snapshots, st.Oversize)
+	}
 }
