@@ -151,6 +151,9 @@ func (tagView) RenderClock() timeline.Config   { return timeline.Config{} }
 // second, each client is sent under 40 kbps, headers included (about 35),
 // and draws every coin close to where the server had it at the moment drawn.
 func TestTagGame(t *testing.T) {
+	if raceEnabled {
+		t.Skip("16 clients for 20 s: minutes under the race detector (CI runs it without)")
+	}
 	g := newTag(1)
 	var truth [][]tagCoin // by tick
 	rig, err := harness.New(harness.Config{Server: server.Config{
