@@ -84,7 +84,7 @@ type EntityConfig struct {
 type EntityMeter struct {
 	warmUp    time.Duration
 	names     []string
-	ents      map[uint32]*entityTruth
+	ents      idTable[*entityTruth]
 	now, prev time.Duration // the newest time fed, and the one before
 	forgot    time.Duration
 	clients   []*EntityClient
@@ -103,9 +103,9 @@ type EntityClient struct {
 	m         *EntityMeter
 	blackouts Spans
 	kinds     []entityKind
-	last      map[uint32]lastDrawn
-	recv      map[uint32]time.Duration // the newest snapshot that refreshed an entity
-	seq       int64                    // frames taken
+	last      idTable[lastDrawn]
+	recv      idTable[time.Duration] // the newest snapshot that refreshed an entity
+	seq       int64                  // frames taken
 	pending   []entityFrame
 	free      [][]EntityDrawn
 }
@@ -121,6 +121,7 @@ type lastDrawn struct {
 	seq        int64
 	at         time.Duration
 	pos, truth geom.Vec3
+	hint       int // its truth's index there (Truth.atNear)
 }
 
 type entityFrame struct {
@@ -135,10 +136,9 @@ const entityKeep = 3 * time.Second
 
 // NewEntityMeter returns a meter of the clients cfg describes.
 func NewEntityMeter(cfg EntityConfig) *EntityMeter {
-	m := &EntityMeter{warmUp: cfg.WarmUp, names: cfg.Kinds, ents: map[uint32]*entityTruth{}}
+	m := &EntityMeter{warmUp: cfg.WarmUp, names: cfg.Kinds}
 	for _, l := range cfg.Clients {
-		m.clients = append(m.clients, &EntityClient{m: m, blackouts: l.Blackouts, kinds: make([]entityKind, len(cfg.Kinds)),
-			last: map[uint32]lastDrawn{}, recv: map[uint32]time.Duration{}})
+		m.clients = append(m.clients, &EntityClient{m: m, blackouts: l.Blackouts, kinds: make([]entityKind, len(cfg.Kinds))})
 	}
 	return m
 }
@@ -169,10 +169,10 @@ func (m *EntityMeter) World(t time.Duration, w *replica.World) {
 // entity's newest is ignored.
 func (m *EntityMeter) Truth(id uint32, kind uint8, gen uint8, s Sample) {
 	m.advance(s.T)
-	e := m.ents[id]
+	e, _ := m.ents.get(id)
 	if e == nil {
 		e = &entityTruth{kind: kind, gen: gen}
-		m.ents[id] = e
+		m.ents.put(id, e)
 	}
 	if e.tr.Len() > 0 {
 		last := e.tr.Newest().T
@@ -206,28 +206,28 @@ func (m *EntityMeter) advance(t time.Duration) {
 func (m *EntityMeter) forget() {
 	m.forgot = m.now
 	keep := m.now - entityKeep
-	for id, e := range m.ents {
+	m.ents.each(func(id uint32, e *entityTruth) {
 		if e.tr.Newest().T < keep {
-			delete(m.ents, id)
-			continue
+			m.ents.del(id)
+			return
 		}
 		e.tr.Forget(keep)
 		n := 0
 		for ; n < len(e.gaps) && e.gaps[n].To < keep; n++ {
 		}
 		e.gaps = e.gaps[:copy(e.gaps, e.gaps[n:])]
-	}
+	})
 }
 
 // Received records a snapshot of server time t the client received that
 // refreshed entity id of kind (every entity of a client.Snapshot).
 func (c *EntityClient) Received(t time.Duration, id uint32, kind uint8) {
-	last, ok := c.recv[id]
+	last, ok := c.recv.get(id)
 	if ok && t > last && t >= c.m.warmUp {
 		c.kind(kind).refresh.Add(ms(t - last))
 	}
 	if !ok || t > last {
-		c.recv[id] = t
+		c.recv.put(id, t)
 	}
 }
 
@@ -287,13 +287,15 @@ func (c *EntityClient) covered(f *entityFrame) bool {
 func (c *EntityClient) measureFrame(f *entityFrame) {
 	for i := range f.ents {
 		d := &f.ents[i]
-		e := c.m.ents[d.ID]
+		e, _ := c.m.ents.get(d.ID)
 		if e == nil || !e.tr.Covers(d.RenderTime) || e.gaps.In(d.RenderTime) ||
 			c.blackouts.In(f.t) || c.blackouts.In(d.RenderTime) {
 			continue
 		}
 		k := c.kind(e.kind)
-		x := e.tr.At(d.RenderTime)
+		p, ok := c.last.get(d.ID)
+		hint := p.hint
+		x := e.tr.atNear(&hint, d.RenderTime)
 		k.samples++
 		k.fid.Add(d.Pos.Dist(x))
 		if d.Extrapolated {
@@ -302,13 +304,12 @@ func (c *EntityClient) measureFrame(f *entityFrame) {
 		if d.Frozen {
 			k.frozen++
 		}
-		p, ok := c.last[d.ID]
 		if ok && p.seq == f.seq-1 && !d.Cut && d.RenderTime >= p.at &&
 			!e.tr.CutBetween(p.at, d.RenderTime) && !e.tr.JumpBetween(p.at, d.RenderTime) &&
 			Pop(p.pos, d.Pos, p.truth, x) {
 			k.pops++
 		}
-		c.last[d.ID] = lastDrawn{seq: f.seq, at: d.RenderTime, pos: d.Pos, truth: x}
+		c.last.put(d.ID, lastDrawn{seq: f.seq, at: d.RenderTime, pos: d.Pos, truth: x, hint: hint})
 	}
 }
 
@@ -338,4 +339,65 @@ func (m *EntityMeter) name(k int) string {
 		return m.names[k]
 	}
 	return "kind " + strconv.Itoa(k)
+}
+
+// idTable holds a value per entity id: in slices for the small ids games
+// number their entities with, in a map for the others.
+type idTable[V any] struct {
+	dense  []V
+	has    []bool
+	sparse map[uint32]V
+}
+
+// denseIDs bounds the ids an idTable holds in its slices.
+const denseIDs = 1 << 16
+
+func (t *idTable[V]) get(id uint32) (V, bool) {
+	if id < denseIDs {
+		if int(id) < len(t.dense) && t.has[id] {
+			return t.dense[id], true
+		}
+		var zero V
+		return zero, false
+	}
+	v, ok := t.sparse[id]
+	return v, ok
+}
+
+func (t *idTable[V]) put(id uint32, v V) {
+	if id >= denseIDs {
+		if t.sparse == nil {
+			t.sparse = map[uint32]V{}
+		}
+		t.sparse[id] = v
+		return
+	}
+	for int(id) >= len(t.dense) {
+		var zero V
+		t.dense, t.has = append(t.dense, zero), append(t.has, false)
+	}
+	t.dense[id], t.has[id] = v, true
+}
+
+func (t *idTable[V]) del(id uint32) {
+	if id >= denseIDs {
+		delete(t.sparse, id)
+		return
+	}
+	if int(id) < len(t.dense) {
+		var zero V
+		t.dense[id], t.has[id] = zero, false
+	}
+}
+
+// each calls f with every id held and its value; f may delete it.
+func (t *idTable[V]) each(f func(id uint32, v V)) {
+	for id := range t.dense {
+		if t.has[id] {
+			f(uint32(id), t.dense[id])
+		}
+	}
+	for id, v := range t.sparse {
+		f(id, v)
+	}
 }

@@ -133,3 +133,16 @@ func TestEntityMeterBlackout(t *testing.T) {
 		t.Errorf("got %+v, want 120 samples 1 m off, no pop, of kind 0", got)
 	}
 }
+
+// atNear gives At's position whatever its hint.
+func TestTruthAtNear(t *testing.T) {
+	tr := ballistic(geom.V(0, 1, 0), geom.V(3, 5, 1), 40)
+	for k := -2; k <= 42; k++ {
+		for _, q := range []time.Duration{-tick, 0, 3 * tick, 3*tick + 1, 20*tick - 1, 39 * tick, 50 * tick} {
+			h := k
+			if got, want := tr.atNear(&h, q), tr.At(q); got != want {
+				t.Fatalf("hint %d, t %v: %v, want %v", k, q, got, want)
+			}
+		}
+	}
+}
