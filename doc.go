@@ -68,7 +68,7 @@
 // The client places each entity on a timeline and draws it, interpolated,
 // at the render time: a little in the past, by an adaptive delay.
 // TestTagGame in this package is a user's game of 16 players and 200 moving
-// coins replicated by about 20 lines of declarations: 44 kbps a client on
+// coins replicated by about 20 lines of declarations: 35 kbps a client on
 // the wan preset, headers included.
 //
 // Frames (client.Frame, at 60 Hz) give the entities to draw, each with the
@@ -93,7 +93,11 @@
 // server's answers. On the server, feed each client's packets (server.Input
 // with Moves set) to a movement.Server and implement server.Replier. The
 // client then draws its character at once, and the server corrects it only
-// when their simulations disagree. game/arena's move.go and client.go are a
+// when their simulations disagree. The others see that character from what
+// the server replicates: replicate movement.Shown (its applied moves
+// replayed a little behind the newest), not the movement.Server's newest
+// state, which moves in bursts with the client's packets and wobbles on
+// everyone else's screen. game/arena's move.go, client.go and game.go are a
 // complete, small instance.
 //
 // # Events
@@ -107,9 +111,11 @@
 // # Lag compensation
 //
 // A player aims at what it sees, which is the past. To judge a shot where the
-// shooter saw its target, keep an event.History of your entities' poses
-// (record what you replicate, in Replicate), and judge at the view time the input
-// carries (server.Input.View, or movement.Move.View), bounded by
+// shooter saw its target, keep an event.Seen of what each client was sent
+// (fed from replica.Config.OnEntity, which reports every entity a client's
+// snapshot carried: one the byte budget left out stays where that client's
+// last snapshot had it), and judge against the shooter's at the view time
+// the input carries (server.Input.View, or movement.Move.View), bounded by
 // event.RewindTo's maximum rewind: 250 ms in game/arena, the anti-abuse bound
 // beyond which a client's claim to be showing the past is not believed.
 //

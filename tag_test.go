@@ -22,7 +22,7 @@ import (
 // and Replicate: the layer does the per-client deltas.
 type tag struct {
 	rng     *rand.Rand
-	players [16]tagPlayer
+	players [64]tagPlayer
 	coins   []tagCoin
 	nextID  uint32
 }
@@ -148,7 +148,7 @@ func (tagView) RenderClock() timeline.Config   { return timeline.Config{} }
 
 // A user's own game of 16 players and 200 moving coins gets per-client
 // deltas from its declarations alone: on the wan link at 30 snapshots a
-// second, each client is sent under 48 kbps, headers included (about 44),
+// second, each client is sent under 40 kbps, headers included (about 35),
 // and draws every coin close to where the server had it at the moment drawn.
 func TestTagGame(t *testing.T) {
 	g := newTag(1)
@@ -160,7 +160,7 @@ func TestTagGame(t *testing.T) {
 	}
 	wan, _ := netsim.Preset("wan")
 	var worst, sum float64
-	var n int
+	var n, ghosts int
 	for i := range 16 {
 		rng := rand.New(rand.NewPCG(uint64(i), 3))
 		heading := byte(8)
@@ -177,7 +177,14 @@ func TestTagGame(t *testing.T) {
 				if tick < 1 || tick > len(truth) {
 					return
 				}
-				// Coins drawn against the server's at the render time's tick.
+				// Coins drawn against the server's at the render time's
+				// tick; a coin drawn that was taken before the snapshot
+				// before (4 to 6 ticks before) is a ghost.
+				for _, e := range f.Entities {
+					if e.Kind == kindCoin && tick > 6 && taken(truth[tick-7], truth[tick-5], e.ID) {
+						ghosts++
+					}
+				}
 				for _, e := range f.Entities {
 					if e.Kind != kindCoin || e.Extrapolated {
 						continue
@@ -205,10 +212,69 @@ func TestTagGame(t *testing.T) {
 	st := rig.Server().Replica().Stats()
 	t.Logf("down %.1f kbps a client on the wire (up %.1f); bits a snapshot: players %.0f, coins %.0f; coins drawn %.1f mm off on average, %.0f mm at worst (%d samples)",
 		kbps, float64(up)*8/1000/run.Seconds()/16, st.KindBits[kindPlayer]/float64(st.Snapshots), st.KindBits[kindCoin]/float64(st.Snapshots), 1000*sum/float64(n), 1000*worst, n)
-	if kbps > 48 {
-		t.Errorf("down %.1f kbps a client, want at most 48", kbps)
+	if kbps > 40 {
+		t.Errorf("down %.1f kbps a client, want at most 40", kbps)
+	}
+	// Only a snapshot lost on the way (3 % on wan, in bursts) keeps a coin
+	// taken on screen longer: 121 coin-frames in all, of about 3 million;
+	// 6,015 when a client was told only of entities its baseline held.
+	t.Logf("%d coins drawn two snapshot intervals after they were taken", ghosts)
+	if ghosts > 300 {
+		t.Errorf("%d coins drawn two snapshot intervals after they were taken, want at most 300", ghosts)
 	}
 	if n == 0 || sum/float64(n) > 0.05 {
 		t.Errorf("coins drawn %.3f m off on average over %d samples, want within 5 cm", sum/float64(max(n, 1)), n)
+	}
+}
+
+// taken reports whether coin id was in play in before and is not in after.
+func taken(before, after []tagCoin, id uint32) bool {
+	in := func(cs []tagCoin) bool {
+		for _, c := range cs {
+			if c.id == id {
+				return true
+			}
+		}
+		return false
+	}
+	return in(before) && !in(after)
+}
+
+// 64 players and 200 coins on the wan preset: every snapshot goes, none
+// over the budget of one packet; what does not fit waits for the next.
+func TestTagGame64(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("64 clients for 10 s: a minute and more under the race detector")
+	}
+	g := newTag(2)
+	rig, err := harness.New(harness.Config{Server: server.Config{MaxClients: 64}}, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wan, _ := netsim.Preset("wan")
+	for i := range 64 {
+		rng := rand.New(rand.NewPCG(uint64(i), 5))
+		heading := byte(8)
+		if _, err := rig.Join(time.Duration(i)*3*time.Millisecond, harness.ClientConfig{Link: wan, Seed: uint64(i), Game: tagView{},
+			OnFrame: func(c *harness.Client, f *client.Frame) {
+				if rng.IntN(30) == 0 {
+					heading = byte(rng.IntN(9))
+				}
+				c.Core().SetInput([]byte{heading})
+			}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const run = 10 * time.Second
+	rig.RunUntil(run)
+	st, rs := rig.Server().Stats(), rig.Server().Replica().Stats()
+	var down int64
+	for _, c := range rig.Clients() {
+		down += c.Traffic().WireDown
+	}
+	t.Logf("%d snapshots, %d over the budget, %d entities left out; down %.1f kbps a client",
+		st.Snapshots, st.Oversize, rs.LeftOut, float64(down)*8/1000/run.Seconds()/64)
+	if st.Oversize != 0 || st.Snapshots < 64*290 {
+		t.Errorf("%d snapshots (want about 64 x 300), %d over the budget (want none)", st.Snapshots, st.Oversize)
 	}
 }

@@ -36,6 +36,9 @@ type EntityState struct {
 	// the previous state's is a Cut.
 	Gen   uint8
 	State kinematic.State
+	// Ints are the game's integers (replica.Int fields: a health, a score),
+	// passed through to frames.
+	Ints [replica.MaxInts]int32
 	// Parent is the entity this one is drawn relative to while the state
 	// holds (a ball in possession), or NoParent. Offset is its position in
 	// the parent's frame (rotated by the parent's drawn rotation), metres;
@@ -85,6 +88,10 @@ type Snapshot struct {
 	// Base is the tick of the snapshot this one was decoded against (a
 	// delta), 0 if it was whole.
 	Base uint64
+	// Gone are the entities the snapshot says left the world (despawned, or
+	// no longer relevant to this client): each is drawn no further than
+	// the snapshot's time, then forgotten.
+	Gone []uint32
 	// Baseline says the game keeps this snapshot as a baseline for later
 	// ones: the client acknowledges the newest such tick to the server (in
 	// a Moves header or an Ack message, on its next packet that goes anyway;
@@ -260,10 +267,15 @@ const attachHistory = 16
 const noState = time.Duration(math.MinInt64)
 
 type entity struct {
-	id       uint32
-	kind     uint8
-	tag      uint8
-	gen      uint8
+	id   uint32
+	kind uint8
+	tag  uint8
+	ints [replica.MaxInts]int32
+	gen  uint8
+	// goneAt is the time of the snapshot that said the entity left (0:
+	// none); gone, that a frame drew past it: it is forgotten.
+	goneAt   time.Duration
+	gone     bool
 	newest   time.Duration // time of the newest state inserted
 	lastSeen time.Duration // snapshot time it was last in
 	tl       *timeline.Timeline
@@ -561,7 +573,7 @@ func (c *Client) Receive(local time.Duration, payload []byte) error {
 
 func (c *Client) snapshot(local time.Duration, h protocol.Snapshot, body []byte) {
 	s := &c.snap
-	s.Tick, s.Time, s.Regular, s.Entities, s.Meta, s.Base, s.Baseline = h.Tick, c.welcome.TickTime(h.Tick), h.Regular, s.Entities[:0], nil, 0, false
+	s.Tick, s.Time, s.Regular, s.Entities, s.Meta, s.Base, s.Baseline, s.Gone = h.Tick, c.welcome.TickTime(h.Tick), h.Regular, s.Entities[:0], nil, 0, false, s.Gone[:0]
 	if err := c.decode(s, body); err != nil {
 		c.stats.Malformed++
 		if errors.Is(err, replica.ErrNoBaseline) {
@@ -601,9 +613,9 @@ func (c *Client) decode(s *Snapshot, body []byte) error {
 	}
 	for i := range d.Entities {
 		e := &d.Entities[i]
-		s.Entities = append(s.Entities, EntityState{ID: e.ID, Kind: e.Kind, Tag: e.Tag, Gen: e.Gen, State: e.State, Parent: NoParent})
+		s.Entities = append(s.Entities, EntityState{ID: e.ID, Kind: e.Kind, Tag: e.Tag, Gen: e.Gen, State: e.State, Ints: e.Ints, Parent: NoParent})
 	}
-	s.Meta, s.Base, s.Baseline = d.Meta, d.Base, d.Keep
+	s.Meta, s.Base, s.Baseline, s.Gone = d.Meta, d.Base, d.Keep, append(s.Gone[:0], d.Gone...)
 	return nil
 }
 
@@ -647,11 +659,19 @@ func (c *Client) place(arrival time.Duration, s *Snapshot) {
 			}
 			e.gen, e.newest = es.Gen, st.Time
 		}
-		e.tag = es.Tag
+		e.tag, e.ints = es.Tag, es.Ints
+		if st.Time >= e.goneAt {
+			e.goneAt, e.gone = 0, false // back
+		}
 		e.insert(st, arrival)
 		e.addAttach(attach{t: st.Time, parent: es.Parent, offset: es.Offset, blend: es.Blend})
 		if s.Time > e.lastSeen {
 			e.lastSeen = s.Time
+		}
+	}
+	for _, id := range s.Gone {
+		if e := c.entities[id]; e != nil && e.newest < s.Time {
+			e.goneAt = s.Time
 		}
 	}
 	if len(s.Meta) > 0 && len(s.Meta) <= MaxMeta {

@@ -14,11 +14,13 @@
 //
 // # The game
 //
-// The client knows nothing about the game. A Game decodes the game's part of a
-// snapshot into entity states (an id, a kind, a game tag such as a team, a
-// teleport generation, the state, and optionally a parent to be drawn relative
-// to) and says how each kind of entity is extrapolated. Package game/soccer is
-// one.
+// The client knows nothing about the game. A Game says how each kind of
+// entity is extrapolated and the render clock's policy; its snapshots are
+// decoded into entity states (an id, a kind, a game tag such as a team, a
+// teleport generation, the state, and optionally a parent to be drawn
+// relative to) by the replication layer from the schema a Replicated game
+// declares, or by a SnapshotDecoder game itself (game/soccer, until it moves
+// onto the layer).
 //
 // # Time and rendering
 //
@@ -58,13 +60,15 @@
 //
 // # Acknowledged baselines
 //
-// A Game whose server encodes each client's snapshot against a baseline
-// marks the snapshots it keeps (Snapshot.Baseline); the client acknowledges
+// A Replicated game's snapshots are decoded by the replication layer
+// (package replica), which keeps them as baselines (Snapshot.Baseline; a
+// SnapshotDecoder game marks those it keeps itself); the client acknowledges
 // the newest it kept, once, on a packet that goes anyway: in the header of
 // its Moves message, or as an Ack message beside an input, a ping or the
 // channel's acknowledgement of reliable fragments. While inputs go it waits
 // for the next (a frame or two at soccer's 30 Hz); a client that sends no
-// inputs acknowledges in a packet of its own at once.
+// inputs acknowledges in a packet of its own, at most every Config.AckEvery
+// (100 ms by default).
 //
 // # Units
 //

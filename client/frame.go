@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/tether-net/tether/replica"
 	"time"
 
 	"github.com/tether-net/tether/event"
@@ -12,6 +13,8 @@ type Entity struct {
 	ID   uint32
 	Kind uint8 // as the game decoded it
 	Tag  uint8 // as the game decoded it (a team)
+	// Ints are the game's integers of the newest state received.
+	Ints [replica.MaxInts]int32
 
 	Pos geom.Vec3 // metres
 	Vel geom.Vec3 // metres per second
@@ -119,11 +122,15 @@ func (c *Client) Frame(local time.Duration) *Frame {
 		if !tf.Valid {
 			continue
 		}
+		if e.goneAt != 0 && tf.Time >= e.goneAt {
+			e.gone = true // left the world by now: forgotten next frame
+			continue
+		}
 		if timed < 0 {
 			timed = len(f.Entities)
 		}
 		f.Entities = append(f.Entities, Entity{
-			ID: e.id, Kind: e.kind, Tag: e.tag,
+			ID: e.id, Kind: e.kind, Tag: e.tag, Ints: e.ints,
 			Pos: tf.Pos, Vel: tf.Vel, Rot: unitRot(tf.Rot),
 			RenderTime: tf.Time, Delay: tf.Delay, Parent: NoParent, Holder: NoParent,
 			Cut: tf.Cut, Extrapolated: tf.Extrapolated, Frozen: tf.Frozen,
@@ -200,11 +207,13 @@ func (f *Frame) find(id uint32) *Entity {
 // Find returns the entity id as drawn in the frame, or nil.
 func (f *Frame) Find(id uint32) *Entity { return f.find(id) }
 
-// forget drops entities missing from snapshots for longer than Config.Forget.
+// forget drops entities missing from snapshots for longer than
+// Config.Forget, and those a frame drew past the snapshot that said they
+// left.
 func (c *Client) forget() {
 	kept := c.order[:0]
 	for _, e := range c.order {
-		if c.newest-e.lastSeen > c.cfg.Forget {
+		if c.newest-e.lastSeen > c.cfg.Forget || e.gone {
 			delete(c.entities, e.id)
 			continue
 		}

@@ -7,7 +7,12 @@
 // The server side of the same idea is rewind: History keeps, for a bounded
 // number of ticks, where every entity was, so a hit check (a tackle, a shot)
 // can be made against where the acting client saw its target, at the server
-// time that client was showing, not where the target is now.
+// time that client was showing, not where the target is now. History holds
+// one world for every client; Seen holds, per client, what that client's
+// snapshots carried (fed from the replication layer's report of every
+// entity a snapshot refreshed), so that a game whose snapshots differ from
+// client to client (a byte budget, relevance) judges each client against
+// its own picture.
 //
 // # Units
 //
@@ -22,6 +27,6 @@
 // any input, and is fuzzed. Events normally travel on a reliable, ordered
 // channel: exactly once, in order, possibly late.
 //
-// Nothing in the package does I/O, reads a clock or starts a goroutine; History
-// and Log are not safe for concurrent use.
+// Nothing in the package does I/O, reads a clock or starts a goroutine; History,
+// Seen and Log are not safe for concurrent use.
 package event

@@ -40,6 +40,28 @@ func ExampleHistory() {
 	// Output: 5.40 m true
 }
 
+// Each client is judged against what its own snapshots carried: client 1's
+// snapshots left entity 5 out after 0.5 s (the byte budget went to others),
+// so to client 1 it stood where its last snapshot had it.
+func ExampleSeen() {
+	s, _ := event.NewSeen(2, 30, 16)
+	for n := 1; n <= 30; n++ { // 30 snapshots a second
+		t := time.Duration(n) * time.Second / 30
+		p := event.Pose{Pos: geom.V(6*t.Seconds(), 0, 0)} // running at 6 m/s
+		s.Add(0, t, 5, 0, p)
+		if t <= 500*time.Millisecond {
+			s.Add(1, t, 5, 0, p)
+		}
+	}
+	for c := range 2 {
+		p, ok := s.At(c, 5, 900*time.Millisecond)
+		fmt.Printf("client %d saw it at %.2f m %v\n", c, p.Pos.X, ok)
+	}
+	// Output:
+	// client 0 saw it at 5.40 m true
+	// client 1 saw it at 3.00 m true
+}
+
 // A shot arriving at 10 s from a client that was showing 9.85 s is judged
 // there; one claiming to show 9.5 s is judged no further back than the
 // 250 ms bound.

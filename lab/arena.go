@@ -106,7 +106,7 @@ func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness
 	var rig *harness.Rig
 	tap := NewArenaEntityTap(s.Clients, func() *replica.Encoder { return rig.Server().Replica() })
 	rig, err = harness.New(harness.Config{Server: tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz, MaxClients: len(s.Clients),
-		Encode: tap.Encode}, FrameHz: s.FrameHz}, g)
+		ReplyHold: arena.ReplyHold, Encode: tap.Encode}, FrameHz: s.FrameHz}, g)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("tether/lab: arena: %w", err)
 	}

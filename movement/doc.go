@@ -103,6 +103,17 @@
 // (Server.Teleport) and the first packet owe a reset: the same, but shown at
 // once by the client and not counted as a correction.
 //
+// # What the others see
+//
+// The server applies a client's moves as its packets arrive, in bursts
+// with the link's jitter; a character copied from the Server's state into
+// what the other clients are sent moves by those bursts, and they draw it
+// wobbling. Shown replays the applied moves (each one's resulting state,
+// at its end) through a timeline a little behind the newest, at most
+// ShownConfig.MaxDelay: the game sends the others, and judges them
+// against, Shown.At at its tick, and answers the own client from the
+// Server.
+//
 // # Reconciliation
 //
 // Client.HandleReply applies the server's replies. An acknowledgement

@@ -122,6 +122,28 @@ type ServerStats struct {
 	Resent      uint64 // adjustments and resets sent again, unconfirmed
 }
 
+// Add adds o's counts to s; MaxError becomes the larger of the two.
+func (s *ServerStats) Add(o ServerStats) {
+	s.Packets += o.Packets
+	s.BadPackets += o.BadPackets
+	s.NoAnchor += o.NoAnchor
+	s.Moves += o.Moves
+	s.Stale += o.Stale
+	s.Lost += o.Lost
+	s.Held += o.Held
+	s.BadTimes += o.BadTimes
+	s.BadInputs += o.BadInputs
+	s.Clamped += o.Clamped
+	s.Ahead += o.Ahead
+	s.AheadTime += o.AheadTime
+	s.Compared += o.Compared
+	s.MaxError = max(s.MaxError, o.MaxError)
+	s.Acks += o.Acks
+	s.Adjustments += o.Adjustments
+	s.Resets += o.Resets
+	s.Resent += o.Resent
+}
+
 // maxSeqJump is the furthest a packet's first move may be numbered past the
 // newest move applied: more than an hour of moves at any sensible rate.
 const maxSeqJump = 1 << 20

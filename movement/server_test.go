@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -418,5 +419,40 @@ func TestAnchoredHeld(t *testing.T) {
 	must(s.Receive(at(moves(124, 1)), pk(40, moves(70, 2)))) // a late copy: its anchor is gone
 	if st := s.Stats(); st.NoAnchor != 1 || st.BadPackets != 0 {
 		t.Fatalf("a late copy: %+v", st)
+	}
+}
+
+// Add sums every count of ServerStats (a field added later and forgotten
+// shows here) and keeps the larger MaxError.
+func TestServerStatsAdd(t *testing.T) {
+	var a, b ServerStats
+	va, vb := reflect.ValueOf(&a).Elem(), reflect.ValueOf(&b).Elem()
+	for i := range va.NumField() {
+		switch f := va.Field(i); f.Kind() {
+		case reflect.Uint64:
+			f.SetUint(uint64(i + 1))
+			vb.Field(i).SetUint(100)
+		case reflect.Int64: // AheadTime
+			f.SetInt(int64(i + 1))
+			vb.Field(i).SetInt(100)
+		}
+	}
+	a.MaxError, b.MaxError = 0.5, 0.25
+	a.Add(b)
+	for i := range va.NumField() {
+		f := va.Field(i)
+		switch f.Kind() {
+		case reflect.Uint64:
+			if f.Uint() != uint64(i+101) {
+				t.Errorf("%s = %d, want %d", va.Type().Field(i).Name, f.Uint(), i+101)
+			}
+		case reflect.Int64:
+			if f.Int() != int64(i+101) {
+				t.Errorf("%s = %d, want %d", va.Type().Field(i).Name, f.Int(), i+101)
+			}
+		}
+	}
+	if a.MaxError != 0.5 {
+		t.Errorf("MaxError %v, want 0.5", a.MaxError)
 	}
 }

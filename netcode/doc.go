@@ -53,12 +53,15 @@
 //     authenticated datagrams spend the budget.
 //   - Token lifecycle: a request whose token expires more than
 //     MaxTokenLife ahead, or whose timeout is zero, negative (none) or above
-//     MaxTimeout, is refused. A token is good from one address, and only
-//     until its client leaves: a captured handshake replayed afterwards is
-//     refused. Used tokens survive a restart if the driver keeps them
-//     (OnTokenUsed, UsedTokens); the alternative of refusing tokens minted
-//     before the server started is not possible, as a request does not
-//     carry the token's creation time.
+//     MaxTimeout, is refused. A token is good from one address, and admits
+//     one client: a captured handshake replayed later is refused until the
+//     token expires. The history of admitted tokens forgets none before it
+//     expires; when TokenHistory are remembered, new clients are refused
+//     instead. A token is recorded when its client is admitted, so
+//     requests alone create no lasting state. Used tokens survive a
+//     restart if the driver keeps them (OnTokenUsed, UsedTokens); the
+//     alternative of refusing tokens minted before the server started is
+//     not possible, as a request does not carry the token's creation time.
 //   - OnRefused reports why a well-formed request was refused, so drivers
 //     can tell an operator (wrong key, protocol id, expired, used, full).
 //   - The replay check compares by subtraction, so it is correct up to
@@ -78,6 +81,6 @@
 // errors.Is and counted in ServerStats and ClientStats. Receive, Update,
 // SendPayload and Transmit do not allocate in steady state; the only
 // allocations on the receive path are cipher objects for a valid request
-// that creates a new pending connection (two) or is denied because the
-// server is full (one).
+// that creates a new pending connection (two) or is denied (one), and the
+// token history's growth when a client is admitted.
 package netcode

@@ -3,6 +3,7 @@ package netcode
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Sentinel errors. Every error returned by this package matches one of these
@@ -29,9 +30,9 @@ var (
 	ErrTokenInvalid = errors.New("tether/netcode: invalid connect token")
 	// ErrServerAddress: the server's public address is not listed in the token.
 	ErrServerAddress = errors.New("tether/netcode: server address not in token")
-	// ErrTokenReused: the connect token was first used from another
-	// address, or its client already connected and left (or it was used
-	// before the server restarted: ServerConfig.UsedTokens).
+	// ErrTokenReused: the connect token is pending from another address,
+	// or it admitted a client, connected or gone (or before the server
+	// restarted: ServerConfig.UsedTokens); refused until it expires.
 	ErrTokenReused = errors.New("tether/netcode: connect token already used")
 	// ErrTokenLife: the connect token expires further in the future than
 	// the server allows (ServerConfig.MaxTokenLife).
@@ -46,6 +47,13 @@ var (
 	ErrAlreadyConnected = errors.New("tether/netcode: already connected")
 	// ErrServerFull: no client slot was free; a denied packet was sent.
 	ErrServerFull = errors.New("tether/netcode: server full")
+	// ErrRefusingNew: the server admits no new clients (Server.RefuseNew,
+	// as while draining); a denied packet was sent.
+	ErrRefusingNew = errors.New("tether/netcode: not admitting new clients")
+	// ErrTokenHistoryFull: the server remembers ServerConfig.TokenHistory
+	// unexpired tokens of admitted clients and forgets none before it
+	// expires; a denied packet was sent.
+	ErrTokenHistoryFull = errors.New("tether/netcode: token history full")
 	// ErrPendingFull: the pending-connection table is full; request ignored.
 	ErrPendingFull = errors.New("tether/netcode: too many pending connections")
 	// ErrUnknownAddress: an encrypted packet from an address with no
@@ -67,6 +75,21 @@ var (
 	// *ConfigError naming the field.
 	ErrConfig = errors.New("tether/netcode: invalid config")
 )
+
+// OverBudgetError is the reason a client was disconnected for sending
+// over its budget for ServerConfig.MaxOverBudget. It matches
+// ErrOverBudget with errors.Is.
+type OverBudgetError struct {
+	Dropped uint64        // the client's datagrams dropped over its budget
+	For     time.Duration // how long its last run of drops lasted
+}
+
+func (e *OverBudgetError) Error() string {
+	return fmt.Sprintf("tether/netcode: client over its budget for %v (%d datagrams dropped)", e.For.Round(time.Millisecond), e.Dropped)
+}
+
+// Is reports whether target is ErrOverBudget.
+func (e *OverBudgetError) Is(target error) bool { return target == ErrOverBudget }
 
 // ConfigError reports a configuration field outside its allowed range.
 // It matches ErrConfig with errors.Is.

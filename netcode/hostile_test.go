@@ -60,9 +60,9 @@ func TestClientBudget(t *testing.T) {
 }
 
 // The byte budget (128 KiB/s) binds before the packet budget for large
-// payloads.
+// payloads (over 5 s: MaxOverBudget raised to keep the client).
 func TestClientByteBudget(t *testing.T) {
-	n := newDefaultVnet(t, 1, 1, ServerConfig{})
+	n := newDefaultVnet(t, 1, 1, ServerConfig{MaxOverBudget: time.Minute})
 	connectAll(t, n, 0)
 	c := n.clients[0]
 	start := n.now
@@ -297,4 +297,178 @@ func TestTokenWholeSeconds(t *testing.T) {
 			t.Errorf("expiry %v, timeout %v: %v, want ErrConfig", p.Expiry, p.Timeout, err)
 		}
 	}
+}
+
+// admitAndLeave connects client 0 of n with tok and disconnects it.
+func admitAndLeave(t *testing.T, n *vnet, tok *ConnectToken) {
+	t.Helper()
+	c := n.clients[0]
+	if err := c.Connect(n.now, tok); err != nil {
+		t.Fatal(err)
+	}
+	n.step(10 * time.Millisecond)
+	if c.State() != StateConnected {
+		t.Fatalf("client: %v", c.State())
+	}
+	c.Disconnect(n.now)
+	n.step(10 * time.Millisecond)
+	if n.srv.NumConnected() != 0 {
+		t.Fatal("client did not leave")
+	}
+}
+
+// A used token is refused until it expires, however many tokens were used
+// since (the case: one slot, E0 then E1..E9 used, E0 again), and
+// across a restart; once expired, it is forgotten.
+func TestTokenHistoryUntilExpiry(t *testing.T) {
+	var used []UsedToken
+	n := newDefaultVnet(t, 1, 1, ServerConfig{OnTokenUsed: func(u UsedToken) { used = append(used, u) }})
+	other := netip.MustParseAddrPort("127.0.0.9:7000")
+	var toks []*ConnectToken
+	for i := range 10 {
+		toks = append(toks, newTestToken(t, uint64(100+i), n.now, uint64(200+i)))
+		admitAndLeave(t, n, toks[i])
+	}
+	for i, tok := range toks {
+		if _, _, err := n.srv.Receive(n.now, other, appendRequest(nil, tok)); err != ErrTokenReused {
+			t.Fatalf("token %d of 10 used again: %v, want ErrTokenReused", i, err)
+		}
+	}
+	if len(used) != 10 {
+		t.Fatalf("%d tokens reported used, want 10", len(used))
+	}
+	again := newDefaultVnet(t, 1, 1, ServerConfig{UsedTokens: used})
+	again.now = n.now
+	for i, tok := range toks {
+		if _, _, err := again.srv.Receive(again.now, other, appendRequest(nil, tok)); err != ErrTokenReused {
+			t.Fatalf("after a restart, token %d used again: %v, want ErrTokenReused", i, err)
+		}
+	}
+	n.now = n.now.Add(DefaultTokenExpiry)
+	n.srv.Update(n.now)
+	if h := n.srv.Stats().TokenHistory; h != 0 {
+		t.Fatalf("%d tokens remembered after all expired", h)
+	}
+}
+
+// A history full of unexpired tokens refuses new clients, with a denied
+// packet, rather than forget one; it admits them again once some expired.
+func TestTokenHistoryFull(t *testing.T) {
+	n := newDefaultVnet(t, 1, 1, ServerConfig{TokenHistory: 3})
+	other := netip.MustParseAddrPort("127.0.0.9:7000")
+	start := n.now
+	for i := range 3 {
+		admitAndLeave(t, n, newTestToken(t, uint64(100+i), n.now, uint64(200+i)))
+		n.now = n.now.Add(time.Second)
+	}
+	var refused []error
+	n.srv.cfg.OnRefused = func(_ netip.AddrPort, err error) { refused = append(refused, err) }
+	if _, _, err := n.srv.Receive(n.now, other, appendRequest(nil, newTestToken(t, 300, n.now, 300))); err != ErrTokenHistoryFull {
+		t.Fatalf("a fresh token with 3 remembered: %v, want ErrTokenHistoryFull", err)
+	}
+	if _, to, ok := n.srv.Transmit(); !ok || to != other || len(refused) != 1 {
+		t.Fatalf("no denied packet (%v) or refusals %v", ok, refused)
+	}
+	if got := n.srv.Stats(); got.TokenHistory != 3 || got.Dropped.HistoryFull != 1 {
+		t.Fatalf("history %d, %d refused as full", got.TokenHistory, got.Dropped.HistoryFull)
+	}
+	n.now = start.Add(DefaultTokenExpiry) // the first token expired
+	admitAndLeave(t, n, newTestToken(t, 301, n.now, 301))
+	if h := n.srv.Stats().TokenHistory; h != 3 {
+		t.Fatalf("%d tokens remembered, want 3", h)
+	}
+}
+
+// A token is recorded when its client is admitted: requests that a full
+// server refuses, or whose handshake never completes, record nothing.
+func TestTokenRecordedOnAdmission(t *testing.T) {
+	var used []UsedToken
+	n := newDefaultVnet(t, 1, 1, ServerConfig{OnTokenUsed: func(u UsedToken) { used = append(used, u) }})
+	connectAll(t, n, 0)
+	for i := range 100 {
+		from := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.9"), uint16(7000+i))
+		n.srv.Receive(n.now, from, appendRequest(nil, newTestToken(t, uint64(100+i), n.now, uint64(100+i))))
+		drainServer(n.srv)
+	}
+	n.clients[0].Disconnect(n.now)
+	n.step(10 * time.Millisecond)
+	for i := range 100 { // a free slot now: requests answered, never completed
+		from := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.9"), uint16(8000+i))
+		if _, _, err := n.srv.Receive(n.now, from, appendRequest(nil, newTestToken(t, uint64(200+i), n.now, uint64(200+i)))); err != nil && err != ErrPendingFull {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		drainServer(n.srv)
+	}
+	if len(used) != 1 || n.srv.Stats().TokenHistory != 1 {
+		t.Fatalf("%d tokens recorded, %d remembered after 1 admission and 200 requests", len(used), n.srv.Stats().TokenHistory)
+	}
+}
+
+// A draining server's refusal says so, not that it is full.
+func TestRefuseNewReason(t *testing.T) {
+	n := newDefaultVnet(t, 2, 1, ServerConfig{})
+	var refused []error
+	n.srv.cfg.OnRefused = func(_ netip.AddrPort, err error) { refused = append(refused, err) }
+	n.srv.RefuseNew(true)
+	n.clients[0].Connect(n.now, newTestToken(t, 1, n.now, 1))
+	n.step(10 * time.Millisecond)
+	if n.clients[0].State() != StateDenied || len(refused) == 0 || refused[0] != ErrRefusingNew {
+		t.Fatalf("client %v, refusals %v, want denied with ErrRefusingNew", n.clients[0].State(), refused)
+	}
+}
+
+// A client over its budget without a pause for MaxOverBudget (2 s) is
+// disconnected once, its event naming the reason and its drops; a client
+// whose bursts pause is not, and an honest client beside them loses
+// nothing.
+func TestOverBudgetDisconnects(t *testing.T) {
+	n := newDefaultVnet(t, 3, 3, ServerConfig{})
+	connectAll(t, n, 0)
+	for {
+		if _, ok := n.srv.PollEvent(); !ok {
+			break
+		}
+	}
+	flooder, bursty, honest := n.clients[0], n.clients[1], n.clients[2]
+	fi, bi := flooder.ClientIndex(), bursty.ClientIndex()
+	start := n.now
+	var left []Event
+	var dropsBefore uint64
+	for k := 0; n.now.Sub(start) < 4*time.Second; k++ { // 1 ms steps
+		if flooder.State() == StateConnected {
+			flooder.SendPayload(n.now, make([]byte, 100)) // 1,000 a second
+			dropsBefore = n.srv.ClientOverBudget(fi)
+		}
+		if k%1000 < 500 { // 1,000 a second for half of every second
+			bursty.SendPayload(n.now, make([]byte, 100))
+		}
+		if k%16 == 0 {
+			honest.SendPayload(n.now, make([]byte, 100))
+		}
+		n.step(time.Millisecond)
+		for {
+			e, ok := n.srv.PollEvent()
+			if !ok {
+				break
+			}
+			left = append(left, e)
+		}
+	}
+	if len(left) != 1 || left[0].Client != fi || left[0].Kind != EventDisconnected {
+		t.Fatalf("events %+v, want the flooder's (slot %d) disconnect alone", left, fi)
+	}
+	var obe *OverBudgetError
+	if !errors.As(left[0].Reason, &obe) || !errors.Is(left[0].Reason, ErrOverBudget) || obe.For < 2*time.Second || obe.Dropped < 1500 || obe.Dropped < dropsBefore {
+		t.Fatalf("reason %v, want over budget for 2 s with its drops (%d counted before)", left[0].Reason, dropsBefore)
+	}
+	if flooder.State() != StateDisconnected || bursty.State() != StateConnected || honest.State() != StateConnected {
+		t.Fatalf("states: flooder %v, bursty %v, honest %v", flooder.State(), bursty.State(), honest.State())
+	}
+	if n.srv.ClientOverBudget(bi) == 0 {
+		t.Fatal("the bursty client's drops were not counted")
+	}
+	if h := len(n.srvIn[honest.ClientIndex()]); h != 250 {
+		t.Fatalf("honest client: %d of 250 payloads taken", h)
+	}
+	t.Logf("flooder: %v; bursty client: %d over budget, still connected", left[0].Reason, n.srv.ClientOverBudget(bi))
 }

@@ -24,8 +24,12 @@ type ServerConfig struct {
 	// MaxPending caps the encryption mappings of clients that sent a valid
 	// request but are not yet connected (default 4*MaxClients, range 1..65536).
 	MaxPending int
-	// TokenHistory is how many used connect tokens are remembered to refuse
-	// a token used from a second address (default 8*MaxClients, range 1..1<<20).
+	// TokenHistory is how many connect tokens of admitted clients are
+	// remembered, each until it expires, to refuse its second use. While
+	// it holds this many unexpired tokens, requests are refused with
+	// ErrTokenHistoryFull (a denied packet) rather than any forgotten: at
+	// most TokenHistory clients are admitted per MaxTokenLife (default
+	// 64*MaxClients, range 1..1<<20).
 	TokenHistory int
 	// KeepAliveInterval: a connected client that was sent nothing for this
 	// long gets a keep-alive packet (default 100 ms, range 1 ms..10 s).
@@ -54,24 +58,30 @@ type ServerConfig struct {
 	ClientPacketRate int
 	ClientByteRate   int
 	ClientBurst      time.Duration
-	// UsedTokens are connect tokens a previous run of the server saw used
-	// (see OnTokenUsed), oldest first: they are refused with ErrTokenReused,
-	// so a restart does not make a used token good again. They share the
-	// TokenHistory entries (the newest are kept); a driver drops those
-	// expired (Expire) before passing them.
+	// MaxOverBudget: a client whose datagrams are dropped over its budget
+	// with no pause of ClientBurst for this long is disconnected, with an
+	// *OverBudgetError as its event's reason (default 2 s, range
+	// 100 ms..1 min). An honest client's burst pauses far sooner.
+	MaxOverBudget time.Duration
+	// UsedTokens are connect tokens a previous run of the server admitted
+	// (see OnTokenUsed): they are refused with ErrTokenReused until they
+	// expire, so a restart does not make a used token good again. They
+	// count against TokenHistory; all are kept, even beyond it (new
+	// requests are then refused until enough expire).
 	UsedTokens []UsedToken
-	// OnTokenUsed, if set, is called when a request first uses a connect
-	// token. A driver that persists them and passes them back in UsedTokens
-	// remembers used tokens across restarts.
+	// OnTokenUsed, if set, is called when a client is admitted, with its
+	// connect token (a request alone records nothing). A driver that
+	// persists them and passes them back in UsedTokens remembers used
+	// tokens across restarts.
 	OnTokenUsed func(UsedToken)
 	// OnRefused, if set, is called when the server refuses a well-formed
 	// connection request (or denies a response for lack of a slot), with
 	// the sender and the reason: one of ErrVersion, ErrProtocolID,
 	// ErrTokenExpired, ErrAuth (the token was not sealed with this
 	// server's key), ErrTokenInvalid, ErrServerAddress, ErrTokenLife,
-	// ErrTokenTimeout, ErrTokenReused, ErrAlreadyConnected, ErrServerFull
-	// or ErrPendingFull. It is called from Receive; drivers rate-limit what
-	// they log.
+	// ErrTokenTimeout, ErrTokenReused, ErrAlreadyConnected, ErrServerFull,
+	// ErrRefusingNew, ErrTokenHistoryFull or ErrPendingFull. It is called
+	// from Receive; drivers rate-limit what they log.
 	OnRefused func(from netip.AddrPort, reason error)
 	// Rand supplies the challenge-token key. Required: pass
 	// crypto/rand.Reader in production (the transport drivers do).
@@ -95,7 +105,7 @@ func (c *ServerConfig) resolve() error {
 	if err := defaultInt(&c.MaxPending, "MaxPending", 4*c.MaxClients, 1, 65536); err != nil {
 		return err
 	}
-	if err := defaultInt(&c.TokenHistory, "TokenHistory", 8*c.MaxClients, 1, 1<<20); err != nil {
+	if err := defaultInt(&c.TokenHistory, "TokenHistory", 64*c.MaxClients, 1, 1<<20); err != nil {
 		return err
 	}
 	if err := defaultInt(&c.RedundantDisconnects, "RedundantDisconnects", 10, 1, 64); err != nil {
@@ -114,6 +124,9 @@ func (c *ServerConfig) resolve() error {
 		return err
 	}
 	if err := defaultDuration(&c.ClientBurst, "ClientBurst", 250*time.Millisecond, 10*time.Millisecond, 10*time.Second); err != nil {
+		return err
+	}
+	if err := defaultDuration(&c.MaxOverBudget, "MaxOverBudget", 2*time.Second, 100*time.Millisecond, time.Minute); err != nil {
 		return err
 	}
 	return defaultDuration(&c.KeepAliveInterval, "KeepAliveInterval", 100*time.Millisecond, time.Millisecond, 10*time.Second)
@@ -173,7 +186,7 @@ const (
 	// EventConnected: a client completed the handshake and occupies a slot.
 	EventConnected EventKind = iota + 1
 	// EventDisconnected: a client left its slot; Reason says why
-	// (ErrDisconnected, ErrTimeout or ErrClosed).
+	// (ErrDisconnected, ErrTimeout, ErrClosed, or an *OverBudgetError).
 	EventDisconnected
 )
 
@@ -200,7 +213,7 @@ type Event struct {
 type DropCounts struct {
 	Malformed, PacketType, Version, ProtocolID, Expired, Auth, Replay       uint64
 	TokenInvalid, ServerAddress, TokenReused, AlreadyConnected, PendingFull uint64
-	TokenLife, TokenTimeout                                                 uint64
+	TokenLife, TokenTimeout, HistoryFull                                    uint64
 	UnknownAddress, NotConnected                                            uint64
 	// OverBudget counts datagrams from connected clients beyond their
 	// ClientPacketRate or ClientByteRate.
@@ -211,7 +224,7 @@ type DropCounts struct {
 func (d DropCounts) Total() uint64 {
 	return d.Malformed + d.PacketType + d.Version + d.ProtocolID + d.Expired + d.Auth + d.Replay +
 		d.TokenInvalid + d.ServerAddress + d.TokenReused + d.AlreadyConnected + d.PendingFull +
-		d.TokenLife + d.TokenTimeout + d.UnknownAddress + d.NotConnected + d.OverBudget
+		d.TokenLife + d.TokenTimeout + d.HistoryFull + d.UnknownAddress + d.NotConnected + d.OverBudget
 }
 
 func (d *DropCounts) count(err error) {
@@ -246,6 +259,8 @@ func (d *DropCounts) count(err error) {
 		d.TokenLife++
 	case ErrTokenTimeout:
 		d.TokenTimeout++
+	case ErrTokenHistoryFull:
+		d.HistoryFull++
 	case ErrOverBudget:
 		d.OverBudget++
 	default:
@@ -282,11 +297,15 @@ type serverSlot struct {
 	lastSend   time.Time
 	timeout    time.Duration
 	userData   [UserDataSize]byte
-	token      [MACSize]byte // the connect token's MAC, spent when the slot is freed
 	// Budget: the theoretical arrival times of the packet and byte buckets
 	// (a generic cell rate algorithm); a datagram is refused while either
 	// runs more than ClientBurst ahead of now.
 	pktTAT, byteTAT time.Time
+	// overBudget counts the datagrams dropped over budget; overSince and
+	// overLast are the first and last drop of the current run of drops
+	// (none more than ClientBurst apart).
+	overBudget          uint64
+	overSince, overLast time.Time
 }
 
 type pendingEntry struct {
@@ -308,13 +327,10 @@ type UsedToken struct {
 	Expire uint64
 }
 
-type tokenUse struct {
-	used bool
-	// spent: the token's client connected and left (or it was used before
-	// a restart); it is refused from any address.
-	spent bool
-	mac   [MACSize]byte
-	addr  netip.AddrPort
+// tokenExpiry is a remembered token in the history's heap.
+type tokenExpiry struct {
+	expire uint64 // Unix seconds
+	mac    [MACSize]byte
 }
 
 // globalSequenceStart seeds the sequence of packets sent before a client has
@@ -341,9 +357,10 @@ type Server struct {
 	pending       []pendingEntry
 	pendingByAddr map[netip.AddrPort]int
 
-	history      []tokenUse
-	historyByMAC map[[MACSize]byte]int
-	historyNext  int
+	// history holds the tokens of admitted clients until they expire:
+	// a set, and a min-heap by expire time to forget them in order.
+	history  map[[MACSize]byte]struct{}
+	byExpiry []tokenExpiry
 
 	priv PrivateToken
 	chal ChallengeToken
@@ -376,11 +393,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	s.byID = make(map[uint64]int, cfg.MaxClients)
 	s.pending = make([]pendingEntry, cfg.MaxPending)
 	s.pendingByAddr = make(map[netip.AddrPort]int, cfg.MaxPending)
-	s.history = make([]tokenUse, cfg.TokenHistory)
-	s.historyByMAC = make(map[[MACSize]byte]int, cfg.TokenHistory)
+	s.history = make(map[[MACSize]byte]struct{}, min(cfg.TokenHistory, 1024))
 	s.priv.ServerAddresses = make([]netip.AddrPort, 0, MaxServers)
 	for _, u := range cfg.UsedTokens {
-		s.remember(tokenUse{used: true, spent: true, mac: u.MAC})
+		s.remember(u)
 	}
 	s.out.limit = 2*cfg.MaxClients*cfg.RedundantDisconnects + 64
 	return s, nil
@@ -393,16 +409,30 @@ func (s *Server) Config() ServerConfig { return s.cfg }
 func (s *Server) Stats() ServerStats {
 	st := s.stats
 	st.Pending = len(s.pendingByAddr)
-	st.TokenHistory = len(s.historyByMAC)
+	st.TokenHistory = len(s.history)
 	return st
 }
 
-// RefuseNew makes the server answer every new connection as a full server
-// does (a denied packet) while refuse is true: a draining server keeps its
-// clients and admits no others.
+// RefuseNew makes the server answer every new connection with a denied
+// packet, as a full server does, and report ErrRefusingNew while refuse is
+// true: a draining server keeps its clients and admits no others.
 func (s *Server) RefuseNew(refuse bool) { s.refuseNew = refuse }
 
-func (s *Server) full() bool { return s.refuseNew || s.numConnected >= s.cfg.MaxClients }
+// admits returns why a new client cannot be admitted now, or nil: no free
+// slot, RefuseNew, or a history full of unexpired tokens.
+func (s *Server) admits(now time.Time) error {
+	switch {
+	case s.refuseNew:
+		return ErrRefusingNew
+	case s.numConnected >= s.cfg.MaxClients:
+		return ErrServerFull
+	}
+	s.forgetExpired(now)
+	if len(s.history) >= s.cfg.TokenHistory {
+		return ErrTokenHistoryFull
+	}
+	return nil
+}
 
 // NumConnected is the number of occupied client slots.
 func (s *Server) NumConnected() int { return s.numConnected }
@@ -475,8 +505,9 @@ func unixSeconds(t time.Time) uint64 {
 // is modified). Otherwise payload is nil. A non-nil error means the datagram
 // was dropped and says why; drops are also counted in Stats().Dropped.
 // Receive does not allocate, except for two cipher objects when a valid
-// request creates a new pending connection, and one when a valid request
-// meets a full server and is answered with a denied packet.
+// request creates a new pending connection, one when a valid request is
+// denied (a full server), and the token history's growth when a client is
+// admitted.
 func (s *Server) Receive(now time.Time, from netip.AddrPort, packet []byte) (client int, payload []byte, err error) {
 	s.stats.PacketsIn++
 	s.stats.BytesIn += uint64(len(packet))
@@ -522,6 +553,7 @@ func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte
 	}
 	// A disconnect always gets through: it ends the flood.
 	if p[0]&0x0f != byte(PacketDisconnect) && (sl.pktTAT.Sub(now) > s.cfg.ClientBurst || sl.byteTAT.Sub(now) > s.cfg.ClientBurst) {
+		s.overBudget(now, idx)
 		return -1, nil, ErrOverBudget
 	}
 	h, body, err := openPacket(p, serverAllowedConnected, sl.recv, s.cfg.ProtocolID, &sl.window, &s.sc)
@@ -543,6 +575,29 @@ func (s *Server) receiveConnected(now time.Time, idx int, p []byte) (int, []byte
 		s.drop(idx, ErrDisconnected, false, now)
 		return idx, nil, nil
 	}
+}
+
+// overBudget counts a datagram of slot idx dropped over budget, and
+// disconnects the client once its run of drops lasted MaxOverBudget.
+func (s *Server) overBudget(now time.Time, idx int) {
+	sl := &s.slots[idx]
+	sl.overBudget++
+	if sl.overLast.IsZero() || now.Sub(sl.overLast) > s.cfg.ClientBurst {
+		sl.overSince = now
+	}
+	sl.overLast = now
+	if d := now.Sub(sl.overSince); d >= s.cfg.MaxOverBudget {
+		s.drop(idx, &OverBudgetError{Dropped: sl.overBudget, For: d}, true, now)
+	}
+}
+
+// ClientOverBudget returns how many datagrams of a connected slot were
+// dropped over its budget (0 if none is connected).
+func (s *Server) ClientOverBudget(client int) uint64 {
+	if !s.Connected(client) {
+		return 0
+	}
+	return s.slots[client].overBudget
 }
 
 func later(a, b time.Time) time.Time {
@@ -597,14 +652,14 @@ func (s *Server) checkRequest(now time.Time, from netip.AddrPort, p []byte) erro
 	}
 	var mac [MACSize]byte
 	copy(mac[:], req.private[PrivateTokenSize-MACSize:])
-	if !s.useToken(mac, req.expire, from) {
+	if s.tokenUsed(mac, from) {
 		return ErrTokenReused
 	}
-	if s.full() {
+	if err := s.admits(now); err != nil {
 		aead, _ := chacha20poly1305.New(s.priv.ServerToClientKey[:])
 		s.sendGlobal(from, PacketDenied, nil, aead)
 		s.stats.Denied++
-		return ErrServerFull
+		return err
 	}
 	pe, err := s.pendingFor(now, from)
 	if err != nil {
@@ -632,42 +687,64 @@ func (s *Server) checkRequest(now time.Time, from netip.AddrPort, p []byte) erro
 	return nil
 }
 
-// useToken records that the token with this MAC, expiring at expire, is
-// used from addr; it reports false if the token was already used from
-// another address, or is spent.
-func (s *Server) useToken(mac [MACSize]byte, expire uint64, addr netip.AddrPort) bool {
-	if i, ok := s.historyByMAC[mac]; ok {
-		u := &s.history[i]
-		return !u.spent && u.addr == addr
+// tokenUsed reports whether the token with this MAC admitted a client
+// (whether it is still connected, left, or was admitted before a restart),
+// or is pending from an address other than addr.
+func (s *Server) tokenUsed(mac [MACSize]byte, addr netip.AddrPort) bool {
+	if _, ok := s.history[mac]; ok {
+		return true
 	}
-	s.remember(tokenUse{used: true, mac: mac, addr: addr})
-	if s.cfg.OnTokenUsed != nil {
-		s.cfg.OnTokenUsed(UsedToken{MAC: mac, Expire: expire})
+	for i := range s.pending {
+		if pe := &s.pending[i]; pe.inUse && pe.token == mac && pe.addr != addr {
+			return true
+		}
 	}
-	return true
+	return false
 }
 
-// remember adds u to the token history, replacing the oldest entry when
-// it is full.
-func (s *Server) remember(u tokenUse) {
-	if _, ok := s.historyByMAC[u.mac]; ok {
+// remember adds u to the token history until it expires.
+func (s *Server) remember(u UsedToken) {
+	if _, ok := s.history[u.MAC]; ok {
 		return
 	}
-	i := s.historyNext
-	s.historyNext = (s.historyNext + 1) % len(s.history)
-	if old := &s.history[i]; old.used {
-		delete(s.historyByMAC, old.mac)
+	s.history[u.MAC] = struct{}{}
+	h := append(s.byExpiry, tokenExpiry{expire: u.Expire, mac: u.MAC})
+	for i := len(h) - 1; i > 0; {
+		up := (i - 1) / 2
+		if h[up].expire <= h[i].expire {
+			break
+		}
+		h[up], h[i] = h[i], h[up]
+		i = up
 	}
-	s.history[i] = u
-	s.historyByMAC[u.mac] = i
+	s.byExpiry = h
 }
 
-// spend marks a token whose client left: a replay of its handshake is
-// refused, from any address, until it leaves the history.
-func (s *Server) spend(mac [MACSize]byte) {
-	if i, ok := s.historyByMAC[mac]; ok {
-		s.history[i].spent = true
+// forgetExpired removes the tokens expired at now from the history, the
+// soonest first.
+func (s *Server) forgetExpired(now time.Time) {
+	h := s.byExpiry
+	for len(h) > 0 && h[0].expire <= unixSeconds(now) {
+		delete(s.history, h[0].mac)
+		last := len(h) - 1
+		h[0], h[last] = h[last], tokenExpiry{}
+		h = h[:last]
+		for i := 0; ; {
+			c := 2*i + 1
+			if c >= len(h) {
+				break
+			}
+			if c+1 < len(h) && h[c+1].expire < h[c].expire {
+				c++
+			}
+			if h[i].expire <= h[c].expire {
+				break
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
 	}
+	s.byExpiry = h
 }
 
 // pendingFor returns the pending entry of addr, or a free (or expired) one.
@@ -723,13 +800,18 @@ func (s *Server) receiveResponse(now time.Time, pi int, p []byte) error {
 	if _, ok := s.byID[s.chal.ClientID]; ok {
 		return ErrAlreadyConnected
 	}
-	if s.full() {
+	if err := s.admits(now); err != nil {
 		s.sendGlobal(pe.addr, PacketDenied, nil, pe.send)
 		s.stats.Denied++
 		if s.cfg.OnRefused != nil {
-			s.cfg.OnRefused(pe.addr, ErrServerFull)
+			s.cfg.OnRefused(pe.addr, err)
 		}
-		return ErrServerFull
+		return err
+	}
+	u := UsedToken{MAC: pe.token, Expire: pe.expire}
+	s.remember(u)
+	if s.cfg.OnTokenUsed != nil {
+		s.cfg.OnTokenUsed(u)
 	}
 	idx := 0
 	for idx < len(s.slots) && s.slots[idx].connected {
@@ -745,7 +827,6 @@ func (s *Server) receiveResponse(now time.Time, pi int, p []byte) error {
 		lastRecv:  now,
 		timeout:   pe.timeout,
 		userData:  s.chal.UserData,
-		token:     pe.token,
 	}
 	s.byAddr[sl.addr] = idx
 	s.byID[sl.clientID] = idx
@@ -841,7 +922,6 @@ func (s *Server) drop(idx int, reason error, notify bool, now time.Time) {
 		}
 	}
 	s.emit(Event{Kind: EventDisconnected, Client: idx, ClientID: sl.clientID, Addr: sl.addr, Reason: reason})
-	s.spend(sl.token)
 	delete(s.byAddr, sl.addr)
 	delete(s.byID, sl.clientID)
 	*sl = serverSlot{}
@@ -872,6 +952,7 @@ func (s *Server) Update(now time.Time) {
 	if len(s.pendingByAddr) > 0 {
 		s.expirePending(now)
 	}
+	s.forgetExpired(now)
 }
 
 // NextUpdate returns the latest time by which Update should be called again:

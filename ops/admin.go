@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/pprof"
+
+	"github.com/tether-net/tether/internal/httpguard"
 )
 
 // AdminConfig configures Handler. The zero value serves /healthz and
@@ -16,9 +18,17 @@ type AdminConfig struct {
 	Metrics http.Handler
 	// Pprof serves net/http/pprof under /debug/pprof/.
 	Pprof bool
+	// Hosts are the host names (without port) a request's Host header may
+	// name besides an IP address and "localhost", which are always
+	// accepted (probes and scrapers name the address). Any other Host is
+	// refused with 421 Misdirected Request, so that a page that re-points
+	// its own name at this address (DNS rebinding) cannot read the
+	// metrics or profiles, or start a trace.
+	Hosts []string
 }
 
-// Handler returns the admin endpoints of a process whose lifecycle is l.
+// Handler returns the admin endpoints of a process whose lifecycle is l,
+// behind the Host check of cfg.Hosts.
 func Handler(l *Lifecycle, cfg AdminConfig) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -48,5 +58,11 @@ func Handler(l *Lifecycle, cfg AdminConfig) http.Handler {
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !httpguard.HostAllowed(r.Host, cfg.Hosts) {
+			http.Error(w, "tether/ops: unknown host "+r.Host, http.StatusMisdirectedRequest)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }

@@ -15,7 +15,7 @@ func Example() {
 	h := ops.Handler(l, ops.AdminConfig{})
 	readyz := func() int {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "http://127.0.0.1:9090/readyz", nil))
 		return rec.Code
 	}
 	fmt.Println("readyz", readyz())

@@ -11,7 +11,7 @@ type State int32
 // The states, in the order a process goes through them.
 const (
 	Starting  State = iota // not yet accepting players
-	Ready                  // accepting players, no match in use
+	Ready                  // accepting players, no match in use (again after Release)
 	Allocated              // a match is in use
 	Draining               // told to stop: admits nobody, ends its match
 )
@@ -45,6 +45,7 @@ func (e *TransitionError) Error() string {
 type Lifecycle struct {
 	mu       sync.Mutex
 	state    State
+	matches  uint64 // entries into Allocated
 	watchers []func(from, to State)
 	draining chan struct{}
 }
@@ -57,6 +58,15 @@ func (l *Lifecycle) State() State {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.state
+}
+
+// Match returns the number of times the lifecycle entered Allocated: a
+// new number is a new match, even if a check in between never saw it
+// Ready.
+func (l *Lifecycle) Match() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.matches
 }
 
 // Watch calls fn after every transition, in order, from the goroutine that
@@ -78,6 +88,10 @@ func (l *Lifecycle) Allocate() error {
 	}
 	return nil
 }
+
+// Release moves Allocated back to Ready: the match ended and the server
+// takes a new one (Agones may allocate it again).
+func (l *Lifecycle) Release() error { return l.move(Ready, Allocated) }
 
 // Drain moves any state to Draining. It returns false if the lifecycle was
 // already draining.
@@ -103,6 +117,9 @@ func (l *Lifecycle) move(to State, from ...State) error {
 		return &TransitionError{From: cur, To: to}
 	}
 	l.state = to
+	if to == Allocated {
+		l.matches++
+	}
 	if to == Draining {
 		close(l.draining)
 	}

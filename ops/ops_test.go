@@ -29,6 +29,12 @@ func TestLifecycle(t *testing.T) {
 	if err := l.Allocate(); err != nil {
 		t.Fatalf("Allocate in Allocated: %v", err)
 	}
+	if err := l.Release(); err != nil || l.Release() == nil {
+		t.Fatalf("Release: %v, then allowed again in Ready", err)
+	}
+	if err := l.Allocate(); err != nil || l.Match() != 2 {
+		t.Fatalf("a second match: %v, Match %d, want 2", err, l.Match())
+	}
 	select {
 	case <-l.Draining():
 		t.Fatal("draining before Drain")
@@ -41,15 +47,23 @@ func TestLifecycle(t *testing.T) {
 	if err := l.Allocate(); err == nil {
 		t.Fatal("Allocate in Draining allowed")
 	}
-	if got, want := strings.Join(seen, " "), "starting>ready ready>allocated allocated>draining"; got != want {
+	if got, want := strings.Join(seen, " "), "starting>ready ready>allocated allocated>ready ready>allocated allocated>draining"; got != want {
 		t.Fatalf("transitions %q, want %q", got, want)
 	}
 }
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
 	t.Helper()
+	return getHost(t, h, "127.0.0.1:9090", path)
+}
+
+// getHost is get with the Host header host.
+func getHost(t *testing.T, h http.Handler, host, path string) (int, string) {
+	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	req := httptest.NewRequest("GET", path, nil)
+	req.Host = host
+	h.ServeHTTP(rec, req)
 	b, _ := io.ReadAll(rec.Result().Body)
 	return rec.Code, strings.TrimSpace(string(b))
 }
@@ -84,5 +98,25 @@ func TestHandler(t *testing.T) {
 	want("/metrics", 200, "m 1")
 	if c, _ := get(t, h, "/debug/pprof/"); c != 200 {
 		t.Fatalf("pprof with Pprof: %d", c)
+	}
+}
+
+// A page that re-points its own name at the admin address (DNS rebinding)
+// sends its name as Host: refused on every endpoint; an IP address,
+// localhost and the configured names are served.
+func TestAdminHostCheck(t *testing.T) {
+	l := NewLifecycle()
+	l.Ready()
+	h := Handler(l, AdminConfig{Pprof: true, Hosts: []string{"gs-1.internal"},
+		Metrics: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "m 1\n") })})
+	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/debug/pprof/", "/debug/pprof/cmdline"} {
+		if c, _ := getHost(t, h, "evil.example", path); c != http.StatusMisdirectedRequest {
+			t.Errorf("%s, Host evil.example: %d, want %d", path, c, http.StatusMisdirectedRequest)
+		}
+		for _, host := range []string{"10.0.0.7:9090", "[::1]:9090", "localhost:9090", "gs-1.internal:9090"} {
+			if c, _ := getHost(t, h, host, path); c != http.StatusOK {
+				t.Errorf("%s, Host %s: %d, want 200", path, host, c)
+			}
+		}
 	}
 }

@@ -111,15 +111,25 @@ func refusalText(err error) string {
 	case errors.Is(err, netcode.ErrTokenExpired):
 		return "token expired (mint a new one, or check the clocks of this machine and the one that minted it)"
 	case errors.Is(err, netcode.ErrTokenReused):
-		return "token already used (from another address, or its client already left; mint one per connection)"
+		return "token already used (it admitted a client, or is pending from another address; a token stays used until it expires: mint one per connection)"
 	case errors.Is(err, netcode.ErrServerFull):
 		return "server full (every client slot is taken)"
+	case errors.Is(err, netcode.ErrRefusingNew):
+		return "the server is draining (it keeps its clients and admits no new ones; join another server)"
+	case errors.Is(err, netcode.ErrAlreadyConnected):
+		return "already connected (a client with the token's client id plays now; mint a token per player, with its own client id)"
+	case errors.Is(err, netcode.ErrTokenHistoryFull):
+		return "too many clients admitted recently (the server remembers each token until it expires; mint tokens with a shorter expiry, or wait)"
+	case errors.Is(err, netcode.ErrPendingFull):
+		return "too many connections being set up at once (try again)"
 	case errors.Is(err, netcode.ErrTokenLife):
 		return fmt.Sprintf("token expires more than %v ahead", netcode.DefaultMaxTokenLife)
 	case errors.Is(err, netcode.ErrTokenTimeout):
 		return fmt.Sprintf("token timeout is none or above %v", netcode.DefaultMaxTimeout)
 	case errors.Is(err, netcode.ErrServerAddress):
 		return "the token does not name this server's public address"
+	case errors.Is(err, netcode.ErrTokenInvalid):
+		return "the token's sealed part holds invalid contents (a bad client id, addresses or timeout from the minter)"
 	case errors.Is(err, netcode.ErrVersion):
 		return "not a netcode 1.02 request"
 	}

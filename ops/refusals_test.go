@@ -74,3 +74,15 @@ func TestRefusalLogRepeats(t *testing.T) {
 		t.Errorf("a new reason not logged:\n%s", out.String())
 	}
 }
+
+// Every reason netcode reports to OnRefused is explained, none printed
+// raw.
+func TestRefusalTextExplained(t *testing.T) {
+	for _, err := range []error{netcode.ErrVersion, netcode.ErrProtocolID, netcode.ErrTokenExpired, netcode.ErrAuth,
+		netcode.ErrTokenInvalid, netcode.ErrServerAddress, netcode.ErrTokenLife, netcode.ErrTokenTimeout, netcode.ErrTokenReused,
+		netcode.ErrAlreadyConnected, netcode.ErrServerFull, netcode.ErrRefusingNew, netcode.ErrTokenHistoryFull, netcode.ErrPendingFull} {
+		if got := refusalText(err); got == err.Error() {
+			t.Errorf("%v: printed raw", err)
+		}
+	}
+}

@@ -54,6 +54,11 @@ type Decoded struct {
 	// Keep says the decoder kept it as a baseline (it is newer than any
 	// kept): the client acknowledges its tick.
 	Keep bool
+	// Gone are the entities the newest snapshot decoded before this one
+	// held and this one does not: they left the client's world (despawned,
+	// or no longer relevant to the client). Set for a snapshot newer than
+	// any decoded (Keep), in order of id.
+	Gone []uint32
 }
 
 // Decode decodes the layer's bytes b of the snapshot of tick, at server
@@ -79,6 +84,7 @@ func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) e
 		return r.Err()
 	}
 	first := len(out.Entities)
+	out.Gone = out.Gone[:0]
 	err := d.body(out, base, t, r.Remaining())
 	if err == nil && d.c.dec.Overrun() > 64 {
 		err = wire.ErrTruncated
@@ -93,6 +99,9 @@ func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) e
 	}
 	out.Keep = tick > d.kept.Newest()
 	if out.Keep {
+		if prev := d.kept.Find(d.kept.Newest()); prev != nil {
+			out.Gone = gone(out.Gone, prev, &d.next)
+		}
 		slot := d.kept.Push(tick)
 		*slot, d.next = d.next, *slot
 		out.Meta = slot.meta
@@ -269,4 +278,18 @@ func (d *Decoder) setEntity(l *layout, id uint32, kind uint8, q []int64, t time.
 	}
 	d.ent = Entity{ID: id, Kind: kind}
 	l.entity(&d.ent, d.q32, t)
+}
+
+// gone appends to dst the ids of the records of a not in b (both sorted).
+func gone(dst []uint32, a, b *table) []uint32 {
+	j := 0
+	for _, r := range a.recs {
+		for j < len(b.recs) && b.recs[j].id < r.id {
+			j++
+		}
+		if j == len(b.recs) || b.recs[j].id != r.id {
+			dst = append(dst, r.id)
+		}
+	}
+	return dst
 }

@@ -23,8 +23,10 @@ type Config struct {
 	// encoded.
 	OnSnapshot func(Encoded)
 	// OnEntity, if set, is called for every entity a snapshot refreshes
-	// (sent, or unchanged from its prediction), with what it cost, in
-	// bits: where a game measures what its entities cost.
+	// (sent, or unchanged from its prediction), its State.Time the
+	// snapshot's, with what it cost, in bits: where a game records what
+	// each client was sent (event.Seen) and measures what its entities
+	// cost.
 	OnEntity func(client int, e *Entity, bits float64)
 }
 
@@ -127,10 +129,24 @@ type Encoder struct {
 	prio   []float64 // by entity, what choose sorted by
 	gone   []bool    // by baseline record
 	next   table
+	whole  wholeCache
 	hist   []Sample
 	pred   []int64
 	early  []int32
 	kbits  []float64
+}
+
+// wholeCache is the whole snapshot of a tick, coded once for every client
+// that gets one.
+type wholeCache struct {
+	ok      bool
+	tick    uint64
+	t       time.Duration
+	version uint64 // the world's
+	bytes   []byte
+	table   table
+	kbits   []float64
+	enc     Encoded
 }
 
 const (
@@ -189,11 +205,28 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	if v != nil && acked < tick {
 		base = v.sent.Find(acked)
 	}
-	e.classify(v, base, t)
 	start := len(dst)
 	if budget <= 0 {
 		budget = math.MaxInt
 	}
+	// A whole snapshot that held every entity is the same for every client
+	// of the tick (without relevance or a per-entity observer): coded once.
+	shared := base == nil && e.cfg.Relevance == nil && e.cfg.OnEntity == nil
+	if c := &e.whole; shared && c.ok && c.tick == tick && c.t == t && c.version == e.world.version && string(c.table.meta) == string(e.world.Meta) && budget >= len(c.bytes) {
+		out := append(dst, c.bytes...)
+		e.next.copyOf(&c.table)
+		enc := c.enc
+		enc.Client = client
+		if v != nil {
+			v.prio = v.prio[:0]
+		}
+		for i, b := range c.kbits {
+			e.stats.KindBits[i] += b
+		}
+		e.commit(v, tick, enc)
+		return out
+	}
+	e.classify(v, base, t)
 	for i := range e.send {
 		e.send[i] = e.class[i] != clsUnchanged
 	}
@@ -221,6 +254,22 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	}
 	enc.Oversize = enc.Bytes > budget
 	e.account(&enc, v, client)
+	if shared && enc.LeftOut == 0 {
+		c := &e.whole
+		c.ok, c.tick, c.t, c.version = true, tick, t, e.world.version
+		c.bytes = append(c.bytes[:0], out[start:]...)
+		c.table.copyOf(&e.next)
+		c.kbits = append(c.kbits[:0], e.kbits...)
+		c.enc = enc
+		c.enc.KindBits = c.kbits
+	}
+	e.commit(v, tick, enc)
+	return out
+}
+
+// commit keeps the table of the snapshot of tick just coded for v's client,
+// and counts it.
+func (e *Encoder) commit(v *view, tick uint64, enc Encoded) {
 	if v != nil {
 		// A tick encoded again for the client (a benchmark's) replaces its
 		// table rather than filling the ring with copies.
@@ -231,7 +280,7 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 		*slot, e.next = e.next, *slot
 	}
 	e.stats.Snapshots++
-	if base != nil {
+	if enc.Base != 0 {
 		e.stats.Deltas++
 	}
 	if enc.Oversize {
@@ -241,7 +290,6 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	if e.cfg.OnSnapshot != nil {
 		e.cfg.OnSnapshot(enc)
 	}
-	return out
 }
 
 // classify lists the world's entities relevant to v's client, finds each
@@ -276,8 +324,8 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 				continue
 			}
 		}
-		wt *= s.kinds[ent.Kind].priority()
 		l := &s.kinds[ent.Kind]
+		wt *= l.weight
 		q := w.values(s, i)
 		b := int32(-1)
 		for base != nil && j < nbase && base.recs[j].id < ent.ID {
@@ -320,8 +368,16 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 				l.refine.Refine(&l.Layout, e.pred, rec, e.hist, t)
 				l.clamp(e.pred)
 			}
+			if !l.special[k] { // a plain difference
+				r := int64(q[k]) - e.pred[k]
+				res[k], rec[k] = r, int64(q[k])
+				if r != 0 {
+					cls = clsChanged
+				}
+				continue
+			}
 			r := l.residual(k, q, e.pred)
-			if c := &l.comps[k]; c.tol > 0 && abs64(r) <= uint64(c.tol) && c.wrap == 0 && c.role != roleRot {
+			if c := &l.comps[k]; c.tol > 0 && abs64(r) <= uint64(c.tol) {
 				r = 0
 			}
 			if r != 0 {
@@ -332,13 +388,6 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		}
 		e.class = append(e.class, cls)
 	}
-}
-
-func (l *layout) priority() float64 {
-	if l.Priority == 0 {
-		return 1
-	}
-	return l.Priority
 }
 
 // residual returns component k of values q less its prediction, the
@@ -616,6 +665,7 @@ func (e *Encoder) account(enc *Encoded, v *view, client int) {
 			continue
 		}
 		if e.cfg.OnEntity != nil {
+			w.ents[i].State.Time = enc.Time
 			e.cfg.OnEntity(client, &w.ents[i], float64(e.cost[k])/wire.CostUnit)
 		}
 	}

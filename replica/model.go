@@ -166,6 +166,7 @@ type models struct {
 	count    intModel // new entities
 	gap      intModel // a new entity's id less the previous one's plus one
 	kind     [2 * MaxKinds]wire.Prob
+	all      []*wire.Prob // every probability, in the order of each
 }
 
 func (m *models) init(s *Schema) {
@@ -175,6 +176,7 @@ func (m *models) init(s *Schema) {
 		k := &m.kinds[i]
 		k.delta, k.whole, k.early = make([]intModel, n), make([]intModel, n), make([]intModel, n)
 	}
+	m.each(func(p *wire.Prob) { m.all = append(m.all, p) })
 }
 
 // reset starts every model afresh, as a snapshot does.
@@ -240,9 +242,11 @@ func (m *models) each(f func(p *wire.Prob)) {
 	}
 }
 
-// save appends every probability of m to dst.
+// save appends every probability of m to dst, in the order of each.
 func (m *models) save(dst []wire.Prob) []wire.Prob {
-	m.each(func(p *wire.Prob) { dst = append(dst, *p) })
+	for _, p := range m.all {
+		dst = append(dst, *p)
+	}
 	return dst
 }
 
@@ -250,14 +254,12 @@ func (m *models) save(dst []wire.Prob) []wire.Prob {
 // the probabilities saved (nil: a whole snapshot, every one at a half).
 func (m *models) start(saved []wire.Prob) {
 	m.reset()
-	if saved == nil {
+	if len(saved) != len(m.all) {
 		return
 	}
-	i := 0
-	m.each(func(p *wire.Prob) {
+	for i, p := range m.all {
 		*p = saved[i]
-		i++
-	})
+	}
 }
 
 func (c *coder) putSymbol(k *kindModels, sym uint8, moving bool) {

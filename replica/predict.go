@@ -201,12 +201,13 @@ func clampSteps(x int64) int64 { return max(-maxSteps, min(maxSteps, x)) }
 // taken round), whatever a game's Predictor says, so that no residual
 // outgrows the coding.
 func (l *layout) clamp(pred []int64) {
-	for k, c := range l.comps {
-		if c.wrap > 0 {
-			pred[k] = (pred[k]%c.wrap + c.wrap) % c.wrap
-		} else {
-			pred[k] = max(c.lo, min(c.hi, pred[k]))
-		}
+	lo, hi := l.lo[:len(pred)], l.hi[:len(pred)]
+	for k, x := range pred {
+		pred[k] = max(lo[k], min(hi[k], x))
+	}
+	if l.Yaw >= 0 {
+		m := l.YawSteps
+		pred[l.Yaw] = (pred[l.Yaw]%m + m) % m
 	}
 }
 

@@ -436,3 +436,69 @@ func TestWildPredictor(t *testing.T) {
 		}
 	}
 }
+
+// Clients that get a whole snapshot of one tick get the same bytes, coded
+// once; a world changed since is coded afresh; each client keeps its own
+// baseline of it.
+func TestWholeShared(t *testing.T) {
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ), Velocity(100, XYZ)}})
+	enc := NewEncoder(s, Config{})
+	m := newSim(4, s)
+	for c := range 3 {
+		enc.Join(c, NoSelf)
+	}
+	m.step(time.Second/30, time.Second/30, enc.World())
+	a := enc.Append(nil, 0, 1, time.Second/30, 0, 0)
+	b := enc.Append(nil, 1, 1, time.Second/30, 0, 0)
+	if string(a) != string(b) {
+		t.Fatal("two whole snapshots of one tick differ")
+	}
+	enc.World().Add(Entity{ID: 9999, State: kinematic.State{Pos: geom.V(1, 2, 3)}})
+	c := enc.Append(nil, 2, 1, time.Second/30, 0, 0)
+	if string(c) == string(a) {
+		t.Fatal("a world changed since was not coded afresh")
+	}
+	for client, snap := range [][]byte{a, b, c} {
+		dec := NewDecoder(s)
+		var out Decoded
+		if err := dec.Decode(&out, 1, time.Second/30, snap); err != nil {
+			t.Fatal(err)
+		}
+		m.step(2*time.Second/30, time.Second/30, enc.World())
+		d := enc.Append(nil, client, 2, 2*time.Second/30, 1, 0)
+		if err := dec.Decode(&out, 2, 2*time.Second/30, d); err != nil || out.Base != 1 {
+			t.Fatalf("client %d: the delta against its whole snapshot: %v, base %d", client, err, out.Base)
+		}
+	}
+	if st := enc.Stats(); st.Snapshots != 6 || st.Deltas != 3 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// An entity that leaves the world is reported gone by the next snapshot
+// newer than any decoded, even one the client learned of after its
+// baseline (a spawn not yet acknowledged).
+func TestGone(t *testing.T) {
+	s, _ := NewSchema(Kind{Fields: []Field{Position(1000, XYZ)}})
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	dec := NewDecoder(s)
+	worlds := [][]uint32{{1, 2}, {1, 2, 3}, {1, 3}, {1}, {1}}
+	want := [][]uint32{nil, nil, {2}, {3}, nil}
+	for i, ids := range worlds {
+		tick := uint64(i + 1)
+		w := enc.World()
+		w.Reset()
+		for _, id := range ids {
+			w.Add(Entity{ID: id, State: kinematic.State{Pos: geom.V(float64(id), 0, 0)}})
+		}
+		var out Decoded
+		// Acknowledged: only the first snapshot, so 3 is never in a baseline.
+		if err := dec.Decode(&out, tick, time.Duration(tick)*time.Second/30, enc.Append(nil, 0, tick, time.Duration(tick)*time.Second/30, 1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(out.Gone) != fmt.Sprint(want[i]) && !(len(out.Gone) == 0 && len(want[i]) == 0) {
+			t.Errorf("tick %d: gone %v, want %v", tick, out.Gone, want[i])
+		}
+	}
+}

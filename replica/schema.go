@@ -202,6 +202,11 @@ type layout struct {
 	order  []int
 	nvel   int
 	refine Refiner // pred's, if it refines
+	// By component, for the hot loops: its range, and whether its residual
+	// is other than a plain difference (a wrap, a rotation, a tolerance).
+	lo, hi  []int64
+	special []bool
+	weight  float64 // Priority, 0 read as 1
 }
 
 // Errors from NewSchema and decoding; test with errors.Is.
@@ -248,6 +253,12 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 			if c.role != roleVel {
 				l.order = append(l.order, j)
 			}
+			l.lo, l.hi = append(l.lo, c.lo), append(l.hi, c.hi)
+			l.special = append(l.special, c.wrap > 0 || c.role == roleRot || c.tol > 0)
+		}
+		l.weight = k.Priority
+		if l.weight == 0 {
+			l.weight = 1
 		}
 		if k.Earlier < 0 || k.Earlier > 3 {
 			return nil, fmt.Errorf("%w: kind %d (%q): Earlier %d (0 to 3)", ErrSchema, i, k.Name, k.Earlier)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/big"
 	"os"
 	"strings"
 	"testing"
@@ -17,9 +18,10 @@ import (
 // The worked example of doc/wire.md: these are the bytes it quotes, and the
 // test fails if the code or the document drifts from them.
 const (
-	specPrintText = "0/1000/5/0/-1073741824/1073741824/0;4/256/0/0/0/255/0;|0|1|replica.Linear#"
-	specWhole     = "020500cea44b77f6773ffe1957e0"
-	specDelta     = "020902f79138"
+	specPrintText = "0/1000/5/0/-1073741824/1073741824/0/1;1/100/5/0/-1073741824/1073741824/0/0;4/256/0/0/0/255/0/0;|0|1|1#"
+	specHash      = "0x1e753ef3"
+	specWhole     = "020500f33e4b77ec85ff9dcfff8655f8"
+	specDelta     = "020902f7d20c"
 	specStill     = "020d0280"
 	specWelcome   = "01073c1e"
 	specAck       = "0902"
@@ -30,14 +32,14 @@ const (
 // and decodes them both with the package's decoder and with specState, a
 // decoder written from the document alone.
 func TestSpecExample(t *testing.T) {
-	s, err := NewSchema(Kind{Name: "player", Fields: []Field{Position(1000, XZ), Yaw(256)}})
+	s, err := NewSchema(Kind{Name: "player", Fields: []Field{Position(1000, XZ).Within(1), Velocity(100, XZ), Yaw(256)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := fnv.New32a()
 	h.Write([]byte(specPrintText))
-	if h.Sum32() != 0x4711a4ce {
-		t.Errorf("FNV-1a of the documented text %#08x, the document quotes 0x4711a4ce", h.Sum32())
+	if got := fmt.Sprintf("%#08x", h.Sum32()); got != specHash {
+		t.Errorf("FNV-1a of the documented text %s, the document quotes %s", got, specHash)
 	}
 	if got := uint16(h.Sum32()); got != s.print {
 		t.Errorf("fingerprint of the documented text %#04x, schema's %#04x", got, s.print)
@@ -46,7 +48,7 @@ func TestSpecExample(t *testing.T) {
 	for _, c := range []struct {
 		tick uint64
 		us   time.Duration
-	}{{2, 33333}, {3, 49999}, {4, 66666}} {
+	}{{2, 33333}, {3, 49999}, {4, 66666}, {6, 99999}} {
 		if got := welcome.TickTime(c.tick); got != c.us*time.Microsecond {
 			t.Errorf("tick %d at %v, the document says %d µs", c.tick, got, c.us)
 		}
@@ -55,21 +57,22 @@ func TestSpecExample(t *testing.T) {
 	enc.Join(0, 7)
 	dec := NewDecoder(s)
 
-	snap := func(tick uint64, x, z float64, yawTurns float64, acked uint64) []byte {
+	snap := func(tick uint64, x, z, vx float64, yawTurns float64, acked uint64) []byte {
 		w := enc.World()
 		w.Reset()
 		var e Entity
 		e.ID = 7
 		e.State.Pos = geom.V(x, 0, z)
+		e.State.Vel = geom.V(vx, 0, 0)
 		e.State.Rot = geom.AxisAngle(geom.V(0, 1, 0), yawTurns*2*math.Pi)
 		w.Add(e)
 		msg := protocol.AppendSnapshot(nil, protocol.Snapshot{Tick: tick, Regular: true})
 		return enc.Append(msg, 0, tick, welcome.TickTime(tick), acked, 0)
 	}
-	whole := snap(2, 1.5, -2.25, 0.25, 0)
-	delta := snap(4, 1.52, -2.25, 66.0/256, 2)
-	still := snap(6, 1.52, -2.25, 66.0/256, 4)
-	t.Logf("fingerprint %#04x", s.print)
+	whole := snap(2, 1.5, -2.25, 2, 0.25, 0)
+	delta := snap(4, 1.576, -2.25, 2.5, 66.0/256, 2)
+	still := snap(6, 1.659, -2.25, 2.5, 66.0/256, 4)
+	t.Logf("fingerprint %#04x (FNV-1a %#08x)", s.print, h.Sum32())
 	t.Logf("whole %s", hex.EncodeToString(whole))
 	t.Logf("delta %s", hex.EncodeToString(delta))
 	t.Logf("still %s", hex.EncodeToString(still))
@@ -92,10 +95,18 @@ func TestSpecExample(t *testing.T) {
 	if got := hex.EncodeToString(protocol.AppendAck(nil, 2)); got != specAck {
 		t.Errorf("ack %s, the document quotes %s", got, specAck)
 	}
-	for _, x := range []string{specPrintText, spaced(specWhole), spaced(specDelta), spaced(specStill), spaced(specWelcome), spaced(specAck), "0x4711a4ce"} {
+	for _, x := range []string{specPrintText, spaced(specWhole), spaced(specDelta), spaced(specStill), spaced(specWelcome), spaced(specAck), specHash} {
 		if !strings.Contains(string(doc), x) {
 			t.Errorf("doc/wire.md does not quote %q", x)
 		}
+	}
+
+	// What the client rebuilds: the position within a step of the truth is
+	// the prediction, not the truth (Within).
+	want := [][specN]int64{
+		{1500, -2250, 200, 0, 64},
+		{1575, -2250, 250, 0, 66},
+		{1658, -2250, 250, 0, 66},
 	}
 
 	// The package's decoder.
@@ -112,25 +123,38 @@ func TestSpecExample(t *testing.T) {
 		if !out.Keep || len(out.Entities) != 1 || out.Entities[0].ID != 7 {
 			t.Fatalf("snapshot %d decoded as %+v", i, out)
 		}
-		x := []float64{1.5, 1.52, 1.52}[i]
-		if p := out.Entities[0].State.Pos; p.X != x || p.Z != -2.25 {
-			t.Errorf("snapshot %d: entity at %v", i, p)
+		x := float64(want[i][0]) / 1000
+		if st := out.Entities[0].State; st.Pos.X != x || st.Pos.Z != -2.25 || st.Vel.X != float64(want[i][2])/100 {
+			t.Errorf("snapshot %d: entity at %v moving %v", i, st.Pos, st.Vel)
 		}
 	}
 
 	// The document's decoder.
-	var st specState
-	for i, c := range []struct {
-		b    []byte
-		want [3]int64
-	}{{whole, [3]int64{1500, -2250, 64}}, {delta, [3]int64{1520, -2250, 66}}, {still, [3]int64{1520, -2250, 66}}} {
-		got, trace, err := st.decode(c.b)
+	st := specState{tickHz: 60}
+	for i, b := range [][]byte{whole, delta, still} {
+		got, trace, err := st.decode(b)
 		t.Logf("snapshot %d: %s", i, strings.Join(trace, " "))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != c.want {
-			t.Errorf("the document's decoder read snapshot %d as %v, want %v", i, got, c.want)
+		if got != want[i] {
+			t.Errorf("the document's decoder read snapshot %d as %v, want %v", i, got, want[i])
+		}
+	}
+	// The models each saved, in the document's order, are the package's.
+	for tick, k := range st.kept {
+		tb := dec.kept.Find(tick)
+		if tb == nil {
+			t.Fatalf("the package's decoder did not keep tick %d", tick)
+		}
+		if len(tb.probs) != len(k.probs) {
+			t.Fatalf("tick %d: %d probabilities saved, the document counts %d", tick, len(tb.probs), len(k.probs))
+		}
+		for i, p := range tb.probs {
+			if uint16(p) != k.probs[i] {
+				t.Errorf("tick %d: saved probability %d is %d, the document's decoder has %d", tick, i, p, k.probs[i])
+				break
+			}
 		}
 	}
 }
@@ -149,12 +173,41 @@ func spaced(h string) string {
 }
 
 // What follows is written from doc/wire.md, not from this package: a
-// decoder of the example's schema (one kind; Position(1000, XZ), Yaw(256);
-// predictor Linear, which holds a kind without velocity).
+// decoder of the example's schema (one kind; Position(1000, XZ).Within(1),
+// Velocity(100, XZ), Yaw(256); predictor Linear).
+
+// The example's components, in declared order, and the order they are
+// coded in (§6.3): the velocity's first.
+const (
+	specPX, specPZ, specVX, specVZ, specYaw = 0, 1, 2, 3, 4
+	specN                                   = 5
+	specNVel                                = 2
+)
+
+var specOrder = [specN]int{specVX, specVZ, specPX, specPZ, specYaw}
+
+// Every probability of a snapshot, at the index §5.5 gives it.
+const (
+	specIntSize  = 3 + 2*34 // zero[0], zero[1], sign, then length[i], mant[i]
+	specSym      = 0        // sym[moving][prev][bit]: 24
+	specComps    = 24       // per component: delta, whole, early
+	specEarlyN   = specComps + 3*specIntSize*specN
+	specKindSize = specEarlyN + 2*specIntSize // earlyN, earlyAge
+	specMetaSame = specKindSize               // one kind
+	specMetaLen  = specMetaSame + 1
+	specCount    = specMetaLen + specIntSize
+	specGap      = specCount + specIntSize
+	specKindProb = specGap + specIntSize
+	specProbs    = specKindProb + 128
+)
+
+func specDeltaM(k int) int { return specComps + 3*specIntSize*k }
+func specWholeM(k int) int { return specDeltaM(k) + specIntSize }
 
 type specDec struct {
 	b         []byte
 	code, rng uint32
+	p         []uint16 // the probabilities, specProbs of them
 	trace     []string
 }
 
@@ -174,7 +227,8 @@ func (d *specDec) norm() {
 	}
 }
 
-func (d *specDec) bit(p *uint16, name string) bool {
+func (d *specDec) bit(i int, name string) bool {
+	p := &d.p[i]
 	bound := (d.rng >> 12) * uint32(*p)
 	var b bool
 	if d.code < bound {
@@ -214,37 +268,24 @@ func (d *specDec) raw(n int, name string) uint32 {
 	return v
 }
 
-type specInt struct {
-	zero         [2]uint16
-	sign         uint16
-	length, mant [34]uint16
-}
-
-func newSpecInt() specInt {
-	m := specInt{zero: [2]uint16{2048, 2048}, sign: 2048}
-	for i := range m.length {
-		m.length[i], m.mant[i] = 2048, 2048
-	}
-	return m
-}
-
-func (d *specDec) int(m *specInt, prevZero bool, name string) int64 {
+// int decodes an integer with the model at index m.
+func (d *specDec) int(m int, prevZero bool, name string) int64 {
 	z := 0
 	if prevZero {
 		z = 1
 	}
-	if !d.bit(&m.zero[z], name+".nz") {
+	if !d.bit(m+z, name+".nz") {
 		return 0
 	}
-	neg := d.bit(&m.sign, name+".sign")
+	neg := d.bit(m+2, name+".sign")
 	n := 1
-	for n < 34 && d.bit(&m.length[n-1], name+".len") {
+	for n < 34 && d.bit(m+3+2*(n-1), name+".len") {
 		n++
 	}
 	u := int64(1)
 	if n >= 2 {
 		u = u << 1
-		if d.bit(&m.mant[n-1], name+".mant") {
+		if d.bit(m+4+2*(n-1), name+".mant") {
 			u |= 1
 		}
 		u = u<<(n-2) | int64(d.raw(n-2, name))
@@ -255,66 +296,115 @@ func (d *specDec) int(m *specInt, prevZero bool, name string) int64 {
 	return u
 }
 
-// specState is the client's baselines, for the example: one entity's
-// values by tick.
-type specState struct {
-	kept map[uint64][3]int64
+// specMulDiv is MulDiv as §7.2 gives it.
+func specMulDiv(a, b, c int64) int64 {
+	neg := (a < 0) != (b < 0)
+	p := new(big.Int).Mul(new(big.Int).Abs(big.NewInt(a)), new(big.Int).Abs(big.NewInt(b)))
+	p.Add(p, big.NewInt(c/2))
+	lim := new(big.Int).Lsh(big.NewInt(c), 64)
+	if p.Cmp(lim) >= 0 {
+		if neg {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	q := p.Div(p, big.NewInt(c))
+	if q.Cmp(big.NewInt(math.MaxInt64)) > 0 {
+		q.SetInt64(math.MaxInt64)
+	}
+	if neg {
+		return -q.Int64()
+	}
+	return q.Int64()
 }
 
-func (st *specState) decode(msg []byte) (vals [3]int64, trace []string, err error) {
+// specClamp brings a prediction into the components' ranges (§7).
+func specClamp(pred *[specN]int64) {
+	for k := range pred {
+		if k == specYaw {
+			pred[k] = (pred[k]%256 + 256) % 256
+		} else {
+			pred[k] = max(-1<<30, min(1<<30, pred[k]))
+		}
+	}
+}
+
+// specKept is a kept snapshot's table, for the example: one entity's newest
+// sample and its time, and the probabilities its coding left.
+type specKept struct {
+	q     [specN]int64
+	t     int64 // µs
+	probs []uint16
+}
+
+// specState is the client's baselines, by tick.
+type specState struct {
+	tickHz uint64
+	kept   map[uint64]specKept
+}
+
+func specUvarint(b []byte) (uint64, []byte) {
+	v := uint64(0)
+	for shift := 0; ; shift += 7 {
+		c := b[0]
+		b = b[1:]
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, b
+		}
+	}
+}
+
+func (st *specState) decode(msg []byte) (vals [specN]int64, trace []string, err error) {
 	if st.kept == nil {
-		st.kept = map[uint64][3]int64{}
+		st.kept = map[uint64]specKept{}
 	}
 	if msg[0] != 2 {
 		return vals, nil, os.ErrInvalid
 	}
 	// The snapshot header: tick<<1 | regular, as a uvarint; then the layer.
-	v, i := uint64(0), 1
-	for shift := 0; ; shift += 7 {
-		v |= uint64(msg[i]&0x7f) << shift
-		i++
-		if msg[i-1] < 0x80 {
-			break
-		}
-	}
+	v, rest := specUvarint(msg[1:])
 	tick := v >> 1
-	dist, j := uint64(0), i
-	for shift := 0; ; shift += 7 {
-		dist |= uint64(msg[j]&0x7f) << shift
-		j++
-		if msg[j-1] < 0x80 {
-			break
-		}
-	}
+	t := int64(tick*(1_000_000_000/st.tickHz)) / 1000
+	dist, rest := specUvarint(rest)
 	if dist == 0 {
-		j += 2 // the fingerprint
+		rest = rest[2:] // the fingerprint
 	}
-	d := &specDec{b: msg[j:], rng: 0xFFFFFFFF}
+	d := &specDec{b: rest, rng: 0xFFFFFFFF}
 	for range 4 {
 		d.code = d.code<<8 | d.byte()
 	}
-	p := func() uint16 { return 2048 }
-	metaSame, metaLen := p(), newSpecInt()
-	sym := [4][3]uint16{}
-	for a := range sym {
-		sym[a] = [3]uint16{2048, 2048, 2048}
+	// The models: the baseline's as its coding left them, or all at 2048.
+	var base specKept
+	if dist > 0 {
+		var ok bool
+		if base, ok = st.kept[tick-dist]; !ok {
+			return vals, d.trace, os.ErrNotExist
+		}
+		d.p = append([]uint16(nil), base.probs...)
+	} else {
+		d.p = make([]uint16, specProbs)
+		for i := range d.p {
+			d.p[i] = 2048
+		}
 	}
-	var delta, whole [3]specInt
-	for k := range 3 {
-		delta[k], whole[k] = newSpecInt(), newSpecInt()
-	}
-	count, gap := newSpecInt(), newSpecInt()
-	if dist == 0 || !d.bit(&metaSame, "metaSame") {
-		if n := d.int(&metaLen, false, "metaLen"); n != 0 {
+	if dist == 0 || !d.bit(specMetaSame, "metaSame") {
+		if n := d.int(specMetaLen, false, "metaLen"); n != 0 {
 			return vals, d.trace, os.ErrInvalid
 		}
 	}
-	values := func(ms *[3]specInt, pred [3]int64) {
+	names := [specN]string{"px", "pz", "vx", "vz", "yaw"}
+	// values decodes in coding order; refine, for a baseline entity, is
+	// Linear's Refine before the first component that is not a velocity.
+	values := func(models func(k int) int, pred [specN]int64, refine func(pred, cur *[specN]int64)) {
 		prev := false
-		for k := range 3 {
-			r := d.int(&ms[k], k > 0 && prev, []string{"x", "z", "yaw"}[k])
+		for j, k := range specOrder {
+			if j == specNVel && refine != nil {
+				refine(&pred, &vals)
+			}
+			r := d.int(models(k), j > 0 && prev, names[k])
 			prev = r == 0
-			if k == 2 {
+			if k == specYaw {
 				vals[k] = ((pred[k]+r)%256 + 256) % 256
 			} else {
 				vals[k] = pred[k] + r
@@ -322,30 +412,51 @@ func (st *specState) decode(msg []byte) (vals [3]int64, trace []string, err erro
 		}
 	}
 	if dist > 0 {
-		base, ok := st.kept[tick-dist]
-		if !ok {
-			return vals, d.trace, os.ErrNotExist
+		// Linear: velocity held, position moved on by it (Predict); then
+		// moved on at the mean of the held and the decoded velocity (Refine).
+		dt := t - base.t
+		pred := base.q
+		pred[specPX] = max(-1<<30, min(1<<30, pred[specPX]+specMulDiv(pred[specVX]*1000, dt, 100*1_000_000)))
+		pred[specPZ] = max(-1<<30, min(1<<30, pred[specPZ]+specMulDiv(pred[specVZ]*1000, dt, 100*1_000_000)))
+		specClamp(&pred)
+		refine := func(pred, cur *[specN]int64) {
+			pred[specPX] = max(-1<<30, min(1<<30, base.q[specPX]+specMulDiv((base.q[specVX]+cur[specVX])*1000, dt, 2*100*1_000_000)))
+			pred[specPZ] = max(-1<<30, min(1<<30, base.q[specPZ]+specMulDiv((base.q[specVZ]+cur[specVZ])*1000, dt, 2*100*1_000_000)))
+			specClamp(pred)
 		}
-		// One baseline entity; its symbol in the context of symbol 0.
+		// One baseline entity: the first of its kind (prev Unchanged), in
+		// the context of whether its baseline velocity is nonzero.
+		moving := 0
+		if base.q[specVX] != 0 || base.q[specVZ] != 0 {
+			moving = 1
+		}
+		sym := specSym + (moving*4+0)*3
 		switch {
-		case !d.bit(&sym[0][0], "sym.changed"):
-			vals = base // the prediction: Linear holds a kind without velocity
-		case d.bit(&sym[0][1], "sym.sent"):
-			values(&delta, base)
+		case !d.bit(sym, "sym.changed"):
+			// Unchanged: every value is the prediction, refined once the
+			// velocity (the prediction's own) is in place.
+			for j, k := range specOrder {
+				if j == specNVel {
+					refine(&pred, &vals)
+				}
+				vals[k] = pred[k]
+			}
+		case d.bit(sym+1, "sym.sent"):
+			values(specDeltaM, pred, refine)
 		default:
 			return vals, d.trace, os.ErrInvalid // left out or gone: not in the example
 		}
 	}
-	n := d.int(&count, false, "count")
+	n := d.int(specCount, false, "count")
 	if n > 1 || dist == 0 && n != 1 {
 		return vals, d.trace, os.ErrInvalid
 	}
 	if n == 1 {
-		if id := d.int(&gap, false, "gap"); id != 7 {
+		if id := d.int(specGap, false, "gap"); id != 7 {
 			return vals, d.trace, os.ErrInvalid
 		}
-		values(&whole, [3]int64{})
+		values(specWholeM, [specN]int64{}, nil)
 	}
-	st.kept[tick] = vals
+	st.kept[tick] = specKept{q: vals, t: t, probs: d.p}
 	return vals, d.trace, nil
 }

@@ -30,6 +30,14 @@ func (t *table) reset() {
 	t.recs, t.vals, t.meta, t.probs = t.recs[:0], t.vals[:0], t.meta[:0], t.probs[:0]
 }
 
+// copyOf makes t a copy of u, reusing t's memory.
+func (t *table) copyOf(u *table) {
+	t.recs = append(t.recs[:0], u.recs...)
+	t.vals = append(t.vals[:0], u.vals...)
+	t.meta = append(t.meta[:0], u.meta...)
+	t.probs = append(t.probs[:0], u.probs...)
+}
+
 // history returns the samples of r, newest first, in dst.
 func (t *table) history(s *Schema, r *record, dst []Sample) []Sample {
 	l := &s.kinds[r.kind]
@@ -81,7 +89,7 @@ func (t *table) keep(s *Schema, from *table, r *record) {
 
 // sortRecs puts the records in order of id (they are unique).
 func (t *table) sortRecs() {
-	slices.SortFunc(t.recs, func(a, b record) int {
+	byID := func(a, b record) int {
 		switch {
 		case a.id < b.id:
 			return -1
@@ -89,24 +97,10 @@ func (t *table) sortRecs() {
 			return 1
 		}
 		return 0
-	})
-}
-
-// find returns the record of id, or nil.
-func (t *table) find(id uint32) *record {
-	i, ok := slices.BinarySearchFunc(t.recs, id, func(r record, id uint32) int {
-		switch {
-		case r.id < id:
-			return -1
-		case r.id > id:
-			return 1
-		}
-		return 0
-	})
-	if !ok {
-		return nil
 	}
-	return &t.recs[i]
+	if !slices.IsSortedFunc(t.recs, byID) {
+		slices.SortFunc(t.recs, byID)
+	}
 }
 
 // moving reports whether r's newest sample has a velocity: the entity is

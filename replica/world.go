@@ -16,6 +16,7 @@ type World struct {
 	Meta []byte
 
 	prepared bool
+	version  uint64  // changed by every Reset and Add
 	byID     []int32 // indices of ents sorted by id
 	q        []int32 // quantised values, N per entity, in order of ents
 	qoff     []int32
@@ -28,6 +29,7 @@ const MaxMeta = 64
 // Reset empties the world for the next tick.
 func (w *World) Reset() {
 	w.ents, w.Meta, w.prepared = w.ents[:0], w.Meta[:0], false
+	w.version++
 }
 
 // Add adds an entity. Its Earlier samples are not copied: they must stay
@@ -36,6 +38,7 @@ func (w *World) Reset() {
 func (w *World) Add(e Entity) {
 	w.ents = append(w.ents, e)
 	w.prepared = false
+	w.version++
 }
 
 // Len returns the number of entities added.

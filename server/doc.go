@@ -23,17 +23,21 @@
 // # The game
 //
 // The server knows nothing about the game it runs. A Game joins and removes
-// players, takes inputs, steps its world once per tick (emitting events), and
-// encodes snapshots; package game/soccer is one, and a user's own game plugs in
-// the same way. A Game that predicts its players' characters on their clients
-// (package movement) also implements Replier: its answers to each client's
-// inputs (acknowledgements, adjustments) go to that client alone, unreliably,
-// with its next packets. A Game that encodes each client's snapshot on its
-// own also implements PerClient: it gets the tick of the newest snapshot the
-// client acknowledged keeping as a baseline (the client sends it in a
-// protocol Ack when its game marks a snapshot client.Snapshot.Baseline) and
-// the byte budget (Config.SnapshotBudget), and encodes a delta against that
-// baseline, or whole when it has none; games without it are unchanged.
+// players, takes inputs and steps its world once per tick (emitting events);
+// package game/arena is one, and a user's own game plugs in the same way. Its
+// snapshots are the replication layer's (package replica): a Replicated game
+// declares its entity kinds once and fills the world of every tick a
+// snapshot follows, and the server codes each client's snapshot against the
+// newest snapshot that client acknowledged keeping (the client sends the
+// tick in a protocol Ack message or a Moves header), within the byte budget
+// (Config.SnapshotBudget), whole for a client it holds no baseline of. A
+// Game that predicts its players' characters on their clients (package
+// movement) also implements Replier: its answers to each client's inputs
+// (acknowledgements, adjustments) go to that client alone, unreliably, with
+// its next packets (within Config.ReplyHold, for a snapshot's). A game the
+// layer does not serve encodes its own snapshots instead (Snapshotter, and
+// PerClient for one of its own per client: game/soccer, until it moves onto
+// the layer).
 //
 // # Time and ticks
 //

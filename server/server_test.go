@@ -404,6 +404,59 @@ func TestReplies(t *testing.T) {
 	}
 }
 
+// TestReplyHold: with Config.ReplyHold, a reply made at a tick without a
+// snapshot waits for the next snapshot's packet, but no longer than the
+// hold (as checked at each tick): the client gets its replies in fewer
+// packets.
+func TestReplyHold(t *testing.T) {
+	for _, c := range []struct {
+		hold       time.Duration
+		snapshotHz int
+		packets    int // in 60 ticks
+		late       time.Duration
+	}{
+		{0, 30, 60, 0},
+		{34 * time.Millisecond, 30, 30, time.Second / 60},
+		{34 * time.Millisecond, 10, 20, 3 * time.Second / 60}, // the first tick 34 ms on: every third
+	} {
+		g := &replyGame{fakeGame: newFake()}
+		s, err := New(Config{ReplyHold: c.hold, SnapshotHz: c.snapshotHz}, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newPeer(t)
+		peers := map[int]*peer{0: p}
+		if err := s.Connect(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		drain(t, s, 0, peers)
+		if err := p.send(t, s, 0, 0); err != nil { // the welcome acknowledged
+			t.Fatal(err)
+		}
+		drain(t, s, 0, peers)
+		start := p.packets
+		var late time.Duration     // longest a reply waited
+		since := time.Duration(-1) // when the oldest reply not sent was made
+		for k := 1; k <= 60; k++ {
+			now := time.Duration(k) * time.Second / 60
+			s.Tick(now) // the game makes a reply at every tick
+			if since < 0 {
+				since = now
+			}
+			before := p.count(protocol.TagReply)
+			drain(t, s, now, peers)
+			if p.count(protocol.TagReply) > before {
+				late, since = max(late, now-since), -1
+			}
+		}
+		packets := p.packets - start
+		t.Logf("hold %v, snapshots %d Hz: %d replies in %d packets, one waited %v", c.hold, c.snapshotHz, p.count(protocol.TagReply), packets, late)
+		if packets != c.packets || late-c.late > time.Microsecond || c.late-late > time.Microsecond {
+			t.Errorf("hold %v, snapshots %d Hz: %d packets in 60 ticks (want %d), a reply waited %v (want %v)", c.hold, c.snapshotHz, packets, c.packets, late, c.late)
+		}
+	}
+}
+
 // TestClientBytesIn: the messages read from a client's payloads are counted
 // by kind as the client counts what it sends: an Input message whole, a
 // Moves message less its header's ack field (counted as an

@@ -39,11 +39,13 @@ type side struct {
 	first, end int
 }
 
-// TickBounds are the upper bounds of TickTimes' buckets.
+// TickBounds are the upper bounds of TickTimes' buckets; 16.7 ms is a 60 Hz
+// tick's whole budget (16.67 ms, rounded up so that alerting rules can name
+// it, le="0.0167"): the share of calls over it is read from the histogram.
 var TickBounds = [...]time.Duration{
 	50 * time.Microsecond, 100 * time.Microsecond, 250 * time.Microsecond, 500 * time.Microsecond,
 	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
-	25 * time.Millisecond, 50 * time.Millisecond,
+	16700 * time.Microsecond, 25 * time.Millisecond, 50 * time.Millisecond,
 }
 
 // TickTimes is a histogram of the wall time the driver's calls of the core's

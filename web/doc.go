@@ -40,10 +40,12 @@
 // hostile page could send: WebSockets from another origin; any request whose
 // Host header is not an IP address, localhost or one of HubConfig.Hosts (a
 // page using DNS rebinding carries its own name there); WebSockets beyond
-// HubConfig.MaxPages (16); and messages beyond HubConfig.MaxInputHz (120 a
-// second, ignored, and the page cut off once it sent twice that many in
-// excess). `tether demo` warns when -http listens beyond the loopback
-// interface.
+// HubConfig.MaxPages (16), or MaxPagesPerAddr (4) from one address; and
+// messages beyond HubConfig.MaxInputHz (120 a second, ignored, and the page
+// cut off once it sent twice that many in excess). Serve keeps at most
+// HubConfig.MaxConns (256) connections open, closing the longest idle for a
+// new one, and times out slow headers, bodies and idle keep-alives.
+// `tether demo` warns when -http listens beyond the loopback interface.
 //
 // # The page
 //

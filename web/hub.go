@@ -2,10 +2,12 @@ package web
 
 import (
 	"context"
+	"crypto/tls"
 	"embed"
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"log"
 	"net"
 	"net/http"
 	"net/netip"
@@ -15,6 +17,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/tether-net/tether/internal/httpguard"
 )
 
 //go:embed static
@@ -38,9 +42,19 @@ type HubConfig struct {
 	// rebinding) cannot load the view or open its WebSocket. Give the name
 	// the view is reached by when it is not an IP address.
 	Hosts []string
-	// MaxPages caps the WebSockets open at once; more are refused with 503
-	// (default 16, range 1..4096).
-	MaxPages int
+	// MaxPages caps the WebSockets open at once, and MaxPagesPerAddr those
+	// from one IP address; more are refused with 503 (defaults 16 and 4,
+	// ranges 1..4096).
+	MaxPages, MaxPagesPerAddr int
+	// MaxConns caps the HTTP connections Serve keeps open, WebSockets
+	// included: past it a new connection closes the one idle longest, or
+	// is closed itself when none is idle (default 256, range 1..65536).
+	// Serve also times out a request's header after 5 s, its whole read
+	// after 15 s and an idle keep-alive after 30 s, so that idle or slow
+	// visitors cannot take the process's file descriptors.
+	MaxConns int
+	// Certificate, if set, makes Serve serve HTTPS with it.
+	Certificate *tls.Certificate
 	// MaxInputHz caps the messages a page may send per second, with a
 	// burst of as many; beyond it messages are ignored and counted
 	// (Stats.InputsLimited), and a page that sends twice that many in excess
@@ -68,6 +82,14 @@ func (c *HubConfig) resolve() {
 		c.MaxPages = 16
 	}
 	c.MaxPages = min(c.MaxPages, 4096)
+	if c.MaxPagesPerAddr <= 0 {
+		c.MaxPagesPerAddr = 4
+	}
+	c.MaxPagesPerAddr = min(c.MaxPagesPerAddr, 4096)
+	if c.MaxConns <= 0 {
+		c.MaxConns = 256
+	}
+	c.MaxConns = min(c.MaxConns, 65536)
 	if c.MaxInputHz <= 0 {
 		c.MaxInputHz = 120
 	}
@@ -107,6 +129,8 @@ type Hub struct {
 	closeGrace  time.Duration
 	cfg         HubConfig
 	slots       chan struct{} // one per open WebSocket, capacity MaxPages
+	addrMu      sync.Mutex
+	pagesByAddr map[netip.Addr]int // open WebSockets by IP address
 
 	refusedHost, refusedPages, inputsLimited atomic.Uint64
 }
@@ -146,36 +170,16 @@ func NewHubConfig(cfg HubConfig) *Hub {
 		closeGrace:  closeGraceTime,
 		cfg:         cfg,
 		slots:       make(chan struct{}, cfg.MaxPages),
+		pagesByAddr: make(map[netip.Addr]int),
 	}
-}
-
-// hostAllowed reports whether a request's Host header names an IP address,
-// localhost or one of cfg.Hosts.
-func (h *Hub) hostAllowed(host string) bool {
-	if name, _, err := net.SplitHostPort(host); err == nil {
-		host = name
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return true
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	for _, n := range h.cfg.Hosts {
-		if strings.EqualFold(strings.TrimSuffix(n, "."), host) {
-			return true
-		}
-	}
-	return false
 }
 
 // Handler returns the handler of the live view: GET / is the page (with its
 // script and style sheet beside it) and GET /ws is the page's WebSocket. Mount
 // it at the root or, with http.StripPrefix, under a path ending in a slash.
 // WebSocket connections from another origin, requests whose Host header is
-// not allowed (HubConfig.Hosts) and WebSockets beyond HubConfig.MaxPages are
-// refused.
+// not allowed (HubConfig.Hosts) and WebSockets beyond HubConfig.MaxPages (or
+// MaxPagesPerAddr from one address) are refused.
 func (h *Hub) Handler() http.Handler {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
@@ -196,7 +200,7 @@ func (h *Hub) Handler() http.Handler {
 		files.ServeHTTP(w, r)
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !h.hostAllowed(r.Host) {
+		if !httpguard.HostAllowed(r.Host, h.cfg.Hosts) {
 			h.refusedHost.Add(1)
 			http.Error(w, "tether/web: unknown host "+r.Host, http.StatusMisdirectedRequest)
 			return
@@ -271,11 +275,19 @@ func (h *Hub) Stats() Stats {
 // down, waiting up to 2 s for requests in flight. A failure to serve is
 // handed to onError.
 func (h *Hub) Serve(ln net.Listener, onError func(error)) (stop func()) {
-	hs := &http.Server{Handler: h.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	capped := httpguard.NewListener(ln, h.cfg.MaxConns)
+	hs := &http.Server{Handler: h.Handler(), ConnState: capped.ConnState,
+		ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 15 * time.Second, IdleTimeout: 30 * time.Second,
+		ErrorLog: log.New(errorWriter(onError), "", 0)}
+	serve := func() error { return hs.Serve(capped) }
+	if h.cfg.Certificate != nil {
+		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*h.cfg.Certificate}}
+		serve = func() error { return hs.ServeTLS(capped, "", "") }
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			onError(err)
 		}
 	}()
@@ -286,6 +298,15 @@ func (h *Hub) Serve(ln net.Listener, onError func(error)) (stop func()) {
 		_ = hs.Shutdown(ctx)
 		<-done
 	}
+}
+
+// errorWriter passes each line an http.Server logs (ErrorLog) to a
+// function as an error.
+type errorWriter func(error)
+
+func (f errorWriter) Write(p []byte) (int, error) {
+	f(errors.New(strings.TrimSpace(string(p))))
+	return len(p), nil
 }
 
 // Close disconnects every page, refuses new ones, waits until the goroutines
@@ -386,6 +407,35 @@ func (h *Hub) input(k KeyInput) {
 }
 
 // serveWS serves one page's WebSocket: frames out, key states in.
+// takeAddr counts a page of r's remote IP address, reporting false (and
+// counting nothing) if it has MaxPagesPerAddr open.
+func (h *Hub) takeAddr(r *http.Request) bool {
+	a := remoteIP(r)
+	h.addrMu.Lock()
+	defer h.addrMu.Unlock()
+	if h.pagesByAddr[a] >= h.cfg.MaxPagesPerAddr {
+		return false
+	}
+	h.pagesByAddr[a]++
+	return true
+}
+
+// leaveAddr uncounts a page takeAddr counted.
+func (h *Hub) leaveAddr(r *http.Request) {
+	a := remoteIP(r)
+	h.addrMu.Lock()
+	defer h.addrMu.Unlock()
+	if h.pagesByAddr[a]--; h.pagesByAddr[a] <= 0 {
+		delete(h.pagesByAddr, a)
+	}
+}
+
+// remoteIP is the IP address r came from (the zero Addr if unknown).
+func remoteIP(r *http.Request) netip.Addr {
+	ap, _ := netip.ParseAddrPort(r.RemoteAddr)
+	return ap.Addr().Unmap()
+}
+
 func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 	if h.ctx.Err() != nil {
 		http.Error(w, "tether/web: hub closed", http.StatusServiceUnavailable)
@@ -399,6 +449,12 @@ func (h *Hub) serveWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "tether/web: too many pages open", http.StatusServiceUnavailable)
 		return
 	}
+	if !h.takeAddr(r) {
+		h.refusedPages.Add(1)
+		http.Error(w, "tether/web: too many pages open from your address", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.leaveAddr(r)
 	conn, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return // Accept has answered the request

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/netip"
@@ -36,6 +37,12 @@ type PlayConfig struct {
 	// Left, if set, is told of a browser whose connection closed, so its
 	// slot is freed at once (match.Live.BrowserLeft).
 	Left func(addr net.Addr)
+	// Established, if set, reports whether the browser at addr holds a
+	// client slot (match.Live.BrowserConnected); a connection that does
+	// not within 5 s is closed (ws.ListenerConfig.Established), so that
+	// connections without a token cannot take MaxConns' places. Each IP
+	// address holds at most 4 connections.
+	Established func(addr net.Addr) bool
 	// Client returns the browser client's files: its WebAssembly,
 	// gzipped, and the wasm_exec.js of the toolchain that built it.
 	Client func() (wasmGz, wasmExec []byte, err error)
@@ -51,7 +58,10 @@ type PlayConfig struct {
 	// Frames, if set, takes the frame records a page's client posts to
 	// POST /play/frames (the body, for a meter: the demo measures its
 	// browser players with it, match.Live.MeterBrowsers); without it the
-	// endpoint is not served and the client posts none.
+	// endpoint is not served and the client posts none. Only the page's
+	// own posts reach it: a request whose Origin is not the page's is
+	// refused (403, so another site's page cannot post there), one whose
+	// body is not application/json (415) or over 1 MiB (413).
 	Frames func(body io.Reader) error
 	// Certificate is WebTransport's certificate; nil makes a self-signed
 	// one that pages accept by its hash (wt.Config.Certificate).
@@ -100,7 +110,8 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 	if ap.Addr().IsUnspecified() {
 		ap = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), ap.Port())
 	}
-	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: cfg.MaxConns, Link: cfg.Link, Seed: cfg.Seed, OnClose: cfg.Left})
+	ln, err := ws.NewListener(ws.ListenerConfig{Addr: ap, MaxConns: cfg.MaxConns, Link: cfg.Link, Seed: cfg.Seed, OnClose: cfg.Left,
+		Established: cfg.Established})
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +137,10 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 	p.mux.Handle("GET /play/ws", ln)
 	p.mux.HandleFunc("POST /play/token", func(w http.ResponseWriter, r *http.Request) {
 		b, err := cfg.Token()
+		if errors.Is(err, ErrNoAnonymousPlay) {
+			http.Error(w, err.Error(), http.StatusForbidden)
+			return
+		}
 		if err != nil {
 			http.Error(w, "tether/web: token: "+err.Error(), http.StatusInternalServerError)
 			return
@@ -136,8 +151,24 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 	})
 	if cfg.Frames != nil {
 		p.mux.HandleFunc("POST /play/frames", func(w http.ResponseWriter, r *http.Request) {
-			if err := cfg.Frames(r.Body); err != nil {
-				http.Error(w, "tether/web: frames: "+err.Error(), http.StatusBadRequest)
+			if !sameOrigin(r) {
+				http.Error(w, "tether/web: frames: only the page's own origin may post them", http.StatusForbidden)
+				return
+			}
+			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+				http.Error(w, "tether/web: frames: want application/json", http.StatusUnsupportedMediaType)
+				return
+			}
+			if r.ContentLength > maxFramesBody {
+				http.Error(w, "tether/web: frames: body over 1 MiB", http.StatusRequestEntityTooLarge)
+				return
+			}
+			if err := cfg.Frames(http.MaxBytesReader(w, r.Body, maxFramesBody)); err != nil {
+				code := http.StatusBadRequest
+				if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+					code = http.StatusRequestEntityTooLarge
+				}
+				http.Error(w, "tether/web: frames: "+err.Error(), code)
 				return
 			}
 			w.WriteHeader(http.StatusNoContent)
@@ -176,6 +207,19 @@ func NewPlay(cfg PlayConfig) (*Play, error) {
 		}
 	})
 	return p, nil
+}
+
+// maxFramesBody is the largest body POST /play/frames takes, in bytes.
+const maxFramesBody = 1 << 20
+
+// sameOrigin reports whether r's Origin is the origin of the page it is
+// sent to (r's scheme and Host): browsers send it with every POST.
+func sameOrigin(r *http.Request) bool {
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
+	}
+	return r.Header.Get("Origin") == scheme+r.Host
 }
 
 // ServeHTTP serves the endpoints.

@@ -39,6 +39,7 @@ func playHandler(live *match.Live, rec *recorder, addr net.Addr, link netsim.Lin
 		},
 		Serve:          live.ServeBrowsers,
 		Left:           func(a net.Addr) { live.BrowserLeft(a) }, // a closed tab's player leaves at once
+		Established:    live.BrowserConnected,
 		Client:         wc.Get,
 		MaxConns:       2 * match.BrowserSlots,
 		Link:           &link,

@@ -144,15 +144,22 @@ func stopProcess(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, d time.Durat
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
+	stopWait(t, cmd, stderr, d)
+}
+
+// stopWait checks that a process told to stop (or whose work is done)
+// exits with status 0 within d.
+func stopWait(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, d time.Duration) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("after an interrupt: %v; stderr: %s", err, stderr.String())
+			t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
 		}
 	case <-time.After(d):
-		t.Fatalf("still running %v after an interrupt", d)
+		t.Fatalf("still running %v after it was told to stop", d)
 	}
 }
 

@@ -67,9 +67,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if c := lookup(args[0]); c != nil {
 		err := c.run(args[1:], stdout, stderr)
 		var ue usageError
+		var le loggedError
 		switch {
 		case err == nil, errors.Is(err, flag.ErrHelp):
 			return exitOK
+		case errors.As(err, &le):
+			return exitFailure
 		case errors.As(err, &ue):
 			fmt.Fprintf(stderr, "tether %s: %v\nRun \"tether %s -h\" for its flags.\n", c.name, err, c.name)
 			return exitUsage

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/ops"
 	"github.com/tether-net/tether/ops/agones"
+	"github.com/tether-net/tether/ops/prom"
 	"github.com/tether-net/tether/server"
 	"github.com/tether-net/tether/transport/udp"
 )
@@ -35,9 +37,10 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("serve", stderr,
 		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
 		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D] [-agones [-agones-port NAME]]",
-		"                   [-http ADDR [-tls-cert FILE -tls-key FILE]]",
+		"                   [-match-length D] [-idle-timeout D] [-unused-timeout D] [-after-match shutdown|ready]",
+		"                   [-http ADDR [-tls-cert FILE -tls-key FILE] [-anonymous-play]]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
-		"minted with the same key and protocol id, until interrupted.",
+		"minted with the same key and protocol id, until interrupted, or with -agones until its match ends.",
 	)
 	addr := fs.String("addr", "127.0.0.1:40000", "UDP address to listen on, IP:PORT (port 0: any free port)")
 	public := fs.String("public", "", "address clients send to, as written in their tokens (default: -addr; required when -addr is 0.0.0.0 or ::)")
@@ -54,13 +57,53 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the page on ADDR (IP:PORT): whoever opens it can join the match as a player from the browser, in 8 slots beyond -max-clients (WebTransport on the same port over UDP, else a WebSocket); off when empty")
 	tlsCert := fs.String("tls-cert", "", "with -http: certificate file (PEM) to serve the page over HTTPS and WebTransport with (default: HTTP, and a self-signed WebTransport certificate)")
 	tlsKey := fs.String("tls-key", "", "with -http: the -tls-cert's private key file (PEM)")
+	anonymous := fs.Bool("anonymous-play", false, "with -http: the page's POST /play/token mints a token for anyone who asks (else it answers 403: players bring tokens from your backend, tether token -serve)")
 	grace := fs.Duration("drain-grace", 30*time.Second, "on SIGTERM or Ctrl-C, how long the match may go on with the clients it has before they are disconnected (a second signal stops at once)")
+	var mcfg ops.MatchConfig
+	fs.DurationVar(&mcfg.Length, "match-length", 0, fmt.Sprintf("end a match this long after its first player joined, its full time (default %v with -agones; 0: never)", defaultMatch.Length))
+	fs.DurationVar(&mcfg.Idle, "idle-timeout", 0, fmt.Sprintf("end a match this long after its last player left (default %v with -agones; 0: never)", defaultMatch.Idle))
+	fs.DurationVar(&mcfg.NobodyCame, "unused-timeout", 0, fmt.Sprintf("end a match this long after Agones allocated the server if no player joined (default %v with -agones; 0: never)", defaultMatch.NobodyCame))
+	afterMatch := fs.String("after-match", "shutdown", "when a match ends: shutdown (disconnect its players and exit 0; Agones then replaces the server) or ready (disconnect them, restart the match and take the next one: Agones may allocate it again)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	log, err := newLogger(*logFormat, stdout)
 	if err != nil {
 		return err
+	}
+	log = withTrailing(log, "version", ops.Version())
+	if *logFormat == "json" {
+		// Every record is JSON, a fatal one too (but for a command line
+		// that cannot run, which says so on stderr).
+		defer func() {
+			var ue usageError
+			if err != nil && !errors.As(err, &ue) {
+				log.Error("tether serve failed", "err", err.Error())
+				err = loggedError{err}
+			}
+		}()
+	}
+	if *afterMatch != "shutdown" && *afterMatch != "ready" {
+		return usagef("-after-match %q: want shutdown or ready", *afterMatch)
+	}
+	if *afterMatch == "ready" && *httpAddr != "" {
+		return usagef("-after-match ready does not go with -http (the page shows one match)")
+	}
+	if mcfg.Length < 0 || mcfg.Idle < 0 || mcfg.NobodyCame < 0 {
+		return usagef("-match-length, -idle-timeout, -unused-timeout: want 0 or more")
+	}
+	if *agonesFlag {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["match-length"] {
+			mcfg.Length = defaultMatch.Length
+		}
+		if !set["idle-timeout"] {
+			mcfg.Idle = defaultMatch.Idle
+		}
+		if !set["unused-timeout"] {
+			mcfg.NobodyCame = defaultMatch.NobodyCame
+		}
 	}
 	if *pprof && *admin == "" {
 		return usagef("-pprof needs -admin")
@@ -77,8 +120,8 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	slots := *maxClients
 	if *httpAddr != "" {
 		slots += match.BrowserSlots
-	} else if *tlsCert != "" || *tlsKey != "" {
-		return usagef("-tls-cert and -tls-key need -http")
+	} else if *tlsCert != "" || *tlsKey != "" || *anonymous {
+		return usagef("-tls-cert, -tls-key and -anonymous-play need -http")
 	}
 	if *maxClients < 1 || slots > maxServePlayers {
 		return usagef("-max-clients %d: want 1 to %d (%d with -http)", *maxClients, maxServePlayers, maxServePlayers-match.BrowserSlots)
@@ -98,13 +141,35 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return fmt.Errorf("-key: %w", err)
 	}
+	var ag *agones.Adapter
+	if *agonesFlag {
+		if ag, err = agones.New(agones.Config{Log: log}); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), agonesAddressWait)
+		gs, err := ag.GameServer(ctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("-agones: reading the GameServer record: %w", err)
+		}
+		log = withTrailing(log, "gameserver", gs.Meta.Name)
+		if *agonesPort != "" {
+			if pub, err = gs.PublicAddress(*agonesPort); err != nil {
+				return fmt.Errorf("-agones-port %s: %w", *agonesPort, err)
+			}
+			if listen.Port() == 0 {
+				listen = netip.AddrPortFrom(listen.Addr(), pub.Port())
+			}
+		}
+	}
+
 	ncfg := netcode.ServerConfig{ProtocolID: *pid, PrivateKey: key, MaxClients: *maxClients,
 		OnRefused: ops.NewRefusalLog(log, time.Now).Refused}
 	if *usedPath == "" {
 		*usedPath = *keyPath + ".used"
 	}
 	if *usedPath != "none" {
-		used, file, err := ops.OpenUsedTokens(*usedPath, time.Now())
+		used, file, err := ops.OpenUsedTokens(*usedPath, time.Now)
 		if err != nil {
 			return fmt.Errorf("-used-tokens: %w", err)
 		}
@@ -114,24 +179,6 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			}
 		}()
 		ncfg.UsedTokens, ncfg.OnTokenUsed = used, file.Record
-	}
-
-	var ag *agones.Adapter
-	if *agonesFlag {
-		if ag, err = agones.New(agones.Config{}); err != nil {
-			return err
-		}
-		if *agonesPort != "" {
-			ctx, cancel := context.WithTimeout(context.Background(), agonesAddressWait)
-			pub, err = ag.PublicAddress(ctx, *agonesPort)
-			cancel()
-			if err != nil {
-				return fmt.Errorf("-agones-port %s: %w", *agonesPort, err)
-			}
-			if listen.Port() == 0 {
-				listen = netip.AddrPortFrom(listen.Addr(), pub.Port())
-			}
-		}
 	}
 
 	rules := soccer.DefaultRules()
@@ -170,6 +217,10 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			log.Info("client connected", "client_id", id, "slot", slot)
 		},
 		OnDisconnect: func(slot int, id uint64, reason error) {
+			if errors.Is(reason, netcode.ErrOverBudget) {
+				log.Warn("client disconnected for flooding", "client_id", id, "slot", slot, "reason", reason.Error())
+				return
+			}
 			log.Info("client left", "client_id", id, "slot", slot, "reason", reason.Error())
 		},
 	})
@@ -181,7 +232,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
 	if *httpAddr != "" {
-		stopPlay, err := servePlay(srv, game, *maxClients, *httpAddr, *tlsCert, *tlsKey, ncfg, log)
+		stopPlay, err := servePlay(srv, game, *maxClients, *httpAddr, *tlsCert, *tlsKey, *anonymous, ncfg, log)
 		if err != nil {
 			srv.Close()
 			return err
@@ -191,8 +242,17 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	health := ops.TickHealth(srv, stallLimit)
 	var adminSrv *http.Server
 	adminAt := "off"
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
 	if *admin != "" {
-		hs, at, err := serveAdmin(*admin, lc, srv, health, *pprof)
+		collector := prom.ServerCollector(srv, prom.ServerConfig{Lifecycle: lc, Capacity: slots, Fill: func(s *prom.Snapshot) {
+			s.Movement, s.BadInputs = game.MovementTotals(), game.Stats().BadInputs
+			if ag != nil {
+				s.Agones = ag.Calls()
+			}
+		}})
+		go collector.SampleRTT(ctx, time.Second)
+		hs, at, err := serveAdmin(*admin, lc, collector, health, *pprof, log)
 		if err != nil {
 			srv.Close()
 			return err
@@ -201,16 +261,49 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer stopAdmin(adminSrv)
 	if ag != nil {
-		defer ag.Start(lc, health, log)() // stops after the server closed: Agones then removes the pod
+		defer ag.Start(lc, health)() // stops after the server closed: Agones then removes the pod
 	}
 	if err := lc.Ready(); err != nil {
 		return err
 	}
-	log.Info("listening", "udp", local.String(), "public", pub.String(), "protocol_id", fmt.Sprintf("%#x", *pid), "max_clients", *maxClients, "admin", adminAt)
-	<-signals
-	second, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
-	ops.Drain(second, srv, lc, *grace, log)
+	over := make(chan error)
+	go ops.NewMatchClock(mcfg).Run(ctx, lc, matchCheck, func() (p ops.Players) {
+		srv.Do(func(c *server.Server) {
+			st := c.Stats()
+			p = ops.Players{Connected: st.Clients, Joins: st.Joins}
+		})
+		return p
+	}, over)
+	log.Info("listening", "udp", local.String(), "public", pub.String(), "protocol_id", fmt.Sprintf("%#x", *pid), "max_clients", *maxClients, "admin", adminAt,
+		"match_length", mcfg.Length, "idle_timeout", mcfg.Idle, "unused_timeout", mcfg.NobodyCame, "after_match", *afterMatch)
+	for ended := false; !ended; {
+		select {
+		case <-signals:
+			second, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer cancel()
+			ops.Drain(second, srv, lc, *grace, log)
+			ended = true
+		case why := <-over:
+			clients := 0
+			for _, t := range srv.Transports() {
+				clients += t.NumConnected()
+			}
+			if *afterMatch == "shutdown" {
+				lc.Drain()
+				log.Info("match over: shutting down", "reason", why.Error(), "clients", clients)
+				ended = true
+				break // closing the server tells the clients
+			}
+			for _, t := range srv.Transports() {
+				t.DisconnectAll()
+			}
+			srv.Do(func(*server.Server) { game.Restart() })
+			if err := lc.Release(); err != nil {
+				return err
+			}
+			log.Info("match over: ready for the next", "reason", why.Error(), "clients", clients)
+		}
+	}
 	var st server.Stats
 	var score [2]int
 	srv.Do(func(s *server.Server) {
@@ -226,6 +319,13 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		"dropped", drops.Total(), "over_budget", drops.OverBudget)
 	return err
 }
+
+// defaultMatch is when a match ends with -agones, unless flags say
+// otherwise.
+var defaultMatch = ops.MatchConfig{Length: 10 * time.Minute, Idle: 30 * time.Second, NobodyCame: time.Minute}
+
+// matchCheck is how often tether serve checks whether its match is over.
+const matchCheck = 250 * time.Millisecond
 
 // stallLimit: /healthz fails when no tick ran for this long.
 const stallLimit = 5 * time.Second

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -43,14 +44,6 @@ func TestServeAdminDrain(t *testing.T) {
 	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-max-clients", "2", "-used-tokens", "none")
 	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
 	addr, admin := m[1], "http://"+m[2]
-	token := func(id string) string {
-		f := filepath.Join(dir, "token"+id)
-		var stdout, stderr bytes.Buffer
-		if code := run([]string{"token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", id, "-server", addr, "-o", f}, &stdout, &stderr); code != 0 {
-			t.Fatalf("token: %s", stderr.String())
-		}
-		return f
-	}
 	get := func(path string) (int, string) {
 		t.Helper()
 		resp, err := http.Get(admin + path)
@@ -65,7 +58,7 @@ func TestServeAdminDrain(t *testing.T) {
 		t.Fatalf("/readyz before players: %d %q", c, b)
 	}
 
-	bot := asProcess("bot", "-token", token("1"), "-duration", "0")
+	bot := asProcess("bot", "-token", token(t, dir, key, addr, "1"), "-duration", "0")
 	var botOut, botErr bytes.Buffer
 	bot.Stdout, bot.Stderr = &botOut, &botErr
 	if err := bot.Start(); err != nil {
@@ -117,7 +110,7 @@ func TestServeAdminDrain(t *testing.T) {
 	}
 	stdout.Reset()
 	stderr.Reset()
-	if code := run([]string{"bot", "-token", token("2"), "-duration", "1s"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "connection denied") {
+	if code := run([]string{"bot", "-token", token(t, dir, key, addr, "2"), "-duration", "1s"}, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "connection denied") {
 		t.Fatalf("a bot joining a draining server: exit %d, %s", code, stderr.String())
 	}
 	if bot.ProcessState != nil {
@@ -179,6 +172,10 @@ func TestLoad(t *testing.T) {
 func TestServeAgones(t *testing.T) {
 	calls := make(chan string, 1024)
 	sidecar := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/gameserver" {
+			io.WriteString(w, `{"object_meta":{"name":"tether-soccer-x7k2p"},"status":{"state":"Scheduled","address":"127.0.0.1"}}`)
+			return
+		}
 		io.WriteString(w, "{}")
 		calls <- r.Method + " " + r.URL.Path
 	}))
@@ -245,4 +242,103 @@ func TestServeAgonesPort(t *testing.T) {
 		t.Errorf("listening on %s, public %s; want both %s", m[1], m[2], want)
 	}
 	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+// TestServeJSONLogs: under -log-format json every record is a JSON object
+// naming the version, durations are strings, and a fatal error is a record
+// too, with nothing on stderr.
+func TestServeJSONLogs(t *testing.T) {
+	_, key := newKey(t)
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-log-format", "json", "-used-tokens", "none", "-idle-timeout", "45s")
+	var recs []map[string]any
+	read := func(msg string) map[string]any {
+		t.Helper()
+		for {
+			l := waitLine(t, out, regexp.MustCompile(`^.+$`), 10*time.Second)[0]
+			var r map[string]any
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("not a JSON record: %q", l)
+			}
+			recs = append(recs, r)
+			if r["msg"] == msg {
+				return r
+			}
+		}
+	}
+	if r := read("listening"); r["idle_timeout"] != "45s" || r["match_length"] != "0s" {
+		t.Errorf("listening record %v: want durations as strings", r)
+	}
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if r := read("draining: admitting nobody"); r["grace"] != "30s" {
+		t.Errorf("draining record %v: want grace 30s", r)
+	}
+	read("stopped")
+	if err := srv.Wait(); err != nil {
+		t.Fatalf("serve: %v: %s", err, srvErr.String())
+	}
+	for _, r := range recs {
+		if v, _ := r["version"].(string); v == "" {
+			t.Errorf("record without a version: %v", r)
+		}
+	}
+
+	cmd := asProcess("serve", "-key", key+".missing", "-addr", "127.0.0.1:0", "-log-format", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var r map[string]any
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("serve with a missing key: %v, want exit status 1", err)
+	}
+	if jerr := json.Unmarshal(stdout.Bytes(), &r); jerr != nil || r["level"] != "ERROR" || !strings.Contains(fmt.Sprint(r["err"]), "-key") || r["version"] == nil || stderr.Len() != 0 {
+		t.Errorf("a fatal error: stdout %q (%v), stderr %q; want one JSON record and nothing on stderr", stdout.String(), jerr, stderr.String())
+	}
+}
+
+// TestServeFullTime: a match with -match-length ends at full time with its
+// player on; with -after-match ready the player is told (netcode's
+// disconnect), the server is ready again and the next player starts a new
+// match, which ends in turn.
+func TestServeFullTime(t *testing.T) {
+	dir, key := newKey(t)
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-admin", "127.0.0.1:0", "-used-tokens", "none",
+		"-match-length", "1s", "-after-match", "ready")
+	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(\S+) .* admin=(\S+)`), 10*time.Second)
+	readyz := func() string {
+		resp, err := http.Get("http://" + m[2] + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.TrimSpace(string(b))
+	}
+	for i, id := range []string{"1", "2"} {
+		bot, _, botErr := startProcess(t, "bot", "-token", token(t, dir, key, m[1], id), "-duration", "0")
+		waitLine(t, out, regexp.MustCompile(`msg="client connected" client_id=`+id+` `), 10*time.Second)
+		if s := readyz(); s != "allocated" {
+			t.Errorf("match %d under way: /readyz %q, want allocated", i+1, s)
+		}
+		waitLine(t, out, regexp.MustCompile(`msg="match over: ready for the next" reason="tether/ops: match over: full time" clients=1`), 10*time.Second)
+		if err := bot.Wait(); err == nil || !strings.Contains(botErr.String(), "connection ended: disconnected") {
+			t.Fatalf("bot %s at full time: %v; stderr %s", id, err, botErr.String())
+		}
+		if s := readyz(); s != "ready" {
+			t.Errorf("after match %d: /readyz %q, want ready", i+1, s)
+		}
+	}
+	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+// token mints a token for client id naming addr, with tether token.
+func token(t *testing.T, dir, key, addr, id string) string {
+	t.Helper()
+	f := filepath.Join(dir, "token"+id)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", id, "-server", addr, "-o", f}, &stdout, &stderr); code != 0 {
+		t.Fatalf("token: %s", stderr.String())
+	}
+	return f
 }

@@ -18,13 +18,14 @@ import (
 // servePlay serves the demo's page on httpAddr, showing srv's match of game
 // (page.Publish), so that people on other machines can open it and join as
 // players, in the match.BrowserSlots slots from first (web.PlayOn), with
-// ncfg's key and protocol id. It returns a function that stops it.
+// ncfg's key and protocol id: with tokens its POST /play/token mints for
+// anyone if anonymous, else with tokens from the game's backend. It returns a function that stops it.
 //
 // With certFile and keyFile the page is served over HTTPS and WebTransport
 // with the same certificate; without them over HTTP, with a self-signed
 // certificate for WebTransport, which a browser uses only for a page on
 // its own loopback address (elsewhere the page plays over the WebSocket).
-func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile, keyFile string, ncfg netcode.ServerConfig, log *slog.Logger) (func(), error) {
+func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile, keyFile string, anonymous bool, ncfg netcode.ServerConfig, log *slog.Logger) (func(), error) {
 	var cert *tls.Certificate
 	if certFile != "" || keyFile != "" {
 		c, err := tls.LoadX509KeyPair(certFile, keyFile)
@@ -37,7 +38,7 @@ func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile
 	if err != nil {
 		return nil, fmt.Errorf("-http %s: %w", httpAddr, err)
 	}
-	play, err := web.PlayOn(srv, web.ServerPlay{First: first, Slots: match.BrowserSlots, Transport: udp.ServerConfig{Netcode: ncfg,
+	play, err := web.PlayOn(srv, web.ServerPlay{First: first, Slots: match.BrowserSlots, Anonymous: anonymous, Transport: udp.ServerConfig{Netcode: ncfg,
 		OnConnect: func(slot int, id uint64) { log.Info("browser connected", "client_id", id, "slot", slot) },
 		OnDisconnect: func(slot int, id uint64, reason error) {
 			log.Info("browser left", "client_id", id, "slot", slot, "reason", reason.Error())
@@ -48,7 +49,7 @@ func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile
 		return nil, err
 	}
 	wc := webConfig(httpAddr)
-	wc.Play = play
+	wc.Play, wc.Certificate = play, cert
 	hub := web.NewHubConfig(wc)
 	if err := hub.SetPitch(page.Pitch(soccer.Rules{})); err != nil {
 		tcp.Close()
@@ -57,10 +58,10 @@ func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile
 	}
 	scheme := "http"
 	if cert != nil {
-		scheme, tcp = "https", tls.NewListener(tcp, &tls.Config{Certificates: []tls.Certificate{*cert}})
+		scheme = "https"
 	}
 	stop, publish := hub.Serve(tcp, func(err error) { log.Error("web", "err", err) }), page.Publish(hub, srv, game, demoPublish)
-	log.Info("serving the page", "url", scheme+"://"+tcp.Addr().String()+"/", "browser_slots", match.BrowserSlots)
+	log.Info("serving the page", "url", scheme+"://"+tcp.Addr().String()+"/", "browser_slots", match.BrowserSlots, "anonymous_play", anonymous)
 	return func() {
 		publish()
 		stop()

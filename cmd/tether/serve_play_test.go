@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +17,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/transport/udp"
+	"github.com/tether-net/tether/transport/ws"
 )
 
 // TestServePlayInBrowser: a dedicated server (a real process) with -http
@@ -28,7 +34,7 @@ func TestServePlayInBrowser(t *testing.T) {
 	if code := run([]string{"keygen", "-o", key}, &stdout, &stderr); code != 0 {
 		t.Fatalf("keygen: %s", stderr.String())
 	}
-	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-max-clients", "4", "-http", "127.0.0.1:0")
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-max-clients", "4", "-http", "127.0.0.1:0", "-anonymous-play")
 	m := waitLine(t, out, regexp.MustCompile(`msg="serving the page" url=(http://127\.0\.0\.1:\d+/)`), 10*time.Second)
 
 	ctx, cancelTab, poll := pressPlay(t, bin, m[1], srvErr)
@@ -96,5 +102,78 @@ func TestServeShowsMatch(t *testing.T) {
 	if !(times[2] > times[0]) {
 		t.Errorf("frames at server times %v: the match does not go on", times)
 	}
+	// Without -anonymous-play the page mints no tokens: players bring
+	// theirs from the game's backend.
+	resp, err := http.Post("http://"+m[1]+"/play/token", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST /play/token without -anonymous-play: %s, want 403", resp.Status)
+	}
 	stopProcess(t, srv, srvErr, 10*time.Second)
+}
+
+// dialBrowserPlay joins the match of the page at base (http://HOST:PORT) as
+// a browser's client does, without a browser: a token from POST
+// /play/token, netcode over /play/ws. It returns once connected.
+func dialBrowserPlay(t *testing.T, base string) *udp.Client {
+	t.Helper()
+	resp, err := http.Post(base+"/play/token", "application/octet-stream", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var tok netcode.ConnectToken
+	if err := tok.UnmarshalBinary(b); err != nil {
+		t.Fatalf("token (status %d): %v", resp.StatusCode, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := ws.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/play/ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	connected := make(chan struct{}, 1)
+	c, err := udp.Dial(conn, &tok, udp.ClientConfig{Netcode: netcode.ClientConfig{ProtocolID: 0x7465746865720001},
+		OnState: func(s netcode.ClientState) {
+			if s == netcode.StateConnected {
+				connected <- struct{}{}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(); conn.Close() })
+	select {
+	case <-connected:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("browser client: %v", c.State())
+	}
+	return c
+}
+
+// The browsers' tokens, handed to whoever asks, stay out of the
+// used-token file (they once filled it at 107 KB/s); a UDP client's token
+// is kept there when it is admitted.
+func TestServeBrowserTokensNotKept(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "tether.key")
+	runOK(t, "keygen", "-o", key)
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0", "-drain-grace", "1s")
+	page := waitLine(t, out, regexp.MustCompile(`msg="serving the page" url=(http://127\.0\.0\.1:\d+)/`), 10*time.Second)[1]
+	addr := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) `), 10*time.Second)[1]
+	for range 3 {
+		dialBrowserPlay(t, page).Close()
+	}
+	tok := filepath.Join(dir, "token")
+	runOK(t, "token", "-key", key, "-protocol-id", "0x7465746865720001", "-client-id", "1", "-server", addr, "-o", tok)
+	runOK(t, "bot", "-token", tok, "-duration", "300ms")
+	stopProcess(t, srv, srvErr, 10*time.Second)
+	fi, err := os.Stat(key + ".used")
+	if err != nil || fi.Size() != netcode.MACSize+8 {
+		t.Fatalf("used-token file after 3 browsers and 1 bot: %v, %v; want the bot's record alone (%d bytes)", fi.Size(), err, netcode.MACSize+8)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"net/netip"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tether-net/tether/internal/privfile"
 	"github.com/tether-net/tether/netcode"
+	"github.com/tether-net/tether/ops/mint"
 )
 
 // defaultTokenExpiry is tether token's -expiry: long enough to copy a
@@ -34,7 +36,9 @@ func wholeSeconds(flag string, d, max time.Duration) error {
 func runToken(args []string, stdout, stderr io.Writer) error {
 	fset := newFlags("token", stderr,
 		"usage: tether token -protocol-id ID -client-id N -server IP:PORT [-server ...] [-key FILE] [-expiry 5m] [-timeout 10s] [-user-data HEX] [-o FILE]",
+		"       tether token -protocol-id ID -serve IP:PORT -secret-file FILE [-key FILE] [-expiry 5m] [-timeout 10s] [-rate N] [-log-format text|json]",
 		"Mints a netcode 1.02 connect token; without -o it prints the token as standard base64.",
+		"With -serve it mints them for a backend over HTTP instead (POST /v1/token, bearer secret).",
 		"The client must start connecting within -expiry of minting (5 minutes by default, room to",
 		"copy the token to another machine); tether serve refuses tokens that expire more than an",
 		"hour ahead or whose timeout is above a minute.",
@@ -58,6 +62,10 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	allowReadable := fset.Bool("allow-readable-key", false, "use a key file other users can read")
 	userData := fset.String("user-data", "", "up to 256 bytes of application data, hex encoded")
 	out := fset.String("o", "", "write the 2048-byte token to this file instead of printing it as base64")
+	serveAddr := fset.String("serve", "", "instead of minting one token, serve POST /v1/token on ADDR (IP:PORT) to a backend holding the -secret-file's bearer secret, until interrupted (package ops/mint)")
+	secretPath := fset.String("secret-file", "", fmt.Sprintf("with -serve: file holding the bearer secret (at least %d bytes; surrounding space ignored)", mint.MinSecret))
+	rate := fset.Float64("rate", 200, "with -serve: tokens minted a second at most, on average (bursts of twice as many); beyond it 429")
+	logFormat := fset.String("log-format", "text", "with -serve: log the audit records as text or json")
 	if err := parseFlags(fset, args); err != nil {
 		return err
 	}
@@ -68,14 +76,30 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usagef("-protocol-id %q: want a 64-bit unsigned number", *protocol)
 	}
-	if len(servers) == 0 {
-		return usagef("at least one -server is required")
-	}
 	if err := wholeSeconds("-expiry", *expiry, netcode.DefaultMaxTokenLife); err != nil {
 		return err
 	}
 	if err := wholeSeconds("-timeout", *timeout, netcode.DefaultMaxTimeout); err != nil {
 		return err
+	}
+	if *serveAddr != "" {
+		given := false
+		fset.Visit(func(f *flag.Flag) {
+			given = given || f.Name == "client-id" || f.Name == "server" || f.Name == "user-data" || f.Name == "o"
+		})
+		if given {
+			return usagef("-serve takes the client id, servers and user data from each request: give no -client-id, -server, -user-data or -o")
+		}
+		if *secretPath == "" {
+			return usagef("-serve needs -secret-file")
+		}
+		if *rate <= 0 {
+			return usagef("-rate %v: want more than 0", *rate)
+		}
+		return serveTokens(*serveAddr, *secretPath, *keyPath, *allowReadable, *logFormat, mint.Config{ProtocolID: pid, Rate: *rate, Expiry: *expiry, Timeout: *timeout}, stdout)
+	}
+	if len(servers) == 0 {
+		return usagef("at least one -server is required")
 	}
 	var p netcode.TokenParams
 	if *userData != "" {

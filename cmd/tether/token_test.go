@@ -3,13 +3,21 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
+	"io"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tether-net/tether/netcode"
 )
@@ -116,4 +124,76 @@ func TestTokenFlagErrors(t *testing.T) {
 			t.Errorf("%v: error %v (stderr %q), want %q", args, err, errb.String(), want)
 		}
 	}
+}
+
+// TestTokenServe runs tether token -serve as a process, as a matchmaker's
+// token service: requests with the bearer secret get tokens a bot then
+// connects to tether serve with; without it, or with another, 401 and
+// nothing minted; a flood beyond -rate gets 429; the audit log says so.
+func TestTokenServe(t *testing.T) {
+	dir, key := newKey(t)
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("s3cret-for-the-backend-only\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, srvOut, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-used-tokens", "none", "-drain-grace", "0s")
+	addr := waitLine(t, srvOut, regexp.MustCompile(`msg=listening udp=(\S+)`), 10*time.Second)[1]
+	svc, out, svcErr := startProcess(t, "token", "-serve", "127.0.0.1:0", "-secret-file", secret, "-key", key, "-protocol-id", "0x7465746865720001", "-rate", "20", "-expiry", "30s")
+	url := waitLine(t, out, regexp.MustCompile(`msg="serving tokens" url=(\S+)`), 10*time.Second)[1]
+	post := func(auth string, id int) (int, []byte) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(fmt.Sprintf(`{"client_id": %d, "servers": [%q]}`, id, addr)))
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	code, b := post("Bearer s3cret-for-the-backend-only", 1)
+	if code != http.StatusOK {
+		t.Fatalf("with the secret: %d %s", code, b)
+	}
+	var a struct{ Token []byte }
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	tok := filepath.Join(dir, "token")
+	if err := os.WriteFile(tok, a.Token, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if c := run([]string{"bot", "-token", tok, "-duration", "500ms"}, &stdout, &stderr); c != 0 {
+		t.Fatalf("a bot with the service's token: exit %d: %s", c, stderr.String())
+	}
+	waitLine(t, srvOut, regexp.MustCompile(`msg="client connected" client_id=1 `), 10*time.Second)
+
+	for _, auth := range []string{"", "Bearer wrong-secret-wrong-secret", "Bearer s3cret-for-the-backend-onl", "s3cret-for-the-backend-only"} {
+		if code, b := post(auth, 2); code != http.StatusUnauthorized {
+			t.Errorf("authorization %q: %d %s, want 401", auth, code, b)
+		}
+	}
+	counts := map[int]int{}
+	for i := range 200 {
+		code, _ := post("Bearer s3cret-for-the-backend-only", 3+i)
+		counts[code]++
+	}
+	// A burst of 40 (2 × -rate) less the one minted, and what the bucket
+	// refilled while the flood lasted.
+	if counts[200] < 39 || counts[429] < 100 || counts[200]+counts[429] != 200 {
+		t.Errorf("a flood of 200 at -rate 20: %v", counts)
+	}
+	t.Logf("flood of 200 at -rate 20: %v", counts)
+	if err := svc.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	m := waitLine(t, out, regexp.MustCompile(`msg=stopped minted=(\d+) unauthorized=(\d+) limited=(\d+)`), 10*time.Second)
+	if m[1] != strconv.Itoa(1+counts[200]) || m[2] != "4" || m[3] != strconv.Itoa(counts[429]) {
+		t.Errorf("stopped: minted %s, unauthorized %s, limited %s; want %d, 4, %d", m[1], m[2], m[3], 1+counts[200], counts[429])
+	}
+	stopWait(t, svc, svcErr, 10*time.Second)
+	stopProcess(t, srv, srvErr, 10*time.Second)
 }

@@ -80,11 +80,16 @@ func hitCheck(t testing.TB) (*Game, geom.Vec3, geom.Vec3) {
 		}
 	}
 	dt := time.Second / 60
-	var w replica.World
+	enc := replica.NewEncoder(g.Replication())
+	w := enc.World()
+	var b []byte
 	for n := 1; n <= 60; n++ {
 		g.now = time.Duration(n) * dt
 		w.Reset()
-		g.Replicate(&w)
+		g.Replicate(w)
+		for c := range 16 {
+			b = enc.Append(b[:0], c, uint64(n), g.now, 0, 0)
+		}
 	}
 	return g, geom.V(-HalfX+1, 0, 0), geom.V(1, 0, 0)
 }

@@ -52,13 +52,12 @@ func TestStateRoundTrip(t *testing.T) {
 
 // Every snapshot of a duel, whole or against a baseline acknowledged a few
 // snapshots before (some lost), decodes through the replication layer to
-// the players the server had, within the schema's steps: a respawn's new
-// generation and health included.
+// the players the server replicated, within the schema's steps: a
+// respawn's new generation and health included.
 func TestSnapshotRoundTrip(t *testing.T) {
 	d := newDuel(t, Config{})
 	enc, dec := replica.NewEncoder(Schema(), replica.Config{}), replica.NewDecoder(Schema())
 	enc.Join(0, 0)
-	d.w = enc.World()
 	var acks []uint64
 	var out replica.Decoded
 	var buf []byte
@@ -68,6 +67,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			d.g.damage(1, MaxHealth)
 		}
 		d.step(Input{Aim: float64(n) * 0.05, Dir: geom.V(0, 0, -1)}, 0)
+		w := enc.World()
+		w.Reset()
+		for i := range d.enc.World().Len() {
+			w.Add(*d.enc.World().Entity(i))
+		}
 		acked := uint64(0)
 		if len(acks) > 4 {
 			acked = acks[len(acks)-4]
@@ -87,13 +91,15 @@ func TestSnapshotRoundTrip(t *testing.T) {
 			t.Fatalf("tick %d: %d entities", n, len(out.Entities))
 		}
 		for _, e := range out.Entities {
-			st, hp, _ := d.g.Player(e.ID)
+			st := w.Entity(int(e.ID)).State // players are added in order of id
+			_, hp, _ := d.g.Player(e.ID)
 			gen := d.g.players[e.ID].gen
 			respawned = respawned || gen > 0
-			da := math.Abs(math.Remainder(2*math.Atan2(e.State.Rot.Y, e.State.Rot.W)-st.Aim, 2*math.Pi))
+			aim := 2 * math.Atan2(st.Rot.Y, st.Rot.W)
+			da := math.Abs(math.Remainder(2*math.Atan2(e.State.Rot.Y, e.State.Rot.W)-aim, 2*math.Pi))
 			if !near(e.State.Pos, st.Pos, 0.5/posSteps) || !near(e.State.Vel, st.Vel, 0.5/velSteps) ||
 				da > math.Pi/aimSteps+1e-9 || int(e.Tag) != hp || e.Gen != gen || e.Kind != KindPlayer || e.State.Time != at {
-				t.Fatalf("tick %d: decoded %+v, player %+v, health %d, gen %d", n, e, st, hp, gen)
+				t.Fatalf("tick %d: decoded %+v, replicated %+v, health %d, gen %d", n, e, st, hp, gen)
 			}
 		}
 	}

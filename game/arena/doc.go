@@ -14,8 +14,9 @@
 //   - A hitscan shot hits at once. Its client sends, with the move that fired
 //     it, the server time it was showing the other players at (package
 //     movement's Move.View); the server rewinds the other players to that
-//     moment (event.History) and judges the shot there, so what the shooter
-//     saw is what counts. It rewinds no further back than Config.MaxRewind
+//     moment as that client's snapshots had them (event.Seen, fed with
+//     what each snapshot carried) and judges the shot there, so what the
+//     shooter saw is what counts. It rewinds no further back than Config.MaxRewind
 //     (250 ms by default, event.RewindTo): the anti-abuse bound, beyond which
 //     a client's claim to be showing an older moment is not believed.
 //
@@ -25,10 +26,13 @@
 // server.Replier): Join gives each client a player, Input hands its packets
 // of moves to a movement.Server, Step moves the projectiles, and Replicate
 // fills the replication layer's world (package replica) with every
-// player's position, velocity, aim and health, as Schema declares them, and
-// records where every player was for rewind. The layer codes each client's
-// snapshot against the newest one it acknowledged; the game writes no
-// bytes. ClientGame is the client side (client.Game, client.Replicated and
+// player's position, velocity, aim and health, as Schema declares them:
+// each player as the others see it, its applied moves replayed a little
+// behind the newest (movement.Shown), so that it does not wobble with the
+// bursts its packets arrive in. The layer codes each client's snapshot
+// against the newest one it acknowledged, and hands the game every player
+// each snapshot carried (replica.Config.OnEntity), which it records for
+// rewind; the game writes no bytes. ClientGame is the client side (client.Game, client.Replicated and
 // client.Predictor): the layer decodes the players by the same Schema, and
 // Predict moves the own player at once with the same move function as the
 // server (Step), predicts its shots, and takes the frame's events (the

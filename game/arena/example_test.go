@@ -56,6 +56,6 @@ func Example() {
 	fmt.Printf("%d projectiles fired, %d hit; %d hitscan shots judged in the past, %d hit\n", st.Projectiles, st.ProjectileHits, st.Rewinds, st.ShotHits)
 	fmt.Printf("the server agreed with the shooter on %d of %d shots\n", agree, shots)
 	// Output:
-	// 31 projectiles fired, 6 hit; 30 hitscan shots judged in the past, 14 hit
+	// 31 projectiles fired, 7 hit; 30 hitscan shots judged in the past, 13 hit
 	// the server agreed with the shooter on 30 of 30 shots
 }

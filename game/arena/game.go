@@ -114,9 +114,13 @@ type Stats struct {
 type player struct {
 	active bool
 	mv     *movement.Server[PlayerState, Input]
-	health int
-	gen    uint8
-	cut    bool // respawned since the last snapshot
+	// shown is the player as the others are sent it: its applied moves
+	// replayed a little behind the newest, so that the bursts its packets
+	// arrive in do not make it wobble on their screens.
+	shown   *movement.Shown
+	movedAt time.Duration // the end of its newest move applied
+	health  int
+	gen     uint8
 }
 
 // Game is the server side: a server.Game. Create it with NewGame.
@@ -126,9 +130,9 @@ type Game struct {
 	now     time.Duration // the last tick's time
 	at      time.Duration // the time of the call in progress (a move's arrival)
 	players []player
-	history *event.History
-	flights []Flight // in flight
-	spawned []Flight // fired since the last tick, their spawn events not yet emitted
+	seen    *event.Seen // what each client was sent of the players, for rewind
+	flights []Flight    // in flight
+	spawned []Flight    // fired since the last tick, their spawn events not yet emitted
 	nextID  uint32
 	respawn int // next spawn point
 	stats   Stats
@@ -157,10 +161,11 @@ func NewGame(cfg Config) (*Game, error) {
 		return nil, err
 	}
 	g := &Game{cfg: cfg, dt: time.Second / time.Duration(cfg.TickHz), players: make([]player, cfg.MaxPlayers)}
-	// The history covers MaxRewind and a few ticks more.
+	// The rewind history covers MaxRewind and a few snapshots more (at
+	// most one a tick).
 	depth := int(max(0, cfg.MaxRewind)/g.dt) + 3
 	var err error
-	if g.history, err = event.NewHistory(depth, cfg.MaxPlayers); err != nil {
+	if g.seen, err = event.NewSeen(cfg.MaxPlayers, depth, cfg.MaxPlayers); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -206,7 +211,12 @@ func (g *Game) Join(client int) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	g.players[client] = player{active: true, mv: mv, health: MaxHealth}
+	shown, err := movement.NewShown(movement.ShownConfig{})
+	if err != nil {
+		return 0, err
+	}
+	g.players[client] = player{active: true, mv: mv, shown: shown, movedAt: g.now, health: MaxHealth}
+	g.seen.Forget(client)
 	return id, nil
 }
 
@@ -214,6 +224,7 @@ func (g *Game) Join(client int) (uint32, error) {
 func (g *Game) Leave(client int) {
 	if client >= 0 && client < len(g.players) {
 		g.players[client] = player{}
+		g.seen.Forget(client)
 	}
 }
 
@@ -241,6 +252,9 @@ func (g *Game) AppendReply(dst []byte, client int, now time.Duration) []byte {
 // the state after it: a move that fired spawns a projectile or judges a
 // hitscan shot.
 func (g *Game) moved(id uint32, m *movement.Move[Input], s PlayerState) {
+	p := &g.players[id]
+	p.movedAt = m.Time
+	p.shown.Applied(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: aimRot(s.Aim)}, g.at)
 	if s.Fired != NoWeapon && g.players[id].mv.Resetting() {
 		g.stats.Void++ // fired before its client knew it was respawned
 		return
@@ -257,7 +271,8 @@ func (g *Game) moved(id uint32, m *movement.Move[Input], s PlayerState) {
 }
 
 // shoot judges a hitscan shot by player id where its client drew the other
-// players: at the move's view time, no further back than MaxRewind.
+// players: where its snapshots had them at the move's view time, no
+// further back than MaxRewind.
 func (g *Game) shoot(id uint32, m *movement.Move[Input], s PlayerState) {
 	now := g.at
 	sh := Shot{Shooter: id, Move: m.Seq, Time: m.Time, View: m.View, Arrival: now}
@@ -287,8 +302,10 @@ func (g *Game) shoot(id uint32, m *movement.Move[Input], s PlayerState) {
 }
 
 // trace returns the first player other than shooter that a shot from o
-// along dir hits before a wall, the players where the history has them at
-// server time at (rewind) or where they are now, and how far the shot went.
+// along dir hits before a wall, the players where the shooter's client was
+// sent them at server time at (rewind; where they are now if it was sent
+// nothing of one by then) or where they are now, and how far the shot
+// went. The shooter's client is its entity, as Join gives it.
 func (g *Game) trace(o, dir geom.Vec3, shooter uint32, at time.Duration, rewind bool) (uint32, float64) {
 	best, hit := wallHit(o, dir, ShotRange), NoTarget
 	for j := range g.players {
@@ -298,7 +315,7 @@ func (g *Game) trace(o, dir geom.Vec3, shooter uint32, at time.Duration, rewind 
 		}
 		pos := p.mv.State().Pos
 		if rewind {
-			if pose, ok := g.history.At(uint32(j), at); ok {
+			if pose, ok := g.seen.At(int(shooter), uint32(j), at); ok {
 				pos = pose.Pos
 			}
 		}
@@ -317,10 +334,10 @@ func (g *Game) damage(id uint32, hp int) {
 	}
 	p.health = MaxHealth
 	p.gen++
-	p.cut = true
 	st := g.spawnPoint()
 	st.ProjReady, st.HitscanReady = p.mv.State().ProjReady, p.mv.State().HitscanReady
 	p.mv.Teleport(st)
+	p.shown.Teleport(kinematic.State{Time: p.movedAt, Pos: st.Pos, Rot: aimRot(st.Aim)}, g.at)
 	g.stats.Respawns++
 }
 
@@ -386,33 +403,51 @@ func (g *Game) fly(f *Flight, a, b time.Duration) bool {
 }
 
 // Replication implements server.Replicated: the arena's schema, and the
-// layer's defaults.
-func (g *Game) Replication() (*replica.Schema, replica.Config) { return Schema(), replica.Config{} }
+// layer's defaults, with every player each client's snapshot carries
+// recorded for rewind (sent).
+func (g *Game) Replication() (*replica.Schema, replica.Config) {
+	return Schema(), replica.Config{OnEntity: g.sent}
+}
+
+// sent records that client's snapshot of this tick carried e: a hitscan
+// shot of its player is judged against what its snapshots carried (a
+// player the byte budget left out stays where the client's last snapshot
+// of it had it).
+func (g *Game) sent(client int, e *replica.Entity, _ float64) {
+	g.seen.Add(client, g.now, e.ID, e.Gen, event.Pose{Pos: e.State.Pos, Rot: e.State.Rot})
+}
 
 // Replicate implements server.Replicated: every player, with its health as
-// its Tag and its teleport generation. The history the server rewinds a
-// hitscan shot in records the players at the same ticks, where the server
-// has them: a shot is judged against the players as the shooter's client
-// had them. Every client is sent every player (no relevance, and 8 players
-// fit the budget many times over), so this one history is what each was
-// sent, to the schema's precision.
+// its Tag and its teleport generation, as the others see it: its applied
+// moves replayed a little behind the newest (movement.Shown), not its
+// newest state, which moves in bursts with its packets.
 func (g *Game) Replicate(w *replica.World) {
-	g.history.Begin(g.now)
 	for j := range g.players {
 		p := &g.players[j]
 		if !p.active {
 			continue
 		}
 		s := p.mv.State()
-		g.history.Add(uint32(j), event.Pose{Pos: s.Pos, Cut: p.cut})
-		p.cut = false
+		st := kinematic.State{Pos: s.Pos, Vel: s.Vel, Rot: aimRot(s.Aim)}
+		if fr := p.shown.At(g.now); fr.Valid {
+			st = kinematic.State{Pos: fr.Pos, Vel: fr.Vel, Rot: fr.Rot}
+		}
 		w.Add(replica.Entity{ID: uint32(j), Kind: KindPlayer, Tag: uint8(p.health), Gen: p.gen,
-			State: kinematic.State{Pos: geom.V(s.Pos.X, 0, s.Pos.Z), Vel: geom.V(s.Vel.X, 0, s.Vel.Z), Rot: geom.AxisAngle(geom.V(0, 1, 0), s.Aim)}})
+			State: kinematic.State{Pos: geom.V(st.Pos.X, 0, st.Pos.Z), Vel: geom.V(st.Vel.X, 0, st.Vel.Z), Rot: st.Rot}})
 	}
 }
+
+// aimRot is the rotation of aim about the vertical.
+func aimRot(aim float64) geom.Quat { return geom.AxisAngle(geom.V(0, 1, 0), aim) }
 
 var (
 	_ server.Game       = (*Game)(nil)
 	_ server.Replicated = (*Game)(nil)
 	_ server.Replier    = (*Game)(nil)
 )
+
+// ReplyHold is the arena's server.Config.ReplyHold: the movement replies
+// (an acknowledgement every 50 ms, adjustments) wait up to a snapshot
+// interval at 30 Hz for the next snapshot's packet rather than go in packets
+// of their own.
+const ReplyHold = 34 * time.Millisecond

@@ -30,18 +30,23 @@ type duel struct {
 	tick  time.Duration
 	n     uint64
 	shots []Shot
-	track []geom.Vec3    // player 1 at every tick
-	w     *replica.World // where the snapshots' worlds are filled
+	track []geom.Vec3      // player 1 at every tick, as player 0 was sent it
+	enc   *replica.Encoder // the snapshots' encoder
+	buf   []byte
+	// starved are the clients sent no snapshot (the byte budget left
+	// everything out of theirs).
+	starved [2]bool
 }
 
 func newDuel(t testing.TB, cfg Config) *duel {
-	d := &duel{t: t, tick: time.Second / 60, w: &replica.World{}}
+	d := &duel{t: t, tick: time.Second / 60}
 	cfg.OnShot = func(s Shot) { d.shots = append(d.shots, s) }
 	g, err := NewGame(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.g = g
+	d.enc = replica.NewEncoder(g.Replication())
 	for i := range d.c {
 		if _, err := g.Join(i); err != nil {
 			t.Fatal(err)
@@ -55,8 +60,8 @@ func newDuel(t testing.TB, cfg Config) *duel {
 }
 
 // step runs one tick: each client makes its move (player 0 with in0),
-// sends its packet, takes the reply, and the server ticks and fills the
-// world of a snapshot (which records the history).
+// sends its packet, takes the reply, and the server ticks and encodes
+// each client's snapshot (which records what each was sent, for rewind).
 func (d *duel) step(in0 Input, view time.Duration) {
 	d.n++
 	now := time.Duration(d.n) * d.tick
@@ -72,10 +77,19 @@ func (d *duel) step(in0 Input, view time.Duration) {
 	}
 	var ev emitted
 	d.g.Step(server.Tick{N: d.n, Time: now, Dt: d.tick}, &ev)
-	d.w.Reset()
-	d.g.Replicate(d.w)
-	them, _, _ := d.g.Player(1)
-	d.track = append(d.track, them.Pos)
+	w := d.enc.World()
+	w.Reset()
+	d.g.Replicate(w)
+	for i := range d.c {
+		if !d.starved[i] {
+			d.buf = d.enc.Append(d.buf[:0], i, d.n, now, 0, 0)
+		}
+	}
+	for i := range w.Len() {
+		if e := w.Entity(i); e.ID == 1 {
+			d.track = append(d.track, e.State.Pos)
+		}
+	}
 }
 
 // shootAt fires a hitscan shot as seen back ago: aimed at where player 1
@@ -129,6 +143,38 @@ func TestRewindBound(t *testing.T) {
 		if s.Present == 1 {
 			t.Errorf("MaxRewind %v, seen %v back: the present target was hit; the test shows nothing", tc.maxRewind, tc.back)
 		}
+	}
+}
+
+// A shot is judged against what the shooter's client was sent: a player
+// its snapshots left out stays, to it, where its last snapshot had it, and
+// a shot aimed there hits, however far the player has run since in the
+// snapshots of others. (A history of the world as replicated, the same for
+// every client, has it where the others were sent it, and the shot
+// misses.)
+func TestRewindToWhatTheShooterWasSent(t *testing.T) {
+	d := newDuel(t, Config{})
+	for range 60 {
+		d.step(Input{}, 0)
+	}
+	them := d.track[len(d.track)-1] // player 1 in client 0's last snapshot
+	d.starved[0] = true
+	for range 20 { // a third of a second: player 1 runs 2 m on
+		d.step(Input{}, 0)
+	}
+	now := time.Duration(d.n+1) * d.tick
+	me, _, _ := d.g.Player(0)
+	before := len(d.shots)
+	d.step(Input{Aim: AimAt(me.Pos, them), Fire: Hitscan}, now-d.tick)
+	if len(d.shots) != before+1 {
+		t.Fatalf("%d shots judged, want 1", len(d.shots)-before)
+	}
+	s := d.shots[len(d.shots)-1]
+	if moved := d.track[len(d.track)-1].Dist(them); moved < 3*HitRadius {
+		t.Fatalf("player 1 moved %.2f m in the others' snapshots: the test shows nothing", moved)
+	}
+	if s.Target != 1 || s.Clamped || s.Present == 1 {
+		t.Errorf("target %d (clamped %v, present %d), want player 1 where client 0 last had it", int32(s.Target), s.Clamped, int32(s.Present))
 	}
 }
 

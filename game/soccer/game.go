@@ -9,7 +9,6 @@ import (
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/server"
-	"github.com/tether-net/tether/timeline"
 )
 
 // Entity ids: the ball is BallID, the player in slot i is FirstPlayerID + i.
@@ -68,12 +67,12 @@ type player struct {
 
 	// A predicted player's moves (nil for one driven by plain inputs).
 	mv       *movement.Server[PlayerState, MoveInput]
-	show     *timeline.Timeline // its applied moves, replayed in the world
-	moved    PlayerState        // the state after its newest move
-	movedAt  time.Duration      // that move's end
-	movedGen uint8              // the teleport generation of moved (Teleport calls)
-	coasting bool               // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
-	want     geom.Vec3          // the velocity it runs toward as the last tick left it (see Game.wants)
+	show     *movement.Shown // its applied moves, replayed in the world
+	moved    PlayerState     // the state after its newest move
+	movedAt  time.Duration   // that move's end
+	movedGen uint8           // the teleport generation of moved (Teleport calls)
+	coasting bool            // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
+	want     geom.Vec3       // the velocity it runs toward as the last tick left it (see Game.wants)
 }
 
 // Game is the authoritative soccer match: a physics world with the pitch, the
@@ -212,6 +211,9 @@ func (g *Game) Leave(client int) {
 		g.lastToucher = -1
 	}
 	p := &g.players[slot]
+	if p.mv != nil {
+		g.moves.left.Add(p.mv.Stats())
+	}
 	p.active, p.client = false, -1
 	g.world.SetBody(p.body, physics.BodyState{Pos: parked(slot)})
 	g.world.SetVelocity(p.body, geom.Vec3{})

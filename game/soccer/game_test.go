@@ -615,3 +615,23 @@ func TestPredictedJumpIsTeleport(t *testing.T) {
 		t.Fatal("the player never jumped after the outage")
 	}
 }
+
+// TestRestart: in a match under way, Restart puts the score back to 0-0
+// and everyone, the ball too, at the kickoff positions at the next tick.
+func TestRestart(t *testing.T) {
+	m := newRig(t, 2)
+	m.step(1)
+	m.g.score = [2]int{2, 1}
+	m.ball(geom.V(10, 0.11, 5), geom.V(3, 0, 0))
+	m.step(30)
+	kickoffs := m.g.Stats().Kickoffs
+	if m.truth().Score != [2]int{2, 1} || m.truth().Ball.Pos == geom.V(0, 0.11, 0) {
+		t.Fatalf("before the restart: score %v, ball %v", m.truth().Score, m.truth().Ball.Pos)
+	}
+	m.g.Restart()
+	m.step(1)
+	tr := m.truth()
+	if tr.Score != [2]int{} || tr.Ball.Pos != geom.V(0, 0.11, 0) || m.g.Stats().Kickoffs != kickoffs+1 {
+		t.Fatalf("after Restart: score %v, ball %v, kickoffs %d (was %d)", tr.Score, tr.Ball.Pos, m.g.Stats().Kickoffs, kickoffs)
+	}
+}

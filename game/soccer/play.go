@@ -91,6 +91,14 @@ func (g *Game) checkOut(events server.Emitter) {
 		State: bodyOf(g.now, g.world.Body(g.ball), true, true)})
 }
 
+// Restart begins a new match at the next tick: the score back to 0-0 and
+// everyone, the ball too, at the kickoff positions. A server that hosts
+// one match after another calls it between them.
+func (g *Game) Restart() {
+	g.score = [2]int{}
+	g.paused, g.pauseUntil = true, g.now
+}
+
 // resetKickoff teleports everyone to the kickoff positions.
 func (g *Game) resetKickoff(events server.Emitter) {
 	g.paused = false

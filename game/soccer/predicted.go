@@ -7,7 +7,6 @@ import (
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/movement"
-	"github.com/tether-net/tether/timeline"
 )
 
 // A predicted player (its client sends move packets, package movement) is
@@ -23,6 +22,7 @@ import (
 // caller's hook, and the record of the world their moves meet.
 type moveBook struct {
 	cfg     movement.ServerConfig
+	left    movement.ServerStats // the movement statistics of predicted players that left
 	onMove  func(client int, m *movement.Move[MoveInput], s PlayerState)
 	arrival time.Duration // the server time the packet of moves being applied arrived
 	env     []envTick     // a ring over the last envRecord, by tick
@@ -168,18 +168,10 @@ func (g *Game) checkEnv(slot int, view time.Duration, from geom.Vec3, claim, env
 	}
 }
 
-// presentTimeline replays a predicted player's applied moves: its delay lets
-// one tick in a thousand find no move after it, so that the tick (which runs
-// on its own clock, not the client's frames) almost always finds the moves
-// around it and does not extrapolate a turn; but at most 300 ms: the moves
-// of an outage, sent again when it ends, are not replayed seconds late, the
-// player jumps to its present moves instead.
-var presentTimeline = timeline.Config{LateShare: 0.001, MaxDelay: 300 * time.Millisecond}
-
 // startMoving turns the player in slot into a predicted one.
 func (g *Game) startMoving(slot int) error {
 	p := &g.players[slot]
-	show, err := timeline.New(presentTimeline)
+	show, err := movement.NewShown(movement.ShownConfig{})
 	if err != nil {
 		return err
 	}
@@ -201,7 +193,7 @@ func (g *Game) startMoving(slot int) error {
 		if g.moves.onMove != nil {
 			g.moves.onMove(p.client, m, s)
 		}
-		p.show.Insert(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}, g.moves.arrival)
+		p.show.Applied(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}, g.moves.arrival)
 	}
 	mv, err := movement.NewServer(g.moves.cfg, movement.Game[PlayerState, MoveInput](serverSim{g: g, slot: slot}), p.st, onMove)
 	if err != nil {
@@ -228,11 +220,11 @@ func (g *Game) moveInput(slot int, now time.Duration, data []byte) {
 }
 
 // present returns where a predicted player stands in the world this tick:
-// its applied moves replayed through its timeline at the tick's time; and
+// its applied moves replayed through its movement.Shown at the tick's time; and
 // whether it jumped there (its moves came back after an outage too long to
 // blend).
 func (g *Game) present(p *player, now time.Duration) (PlayerState, bool) {
-	fr := p.show.Sample(now)
+	fr := p.show.At(now)
 	p.coasting = fr.Extrapolated || fr.Frozen
 	if !fr.Valid {
 		return p.st, false
@@ -244,7 +236,7 @@ func (g *Game) present(p *player, now time.Duration) (PlayerState, bool) {
 	}), fr.Snapped
 }
 
-// teleportMoved tells a predicted player's client and timeline that the game
+// teleportMoved tells a predicted player's client and Shown that the game
 // moved it to p.st.
 func (g *Game) teleportMoved(p *player) {
 	if p.mv == nil {
@@ -253,8 +245,7 @@ func (g *Game) teleportMoved(p *player) {
 	p.mv.Teleport(p.st)
 	p.moved = p.st
 	p.movedGen++
-	p.show.Reset()
-	p.show.Insert(kinematic.State{Time: p.movedAt, Pos: p.st.Pos, Rot: p.st.Rot(), Cut: true}, g.now)
+	p.show.Teleport(kinematic.State{Time: p.movedAt, Pos: p.st.Pos, Rot: p.st.Rot()}, g.now)
 }
 
 // AppendReply implements server.Replier: a predicted player's
@@ -275,6 +266,18 @@ func (g *Game) Movement(client int) (movement.ServerStats, bool) {
 		return movement.ServerStats{}, false
 	}
 	return g.players[slot].mv.Stats(), true
+}
+
+// MovementTotals returns the movement statistics of every predicted player
+// the match has had, those that left included: counts that only grow.
+func (g *Game) MovementTotals() movement.ServerStats {
+	t := g.moves.left
+	for i := range g.players {
+		if p := &g.players[i]; p.active && p.mv != nil {
+			t.Add(p.mv.Stats())
+		}
+	}
+	return t
 }
 
 // SetOnMove sets a function called with every move of a predicted player

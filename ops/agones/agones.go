@@ -11,7 +11,9 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tether-net/tether/ops"
@@ -31,11 +33,51 @@ type Config struct {
 	HealthEvery time.Duration
 	// Client makes the calls (default: a client with a 5 s timeout).
 	Client *http.Client
+	// Log gets a warning for every call that failed, retried or not,
+	// naming the GameServer once its record was read (default
+	// slog.Default()).
+	Log *slog.Logger
 }
 
-// Adapter reports a Lifecycle to the Agones SDK sidecar.
+// Adapter reports a Lifecycle to the Agones SDK sidecar. It is safe for
+// concurrent use.
 type Adapter struct {
 	cfg Config
+
+	mu    sync.Mutex
+	calls [len(callNames)]CallCount
+	name  string // the GameServer's, once read
+}
+
+// callNames are the calls an Adapter makes, named by their path.
+var callNames = [...]string{"ready", "allocate", "health", "shutdown", "gameserver"}
+
+// CallCount counts the tries of one of the sidecar's calls.
+type CallCount struct {
+	Call       string // ready, allocate, health, shutdown or gameserver (GET /gameserver)
+	OK, Failed uint64 // tries answered 2xx; tries that failed (unreachable, or any other answer)
+}
+
+// Calls returns the counts of every call, in a fixed order.
+func (a *Adapter) Calls() []CallCount {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]CallCount(nil), a.calls[:]...)
+}
+
+// count records one try of the call at path and logs a failure.
+func (a *Adapter) count(method, path string, err error) {
+	i := slices.Index(callNames[:], strings.TrimPrefix(path, "/"))
+	a.mu.Lock()
+	if err == nil {
+		a.calls[i].OK++
+	} else {
+		a.calls[i].Failed++
+	}
+	a.mu.Unlock()
+	if err != nil && !errors.Is(err, context.Canceled) {
+		a.cfg.Log.Warn("agones call failed", "call", method+" "+path, "err", err.Error(), "gameserver", a.gameServerName())
+	}
 }
 
 // New returns an Adapter.
@@ -57,16 +99,30 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: 5 * time.Second}
 	}
-	return &Adapter{cfg: cfg}, nil
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	a := &Adapter{cfg: cfg}
+	for i, n := range callNames {
+		a.calls[i].Call = n
+	}
+	return a, nil
 }
 
 // Run reports l's transitions until ctx ends: Ready and Allocated as they
 // happen (the current state at once), and health pings every HealthEvery
-// from Ready on while health (nil: always healthy) passes. It returns the
-// context's error, or the first call that failed for good.
+// from Ready on while health (nil: always healthy) passes. While l is Ready
+// it also reads the GameServer record every HealthEvery and moves l to
+// Allocated when Agones allocated the server (a GameServerAllocation). It
+// returns the context's error, or the first call that failed for good.
 func (a *Adapter) Run(ctx context.Context, l *ops.Lifecycle, health func() error) error {
-	changes := make(chan ops.State, 4) // a lifecycle makes at most 3 transitions
-	l.Watch(func(_, to ops.State) { changes <- to })
+	changes := make(chan ops.State, 64) // transitions not yet reported; a match reused goes Ready, Allocated, Ready...
+	l.Watch(func(_, to ops.State) {
+		select {
+		case changes <- to:
+		default: // dropped: never met, as Run reports each within one call
+		}
+	})
 	state := l.State()
 	if err := a.report(ctx, state); err != nil {
 		return err
@@ -88,6 +144,11 @@ func (a *Adapter) Run(ctx context.Context, l *ops.Lifecycle, health func() error
 			if err := a.call(ctx, "/health"); err != nil {
 				return err
 			}
+			if state == ops.Ready {
+				if gs, err := a.get(ctx); err == nil && gs.Status.State == "Allocated" {
+					_ = l.Allocate() // refused only if it just began draining
+				}
+			}
 		}
 	}
 }
@@ -107,75 +168,122 @@ func (a *Adapter) report(ctx context.Context, s ops.State) error {
 // a drained process is about to exit.
 func (a *Adapter) Shutdown(ctx context.Context) error { return a.call(ctx, "/shutdown") }
 
-// Start runs Run in a goroutine, logging a failure to log, until the
+// Start runs Run in a goroutine, logging a failure to Config.Log, until the
 // returned stop is called; stop then tells Agones the server is done
 // (Shutdown, within 5 s) and waits for Run to return. Call stop once the
 // drained server has closed: Agones then removes the pod.
-func (a *Adapter) Start(l *ops.Lifecycle, health func() error, log *slog.Logger) (stop func()) {
+func (a *Adapter) Start(l *ops.Lifecycle, health func() error) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if err := a.Run(ctx, l, health); err != nil && !errors.Is(err, context.Canceled) {
-			log.Error("agones", "err", err.Error())
+			a.cfg.Log.Error("agones: reporting stopped", "err", err.Error(), "gameserver", a.gameServerName())
 		}
 	}()
 	return func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer scancel()
 		if err := a.Shutdown(sctx); err != nil {
-			log.Error("agones shutdown", "err", err.Error())
+			a.cfg.Log.Error("agones: shutdown not reported", "err", err.Error(), "gameserver", a.gameServerName())
 		}
 		cancel()
 		<-done
 	}
 }
 
-// ErrNoAddress is returned by PublicAddress when the GameServer record's
-// address is not an IP address, or it has no port of the name asked for.
+func (a *Adapter) gameServerName() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.name
+}
+
+// ErrNoAddress is returned by GameServer.PublicAddress when the record has
+// no IP address, or no port of the name asked for.
 var ErrNoAddress = errors.New("tether/ops/agones: no public address")
 
-// gameServer is the part of the GameServer record (GET /gameserver) that
-// PublicAddress reads.
-type gameServer struct {
+// GameServer is the part of the GameServer record (GET /gameserver) a game
+// server reads.
+type GameServer struct {
+	Meta struct {
+		Name string `json:"name"` // the GameServer's (and its pod's) name
+	} `json:"object_meta"`
 	Status struct {
+		State string `json:"state"` // Scheduled, Ready, Allocated, Shutdown...
+		// Address is the node's address: an IP, or a DNS name on nodes
+		// with one (ExternalDNS).
 		Address string `json:"address"`
-		Ports   []struct {
+		// Addresses are all the node's addresses, by type (ExternalIP,
+		// InternalIP, Hostname, ExternalDNS...).
+		Addresses []struct {
+			Type    string `json:"type"`
+			Address string `json:"address"`
+		} `json:"addresses"`
+		Ports []struct {
 			Name string `json:"name"`
 			Port int    `json:"port"`
 		} `json:"ports"`
 	} `json:"status"`
 }
 
-// PublicAddress returns the address clients reach the GameServer's port
-// called port at: the record's status.address and that port's number
-// (GET /gameserver). With portPolicy Dynamic that number is the node's port
-// forwarded to the container's; with Passthrough it is also the port to
-// listen on. It waits, with the calls' backoff, while the sidecar cannot be
-// reached or the record has no address yet, until ctx ends.
-func (a *Adapter) PublicAddress(ctx context.Context, port string) (addr netip.AddrPort, err error) {
-	err = retry(ctx, func() (bool, error) {
-		body, err := a.do(ctx, http.MethodGet, "/gameserver", nil)
-		if err != nil {
+// GameServer reads the GameServer record. It waits, with the calls'
+// backoff, while the sidecar cannot be reached (it may start after the
+// game server) or the record has no address yet, until ctx ends.
+func (a *Adapter) GameServer(ctx context.Context) (*GameServer, error) {
+	var gs *GameServer
+	err := retry(ctx, func() (bool, error) {
+		var err error
+		if gs, err = a.get(ctx); err != nil {
 			return refused(err), err
-		}
-		var gs gameServer
-		if err := json.Unmarshal(body, &gs); err != nil {
-			return true, fmt.Errorf("tether/ops/agones: GET /gameserver: %w", err)
 		}
 		if gs.Status.Address == "" {
 			return false, errors.New("the record has no address yet")
 		}
-		addr, err = gs.publicAddress(port)
-		return true, err
+		return true, nil
 	})
-	return addr, err
+	return gs, err
 }
 
-func (gs *gameServer) publicAddress(port string) (netip.AddrPort, error) {
+// get makes one GET /gameserver.
+func (a *Adapter) get(ctx context.Context) (*GameServer, error) {
+	body, err := a.do(ctx, http.MethodGet, "/gameserver", nil)
+	if err != nil {
+		return nil, err
+	}
+	gs := new(GameServer)
+	if err := json.Unmarshal(body, gs); err != nil {
+		return nil, &CallError{Method: http.MethodGet, Path: "/gameserver", Status: http.StatusOK, Body: "not a GameServer record: " + err.Error()}
+	}
+	a.mu.Lock()
+	a.name = gs.Meta.Name
+	a.mu.Unlock()
+	return gs, nil
+}
+
+// PublicAddress returns the address clients reach the GameServer's port
+// called port at: the node's IP and that port's number. The IP is
+// status.address, or when that is a DNS name the first of
+// status.addresses that is an IP, preferring ExternalIP, then InternalIP.
+// With portPolicy Dynamic the port is the node's, forwarded to the
+// container's; with Passthrough it is also the port to listen on.
+func (gs *GameServer) PublicAddress(port string) (netip.AddrPort, error) {
 	ip, err := netip.ParseAddr(gs.Status.Address)
 	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("%w: status.address %q is not an IP address", ErrNoAddress, gs.Status.Address)
+		for _, typ := range []string{"ExternalIP", "InternalIP", ""} {
+			for _, a := range gs.Status.Addresses {
+				if typ == "" || a.Type == typ {
+					if ip, err = netip.ParseAddr(a.Address); err == nil {
+						break
+					}
+				}
+			}
+			if err == nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("%w: status.address %q is not an IP address, nor is any of status.addresses", ErrNoAddress, gs.Status.Address)
 	}
 	for _, p := range gs.Status.Ports {
 		if p.Name == port && p.Port > 0 && p.Port <= 0xffff {
@@ -248,12 +356,17 @@ func (a *Adapter) do(ctx context.Context, method, path string, body []byte) ([]b
 	}
 	resp, err := a.cfg.Client.Do(req)
 	if err != nil {
+		a.count(method, path, err)
 		return nil, err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 != 2 {
-		return nil, &CallError{Method: method, Path: path, Status: resp.StatusCode, Body: strings.TrimSpace(string(answer[:min(len(answer), 512)]))}
+		err = &CallError{Method: method, Path: path, Status: resp.StatusCode, Body: strings.TrimSpace(string(answer[:min(len(answer), 512)]))}
 	}
-	return answer, err
+	a.count(method, path, err)
+	if err != nil {
+		return nil, err
+	}
+	return answer, nil
 }

@@ -1,8 +1,11 @@
 package agones
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,15 +19,22 @@ import (
 
 // sidecar is an in-test SDK sidecar: it implements the REST endpoints the
 // adapter uses, checks each request is a POST of the empty JSON object, and
-// reports the paths called in order. Its first /ready answers 503, as a
-// sidecar still starting does.
+// reports the paths called in order (but reads of the record). Its first
+// /ready answers 503, as a sidecar still starting does. GET /gameserver
+// serves a record in state (Ready if empty).
 type sidecar struct {
 	t       *testing.T
 	calls   chan string
 	readies atomic.Int32
+	state   atomic.Value // string
 }
 
 func (s *sidecar) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Path == "/gameserver" {
+		st, _ := s.state.Load().(string)
+		fmt.Fprintf(w, `{"object_meta":{"name":"gs-1"},"status":{"state":%q,"address":"127.0.0.1"}}`, cmp.Or(st, "Ready"))
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	if r.Method != http.MethodPost || string(body) != "{}" || r.Header.Get("Content-Type") != "application/json" {
 		s.t.Errorf("%s %s %q (%s): want POST of {} as JSON", r.Method, r.URL.Path, body, r.Header.Get("Content-Type"))
@@ -93,6 +103,16 @@ func TestAdapterCallSequence(t *testing.T) {
 	if c := sc.next(&pings); c != "/allocate" {
 		t.Fatalf("after Allocate: %q", c)
 	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if c := sc.next(&pings); c != "/ready" {
+		t.Fatalf("after Release: %q, want /ready", c)
+	}
+	sc.state.Store("Allocated") // a GameServerAllocation
+	if c := sc.next(&pings); c != "/allocate" || l.State() != ops.Allocated {
+		t.Fatalf("after Agones allocated the server: %q, lifecycle %v; want /allocate, allocated", c, l.State())
+	}
 	l.Drain()
 	if err := a.Shutdown(ctx); err != nil {
 		t.Fatal(err)
@@ -103,6 +123,9 @@ func TestAdapterCallSequence(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run: %v", err)
+	}
+	if c := a.Calls(); c[0].OK != 2 || c[0].Failed != 1 || c[1].OK != 2 || c[2].OK == 0 || c[3].OK != 1 || c[4].OK == 0 {
+		t.Errorf("call counts %+v", c)
 	}
 }
 
@@ -182,12 +205,43 @@ func TestPublicAddress(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	got, err := a.PublicAddress(ctx, "game")
-	if err != nil || got != netip.MustParseAddrPort("203.0.113.7:7311") || gets.Load() != 3 {
-		t.Fatalf("PublicAddress: %v, %v after %d calls; want 203.0.113.7:7311 after 3", got, err, gets.Load())
+	gs, err := a.GameServer(ctx)
+	if err != nil || gets.Load() != 3 {
+		t.Fatalf("GameServer: %v after %d calls; want the record after 3", err, gets.Load())
 	}
-	if _, err := a.PublicAddress(ctx, "voice"); !errors.Is(err, ErrNoAddress) {
+	got, err := gs.PublicAddress("game")
+	if err != nil || got != netip.MustParseAddrPort("203.0.113.7:7311") || gs.Meta.Name != "tether-soccer-x7k2p" {
+		t.Fatalf("PublicAddress: %v, %v, name %q; want 203.0.113.7:7311 of tether-soccer-x7k2p", got, err, gs.Meta.Name)
+	}
+	if _, err := gs.PublicAddress("voice"); !errors.Is(err, ErrNoAddress) {
 		t.Errorf("a port the record lacks: %v, want ErrNoAddress", err)
+	}
+	if c := a.Calls(); c[4].Call != "gameserver" || c[4].OK != 2 || c[4].Failed != 1 {
+		t.Errorf("calls %+v, want gameserver 2 ok, 1 failed", c)
+	}
+}
+
+// TestPublicAddressDNS takes the address from status.addresses when
+// status.address is a DNS name, as Agones writes on nodes with ExternalDNS.
+func TestPublicAddressDNS(t *testing.T) {
+	for _, tc := range []struct{ addresses, want string }{
+		{`[{"type":"Hostname","address":"node-1"},{"type":"InternalIP","address":"10.0.0.7"},{"type":"ExternalIP","address":"203.0.113.9"}]`, "203.0.113.9:7000"},
+		{`[{"type":"ExternalDNS","address":"node-1.example"},{"type":"InternalIP","address":"10.0.0.7"}]`, "10.0.0.7:7000"},
+		{`[{"type":"Hostname","address":"node-1"},{"type":"Other","address":"2001:db8::1"}]`, "[2001:db8::1]:7000"},
+		{`[{"type":"Hostname","address":"node-1"}]`, ""},
+	} {
+		var gs GameServer
+		if err := json.Unmarshal([]byte(`{"status":{"address":"node-1.example","addresses":`+tc.addresses+`,"ports":[{"name":"game","port":7000}]}}`), &gs); err != nil {
+			t.Fatal(err)
+		}
+		got, err := gs.PublicAddress("game")
+		if tc.want == "" {
+			if !errors.Is(err, ErrNoAddress) {
+				t.Errorf("%s: %v, %v; want ErrNoAddress", tc.addresses, got, err)
+			}
+		} else if err != nil || got.String() != tc.want {
+			t.Errorf("%s: %v, %v; want %s", tc.addresses, got, err, tc.want)
+		}
 	}
 }
 
@@ -196,7 +250,7 @@ func TestPublicAddressRefused(t *testing.T) {
 		status int
 		body   string
 	}{
-		{http.StatusOK, `{"status":{"address":"node-1.example","ports":[{"name":"game","port":7000}]}}`}, // a name, not an IP
+		{http.StatusOK, `not json`},
 		{http.StatusNotFound, "no such endpoint"},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -208,9 +262,9 @@ func TestPublicAddressRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err = a.PublicAddress(ctx, "game")
+		_, err = a.GameServer(ctx)
 		var ce *CallError
-		if tc.status == http.StatusOK && !errors.Is(err, ErrNoAddress) || tc.status != http.StatusOK && !errors.As(err, &ce) {
+		if !errors.As(err, &ce) || ce.Status != tc.status {
 			t.Errorf("%d %s: %v", tc.status, tc.body, err)
 		}
 		cancel()

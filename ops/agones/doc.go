@@ -6,12 +6,17 @@
 // use, so Agones neither reallocates nor scales the server down), POST
 // /health at an interval while the process is healthy and not yet shut down
 // (Agones marks a server that stops pinging Unhealthy and replaces it), and
-// POST /shutdown when the process has drained. Every POST sends the empty
-// JSON object. With Dynamic or Passthrough ports, PublicAddress reads the
-// address clients reach the server at from the GameServer record (GET
-// /gameserver) before the server starts. Calls are retried while the
-// sidecar is not up yet, as the Agones documentation advises. The Agones Go SDK is not used: the REST API is
-// documented, small, and keeps Tether free of its dependencies.
+// POST /shutdown when the process has drained or its match is over. Every
+// POST sends the empty JSON object. GameServer reads the GameServer record
+// (GET /gameserver): its name for the logs and, with Dynamic or
+// Passthrough ports, the address clients reach the server at
+// (GameServer.PublicAddress), read before the server starts. While Ready,
+// Run reads the record every HealthEvery and follows an allocation Agones
+// made (a GameServerAllocation) into Allocated. Calls are retried while the
+// sidecar is not up yet, as the Agones documentation advises; every try is
+// counted (Calls, for tether_agones_calls_total) and a failed one logged.
+// The Agones Go SDK is not used: the REST API is documented, small, and
+// keeps Tether free of its dependencies.
 //
 // # Other orchestrators
 //

@@ -3,11 +3,14 @@
 // plain Stats structs; a Collector reads a Snapshot of them at every scrape
 // (through the caller's function, which takes the driver's locks) and turns
 // it into metrics named tether_*: the tick loop (ticks, overruns, skipped
-// ticks, a histogram of tick times), clients (connected, joins, leaves,
-// refused, a summary of their round trips as the server's reliable channel
-// sees them), payloads and datagrams in and out, netcode's drops by reason,
-// and the lifecycle state. Handler serves them with the Go runtime's and the
-// process's own metrics (CPU seconds, resident memory).
+// ticks, a histogram of tick times with a bucket at the 60 Hz budget),
+// clients (connected, slots, joins, leaves, refused, a histogram of their
+// round trips as the server's reliable channel sees them, sampled by
+// SampleRTT), payloads and datagrams in and out, netcode's drops by
+// reason, the movement checks and the game's bad inputs, the lifecycle
+// state and the calls made to Agones. Handler serves them with the Go
+// runtime's and the process's own metrics (CPU seconds, resident memory)
+// and tether_build_info.
 //
 // Clients' clock error and render delay are measured on the clients, which
 // the server cannot see; the bots of tether load report them.

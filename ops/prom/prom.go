@@ -1,19 +1,25 @@
 package prom
 
 import (
+	"context"
 	"net/http"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
+	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/ops"
+	"github.com/tether-net/tether/ops/agones"
 	"github.com/tether-net/tether/server"
 )
 
@@ -25,6 +31,16 @@ type Snapshot struct {
 	Netcode     netcode.ServerStats
 	WriteErrors uint64 // datagrams the transport failed to send
 	State       ops.State
+	Capacity    int // player slots, free or taken
+
+	// Movement sums the movement checks of every predicted player the
+	// game has had, those that left included (zero for a game without
+	// predicted players).
+	Movement movement.ServerStats
+	// BadInputs counts the game's inputs that did not decode.
+	BadInputs uint64
+	// Agones are the calls made to the Agones SDK sidecar (nil without).
+	Agones []agones.CallCount
 }
 
 // Collector is a prometheus.Collector of a server's Snapshot.
@@ -33,16 +49,28 @@ type Collector struct {
 
 	mu   sync.Mutex
 	snap Snapshot
+	rtt  rttHistogram
 }
 
 // NewCollector returns a Collector that calls read to fill a Snapshot at
-// every scrape (read may keep Clients' backing array between calls).
+// every scrape and at every round-trip sample (SampleRTT); read may keep
+// Clients' backing array between calls.
 func NewCollector(read func(*Snapshot)) *Collector { return &Collector{read: read} }
 
+// ServerConfig says what ServerCollector reads besides the server.
+type ServerConfig struct {
+	Lifecycle *ops.Lifecycle // its state (nil: Starting)
+	Capacity  int            // player slots
+	// Fill, if set, fills the rest of the Snapshot (the game's Movement
+	// and BadInputs, the Agones calls); it runs inside srv.Do, so it may
+	// read the game.
+	Fill func(*Snapshot)
+}
+
 // ServerCollector returns a Collector of srv, its connected clients and
-// its first transport, with l's state: what a game server process serves
-// at /metrics.
-func ServerCollector(srv *server.UDP, l *ops.Lifecycle) *Collector {
+// its first transport, with cfg's lifecycle, capacity and the rest: what a
+// game server process serves at /metrics.
+func ServerCollector(srv *server.UDP, cfg ServerConfig) *Collector {
 	return NewCollector(func(s *Snapshot) {
 		srv.Do(func(c *server.Server) {
 			s.Server = c.Stats()
@@ -51,12 +79,69 @@ func ServerCollector(srv *server.UDP, l *ops.Lifecycle) *Collector {
 					s.Clients = append(s.Clients, cs)
 				}
 			}
+			if cfg.Fill != nil {
+				cfg.Fill(s)
+			}
 		})
 		s.Ticks = srv.TickTimes()
 		s.Netcode = srv.Transport().Stats()
 		s.WriteErrors = srv.Transport().WriteErrors()
-		s.State = l.State()
+		if cfg.Lifecycle != nil {
+			s.State = cfg.Lifecycle.State()
+		}
+		s.Capacity = cfg.Capacity
 	})
+}
+
+// RTTBounds are the upper bounds of the round-trip histogram's buckets.
+var RTTBounds = [...]time.Duration{
+	10 * time.Millisecond, 25 * time.Millisecond, 50 * time.Millisecond, 75 * time.Millisecond,
+	100 * time.Millisecond, 150 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond,
+	500 * time.Millisecond, time.Second,
+}
+
+// rttHistogram counts round-trip samples by RTTBounds (the last bucket:
+// above them all).
+type rttHistogram struct {
+	count   uint64
+	sum     time.Duration
+	buckets [len(RTTBounds) + 1]uint64
+}
+
+// SampleRTT adds the round trip of every connected client (Snapshot.Clients)
+// to tether_client_rtt_seconds every interval until ctx ends: a histogram of
+// samples, whose count grows with time spent connected, so that it sums
+// across servers and its rate shows the distribution players met.
+func (c *Collector) SampleRTT(ctx context.Context, every time.Duration) {
+	tk := time.NewTicker(every)
+	defer tk.Stop()
+	var s Snapshot
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tk.C:
+			c.sampleRTT(&s)
+		}
+	}
+}
+
+// sampleRTT reads a Snapshot into s and adds its clients' round trips.
+func (c *Collector) sampleRTT(s *Snapshot) {
+	s.Clients = s.Clients[:0]
+	c.read(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cl := range s.Clients {
+		c.rtt.add(cl.RTT)
+	}
+}
+
+func (h *rttHistogram) add(d time.Duration) {
+	h.count++
+	h.sum += d
+	i, _ := slices.BinarySearch(RTTBounds[:], d)
+	h.buckets[i]++
 }
 
 // counter is one plain counter or gauge of the Snapshot.
@@ -84,6 +169,7 @@ var counters = []counter{
 	c("server_ticks_caught_up_total", "Ticks run beyond the first in an overrun.", func(s *Snapshot) uint64 { return s.Server.CaughtUp }),
 	c("server_ticks_skipped_total", "Ticks dropped because more than MaxCatchUp were due.", func(s *Snapshot) uint64 { return s.Server.Skipped }),
 	g("server_clients", "Clients connected now.", func(s *Snapshot) int { return s.Server.Clients }),
+	g("server_capacity", "Player slots, free or taken.", func(s *Snapshot) int { return s.Capacity }),
 	c("server_joins_total", "Clients that joined the game.", func(s *Snapshot) uint64 { return s.Server.Joins }),
 	c("server_leaves_total", "Clients that left the game.", func(s *Snapshot) uint64 { return s.Server.Leaves }),
 	c("server_refused_total", "Clients the game refused.", func(s *Snapshot) uint64 { return s.Server.Refused }),
@@ -92,10 +178,22 @@ var counters = []counter{
 	c("server_oversize_snapshots_total", "Snapshots too large to send.", func(s *Snapshot) uint64 { return s.Server.Oversize }),
 	c("server_events_total", "Game events emitted.", func(s *Snapshot) uint64 { return s.Server.Events }),
 	c("server_pongs_total", "Clock pings answered.", func(s *Snapshot) uint64 { return s.Server.Pongs }),
+	c("server_pings_ignored_total", "Clock pings not answered: another in the same packet, or beyond the pong rate.", func(s *Snapshot) uint64 { return s.Server.PingsIgnored }),
 	c("server_inputs_total", "Inputs handed to the game.", func(s *Snapshot) uint64 { return s.Server.Inputs }),
 	c("server_stale_inputs_total", "Inputs dropped as older than one handed over.", func(s *Snapshot) uint64 { return s.Server.StaleInputs }),
 	c("server_malformed_total", "Payloads or messages dropped as malformed.", func(s *Snapshot) uint64 { return s.Server.Malformed }),
 	c("server_reliable_queue_full_total", "Reliable messages refused by a full send queue.", func(s *Snapshot) uint64 { return s.Server.QueueFull }),
+	c("game_bad_inputs_total", "Inputs (or packets of moves) the game could not decode.", func(s *Snapshot) uint64 { return s.BadInputs }),
+	c("movement_packets_total", "Packets of moves received from predicting clients.", func(s *Snapshot) uint64 { return s.Movement.Packets }),
+	c("movement_bad_packets_total", "Packets of moves that did not decode, dropped whole.", func(s *Snapshot) uint64 { return s.Movement.BadPackets }),
+	c("movement_moves_total", "Moves applied.", func(s *Snapshot) uint64 { return s.Movement.Moves }),
+	c("movement_lost_total", "Moves that never arrived.", func(s *Snapshot) uint64 { return s.Movement.Lost }),
+	c("movement_bad_times_total", "Moves ending no later than the previous one, skipped.", func(s *Snapshot) uint64 { return s.Movement.BadTimes }),
+	c("movement_bad_inputs_total", "Moves whose input was refused (NaN, Inf), applied with the zero input.", func(s *Snapshot) uint64 { return s.Movement.BadInputs }),
+	c("movement_clamped_total", "Moves longer than the largest move, shortened.", func(s *Snapshot) uint64 { return s.Movement.Clamped }),
+	c("movement_ahead_total", "Moves that ended too far past the server's clock, cut short.", func(s *Snapshot) uint64 { return s.Movement.Ahead }),
+	c("movement_adjustments_total", "Position adjustments sent to predicting clients.", func(s *Snapshot) uint64 { return s.Movement.Adjustments }),
+	c("movement_resets_total", "Resets sent to predicting clients.", func(s *Snapshot) uint64 { return s.Movement.Resets }),
 	c("netcode_connects_total", "Clients that completed the handshake.", func(s *Snapshot) uint64 { return s.Netcode.Connects }),
 	c("netcode_disconnects_total", "Clients that left their slot.", func(s *Snapshot) uint64 { return s.Netcode.Disconnects }),
 	c("netcode_timeouts_total", "Clients dropped for silence.", func(s *Snapshot) uint64 { return s.Netcode.TimedOut }),
@@ -110,11 +208,12 @@ var (
 	payloadsDesc     = desc("server_payloads_total", "Payloads the server core received and sent (netcode payloads).", "direction")
 	payloadBytesDesc = desc("server_payload_bytes_total", "Bytes of those payloads.", "direction")
 	datagramsDesc    = desc("netcode_datagrams_total", "UDP datagrams received and sent.", "direction")
-	bytesDesc        = desc("netcode_bytes_total", "Bytes of UDP payload received and sent, by kind: all datagrams, or those of unauthenticated peers (requests, challenges, denials).", "direction", "kind")
+	bytesDesc        = desc("netcode_bytes_total", "Bytes of UDP payload received and sent, by kind: of connected clients, or of unauthenticated peers (requests, challenges, denials); the kinds sum to all.", "direction", "kind")
 	droppedDesc      = desc("netcode_dropped_total", "Datagrams received and dropped, by reason.", "reason")
-	tickDesc         = desc("server_tick_seconds", "Wall time of the driver's calls of the core's Tick.")
-	rttDesc          = desc("client_rtt_seconds", "Round trip of each connected client's reliable channel, over the clients connected now.")
+	tickDesc         = desc("server_tick_seconds", "Wall time of the driver's calls of the core's Tick (the bound 0.0167 is a 60 Hz tick's budget).")
+	rttDesc          = desc("client_rtt_seconds", "Round trips of the connected clients' reliable channels, each client sampled once a second.")
 	stateDesc        = desc("lifecycle_state", "1 for the process's lifecycle state.", "state")
+	agonesDesc       = desc("agones_calls_total", "Calls to the Agones SDK sidecar, by call and outcome (ok, failed: each failed try counts).", "call", "outcome")
 )
 
 // dropReasons are the DropCounts fields, as snake_case reasons.
@@ -122,24 +221,31 @@ var dropReasons = func() []string {
 	t := reflect.TypeFor[netcode.DropCounts]()
 	r := make([]string, t.NumField())
 	for i := range r {
-		var b strings.Builder
-		for j, ch := range t.Field(i).Name {
-			if unicode.IsUpper(ch) && j > 0 {
-				b.WriteByte('_')
-			}
-			b.WriteRune(unicode.ToLower(ch))
-		}
-		r[i] = b.String()
+		r[i] = snake(t.Field(i).Name)
 	}
 	return r
 }()
+
+// snake writes a Go name in snake_case, an initialism as one word:
+// ProtocolID is protocol_id.
+func snake(name string) string {
+	rs := []rune(name)
+	var b strings.Builder
+	for i, ch := range rs {
+		if i > 0 && unicode.IsUpper(ch) && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToLower(ch))
+	}
+	return b.String()
+}
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, k := range counters {
 		ch <- k.desc
 	}
-	for _, d := range []*prometheus.Desc{payloadsDesc, payloadBytesDesc, datagramsDesc, bytesDesc, droppedDesc, tickDesc, rttDesc, stateDesc} {
+	for _, d := range []*prometheus.Desc{payloadsDesc, payloadBytesDesc, datagramsDesc, bytesDesc, droppedDesc, tickDesc, rttDesc, stateDesc, agonesDesc} {
 		ch <- d
 	}
 }
@@ -161,35 +267,20 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	dir(payloadsDesc, s.Server.PacketsIn, s.Server.PacketsOut)
 	dir(payloadBytesDesc, s.Server.BytesIn, s.Server.BytesOut)
 	dir(datagramsDesc, s.Netcode.PacketsIn, s.Netcode.PacketsOut)
-	dir(bytesDesc, s.Netcode.BytesIn, s.Netcode.BytesOut, "all")
+	dir(bytesDesc, s.Netcode.BytesIn-s.Netcode.UnauthBytesIn, s.Netcode.BytesOut-s.Netcode.UnauthBytesOut, "connected")
 	dir(bytesDesc, s.Netcode.UnauthBytesIn, s.Netcode.UnauthBytesOut, "unauthenticated")
 	drops := reflect.ValueOf(s.Netcode.Dropped)
 	for i, r := range dropReasons {
 		ch <- prometheus.MustNewConstMetric(droppedDesc, prometheus.CounterValue, float64(drops.Field(i).Uint()), r)
 	}
 
-	buckets := make(map[float64]uint64, len(server.TickBounds))
-	var cum uint64
-	for i, b := range server.TickBounds {
-		cum += s.Ticks.Buckets[i]
-		buckets[b.Seconds()] = cum
-	}
-	ch <- prometheus.MustNewConstHistogram(tickDesc, s.Ticks.Count, s.Ticks.Sum.Seconds(), buckets)
+	ch <- prometheus.MustNewConstHistogram(tickDesc, s.Ticks.Count, s.Ticks.Sum.Seconds(), cumulative(server.TickBounds[:], s.Ticks.Buckets[:]))
+	ch <- prometheus.MustNewConstHistogram(rttDesc, c.rtt.count, c.rtt.sum.Seconds(), cumulative(RTTBounds[:], c.rtt.buckets[:]))
 
-	rtts := make([]float64, len(s.Clients))
-	var sum float64
-	for i, cl := range s.Clients {
-		rtts[i] = cl.RTT.Seconds()
-		sum += rtts[i]
+	for _, a := range s.Agones {
+		ch <- prometheus.MustNewConstMetric(agonesDesc, prometheus.CounterValue, float64(a.OK), a.Call, "ok")
+		ch <- prometheus.MustNewConstMetric(agonesDesc, prometheus.CounterValue, float64(a.Failed), a.Call, "failed")
 	}
-	slices.Sort(rtts)
-	q := map[float64]float64{}
-	if len(rtts) > 0 {
-		for _, p := range []float64{0.5, 0.9, 0.99} {
-			q[p] = rtts[min(len(rtts)-1, int(p*float64(len(rtts))))]
-		}
-	}
-	ch <- prometheus.MustNewConstSummary(rttDesc, uint64(len(rtts)), sum, q)
 
 	for st := ops.Starting; st <= ops.Draining; st++ {
 		v := 0.0
@@ -200,9 +291,31 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Handler serves c's metrics with the Go runtime's and the process's.
+// cumulative returns a histogram's buckets as Prometheus counts them: by
+// upper bound in seconds, each counting the samples at or under it.
+// counts[i] counts the samples in (bounds[i-1], bounds[i]]; those above
+// the last bound are only in the histogram's count.
+func cumulative(bounds []time.Duration, counts []uint64) map[float64]uint64 {
+	m := make(map[float64]uint64, len(bounds))
+	var cum uint64
+	for i, b := range bounds {
+		cum += counts[i]
+		m[b.Seconds()] = cum
+	}
+	return m
+}
+
+// Handler serves c's metrics with the Go runtime's, the process's (but its
+// process_network_* counters, which count the whole network namespace's
+// traffic, not the process's) and tether_build_info.
 func Handler(c *Collector) http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(c, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+	reg.MustRegister(c, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_build_info", Help: "1, labelled with the build's version and Go version.",
+			ConstLabels: prometheus.Labels{"version": ops.Version(), "go_version": runtime.Version()}}, func() float64 { return 1 }))
+	own := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		fams, err := reg.Gather()
+		return slices.DeleteFunc(fams, func(f *dto.MetricFamily) bool { return strings.HasPrefix(f.GetName(), "process_network_") }), err
+	})
+	return promhttp.HandlerFor(own, promhttp.HandlerOpts{Registry: reg})
 }

@@ -126,3 +126,66 @@ func batchingAvailable(t *testing.T) bool {
 	defer c.Close()
 	return newBatcher(c) != nil
 }
+
+// TestFloodDrainedWithoutSleeping: when a drain stops at its cap with
+// datagrams still in the socket (a flood), the next drain follows at once
+// rather than after the next timer, so the socket's buffer does not fill
+// and the kernel drop other clients' datagrams. 3,000 datagrams queued
+// behind a stalled server, then a client's payload: the payload is taken
+// in the same wake-up as the stall.
+func TestFloodDrainedWithoutSleeping(t *testing.T) {
+	if !batchingAvailable(t) {
+		t.Skip("draining needs batched reads (Linux)")
+	}
+	raw := listen(t)
+	e := &testEnv{key: mustKey(t), addr: addrOf(raw)}
+	release := make(chan struct{})
+	var srv *Server
+	started := make(chan struct{})
+	wakes := make(chan int, 2)
+	s, err := NewServer(raw, ServerConfig{
+		Netcode:    netcode.ServerConfig{ProtocolID: testProtocol, PrivateKey: e.key, MaxClients: 1},
+		ReadBuffer: 8 << 20,
+		OnPayload: func(_ int, p []byte, _ time.Time) {
+			<-started
+			wakes <- srv.wakeups
+			if string(p) == "stall" {
+				<-release
+			}
+		},
+		OnTick: func(now time.Time) time.Time { return now.Add(time.Hour) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	srv = s
+	close(started)
+	cl := e.connect(t, 1)
+	cl.Send([]byte("stall"))
+	var stalled int
+	select {
+	case stalled = <-wakes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stall payload did not arrive")
+	}
+	flood := listen(t)
+	for i := range 3000 {
+		if _, err := flood.WriteToUDPAddrPort([]byte{byte(i)}, e.addr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Send([]byte("marker"))
+	close(release)
+	select {
+	case got := <-wakes:
+		if got != stalled {
+			t.Fatalf("the payload behind 3,000 datagrams was taken %d wake-ups after the stall, want 0", got-stalled)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the marker payload did not arrive")
+	}
+	if d := s.Stats().Dropped.Malformed; d < 3000 {
+		t.Fatalf("%d of the 3,000 datagrams handled", d)
+	}
+}

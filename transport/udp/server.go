@@ -30,9 +30,11 @@ type ServerConfig struct {
 	// times a second rather than 100 to 160.
 	Tick time.Duration
 	// ReadBuffer is the socket receive buffer requested when conn is a
-	// *net.UDPConn, in bytes (default 1 MiB; the OS may cap it, e.g. at
+	// *net.UDPConn, in bytes (default 4 MiB; the OS may cap it, e.g. at
 	// net.core.rmem_max on Linux). Bursts such as many clients leaving at
-	// once overflow small default buffers.
+	// once, or the server's goroutine held off the CPU during a flood,
+	// overflow small buffers, and the kernel then drops every client's
+	// datagrams alike.
 	ReadBuffer int
 	// Now is the server's clock (default time.Now). Waits still take real
 	// time; a test that drives Now can stall the server in virtual time.
@@ -44,7 +46,8 @@ type ServerConfig struct {
 	// a timer's wait before the call); payload is only valid during the call.
 	OnPayload func(client int, payload []byte, arrival time.Time)
 	// OnDisconnect is called when a client leaves its slot; reason matches
-	// netcode.ErrDisconnected, netcode.ErrTimeout or netcode.ErrClosed.
+	// netcode.ErrDisconnected, netcode.ErrTimeout, netcode.ErrClosed or
+	// netcode.ErrOverBudget (a *netcode.OverBudgetError).
 	OnDisconnect func(client int, clientID uint64, reason error)
 	// OnTick, if set, is called at once and then whenever the time it last
 	// returned is due, after the socket has been drained: a game's tick
@@ -79,7 +82,7 @@ type Server struct {
 
 	closed   bool
 	nextTick time.Time // OnTick's last answer (the goroutine's)
-	wakeups  int       // the goroutine's: times it ran its timers
+	wakeups  int       // the goroutine's: times it slept and woke to run its timers
 	// inCallbacks is set while the goroutine runs callbacks: Send then
 	// queues, and the goroutine flushes the batch when they return.
 	inCallbacks bool
@@ -122,7 +125,7 @@ func NewServer(conn net.PacketConn, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	if cfg.ReadBuffer == 0 {
-		cfg.ReadBuffer = 1 << 20
+		cfg.ReadBuffer = 4 << 20
 	}
 	if cfg.ReadBuffer < 0 {
 		return nil, &netcode.ConfigError{Field: "ReadBuffer", Value: cfg.ReadBuffer, Allowed: ">= 0"}
@@ -209,16 +212,33 @@ func (s *Server) DisconnectAddr(addr netip.AddrPort) (bool, error) {
 	if s.closed {
 		return false, ErrClosed
 	}
+	client := s.clientAtLocked(addr)
+	if client < 0 {
+		return false, nil
+	}
+	if err := s.core.Disconnect(s.cfg.Now(), client); err != nil {
+		return false, err
+	}
+	s.sendLocked()
+	return true, nil
+}
+
+// clientAtLocked returns the slot of the client connected from addr, -1
+// if none.
+func (s *Server) clientAtLocked(addr netip.AddrPort) int {
 	for client := range s.core.MaxClients() {
 		if s.core.Connected(client) && s.core.ClientAddr(client) == addr {
-			if err := s.core.Disconnect(s.cfg.Now(), client); err != nil {
-				return false, err
-			}
-			s.sendLocked()
-			return true, nil
+			return client
 		}
 	}
-	return false, nil
+	return -1
+}
+
+// HasClient reports whether a client is connected from addr.
+func (s *Server) HasClient(addr netip.AddrPort) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clientAtLocked(addr) >= 0
 }
 
 // DisconnectAll disconnects every client as Disconnect does.
@@ -261,22 +281,30 @@ func (s *Server) flushLocked() { s.writeErr += uint64(s.out.flush()) }
 // run is the server's goroutine. When it reads in batches it sleeps until
 // the next Update or OnTick is due and then drains the socket, taking each
 // datagram's arrival time from the kernel: one wake-up per timer however
-// many datagrams came. Otherwise it sleeps in a read until a datagram comes
-// or a timer is due. Either way, before the timers run every datagram
-// waiting in the socket has been handled, so clients whose packets wait in
-// it (a stalled process, a busy host) are not judged silent.
+// many datagrams came. A drain stops after maxDrain reads so the timers run;
+// if the socket still held datagrams then, the next drain follows at once,
+// without sleeping, so that a flood does not fill the socket's buffer and
+// have the kernel drop other clients' datagrams. Otherwise it sleeps in a
+// read until a datagram comes or a timer is due. Either way, before the
+// timers run every datagram waiting in the socket has been handled, so
+// clients whose packets wait in it (a stalled process, a busy host) are
+// not judged silent.
 func (s *Server) run() {
 	defer close(s.done)
 	now := s.cfg.Now()
 	nextUpdate, nextTick := now, now
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	backlog := false // the last drain left datagrams in the socket
 	for {
 		wake := nextUpdate
 		if s.cfg.OnTick != nil && nextTick.Before(wake) {
 			wake = nextTick
 		}
 		if s.in.batched() {
+			if backlog {
+				wake = s.cfg.Now()
+			}
 			timer.Reset(wake.Sub(s.cfg.Now()))
 			select {
 			case <-s.quit:
@@ -298,9 +326,14 @@ func (s *Server) run() {
 				continue
 			}
 		}
+		if !backlog {
+			s.wakeups++
+		}
+		backlog = s.in.batched()
 		for i := 0; i < maxDrain && s.in.batched(); i++ {
 			n, err := s.in.read(s.cfg.Now)
 			if err != nil || n == 0 {
+				backlog = false
 				break
 			}
 			if !s.handle(n, time.Time{}, false) {
@@ -310,7 +343,6 @@ func (s *Server) run() {
 		// Update runs at every wake-up (it only walks the slots), and its
 		// next deadline is taken after OnTick has sent: a tick's snapshots
 		// put the clients' keep-alives off.
-		s.wakeups++
 		now = s.cfg.Now()
 		s.mu.Lock()
 		s.core.Update(now)

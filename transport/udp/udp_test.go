@@ -129,6 +129,20 @@ type stateWaiter struct {
 	ch chan netcode.ClientState
 }
 
+// connect dials the server with a token for clientID and returns the
+// client once connected; it is closed when the test ends.
+func (e *testEnv) connect(t *testing.T, clientID uint64) *Client {
+	t.Helper()
+	w := newWaiter()
+	cl, err := Dial(listen(t), e.token(t, clientID, netcode.TokenParams{}), ClientConfig{OnState: func(s netcode.ClientState) { w.ch <- s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	w.wait(t, netcode.StateConnected, 5*time.Second)
+	return cl
+}
+
 func newWaiter() *stateWaiter { return &stateWaiter{ch: make(chan netcode.ClientState, 16)} }
 
 func (w *stateWaiter) wait(t testing.TB, want netcode.ClientState, limit time.Duration) {

@@ -49,13 +49,7 @@ func TestWakeupsFollowTicks(t *testing.T) {
 	}
 	defer s.Close()
 	started <- s
-	w := newWaiter()
-	cl, err := Dial(listen(t), e.token(t, 1, netcode.TokenParams{}), ClientConfig{OnState: func(s netcode.ClientState) { w.ch <- s }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	w.wait(t, netcode.StateConnected, 5*time.Second)
+	e.connect(t, 1)
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):

@@ -25,6 +25,20 @@ type ListenerConfig struct {
 	// sessions together (default 64, range 1..4096); more WebSockets are
 	// refused with 503 Service Unavailable, more sessions closed.
 	MaxConns int
+	// MaxConnsPerAddr caps the peers open at once from one IP address
+	// (default 4, range 1..4096), refused as beyond MaxConns: one visitor
+	// cannot take every place. A Datagrams session is counted by its
+	// RemoteAddr, if it has that method.
+	MaxConnsPerAddr int
+	// Established, if set, reports whether the peer at addr (its address
+	// on the Listener) holds a client slot: it completed the handshake
+	// with a valid token (udp.Server.HasClient). A peer it does not report
+	// HandshakeTimeout after it opened is closed and counted
+	// (Stats.NoHandshake), so that peers without a token cannot hold the
+	// places MaxConns counts.
+	Established func(addr net.Addr) bool
+	// HandshakeTimeout is that deadline (default 5 s, range 1 s..1 min).
+	HandshakeTimeout time.Duration
 	// MaxMessageSize is the largest datagram taken, in bytes (default 1500,
 	// range 64..65536); longer messages are dropped and counted, and a
 	// message over 64 KiB closes its WebSocket.
@@ -77,6 +91,7 @@ func (c *ListenerConfig) resolve() error {
 		def, lo, hi int
 	}{
 		{&c.MaxConns, "MaxConns", 64, 1, 4096},
+		{&c.MaxConnsPerAddr, "MaxConnsPerAddr", 4, 1, 4096},
 		{&c.MaxMessageSize, "MaxMessageSize", 1500, 64, maxReadLimit},
 		{&c.MaxMessageHz, "MaxMessageHz", 300, 1, 100000},
 		{&c.Queue, "Queue", 1024, 16, 65536},
@@ -95,6 +110,12 @@ func (c *ListenerConfig) resolve() error {
 	if c.IdleTimeout < time.Second || c.IdleTimeout > 10*time.Minute {
 		return &ConfigError{Field: "IdleTimeout", Value: c.IdleTimeout, Allowed: "range 1s..10m"}
 	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = 5 * time.Second
+	}
+	if c.HandshakeTimeout < time.Second || c.HandshakeTimeout > time.Minute {
+		return &ConfigError{Field: "HandshakeTimeout", Value: c.HandshakeTimeout, Allowed: "range 1s..1m"}
+	}
 	if c.Link != nil {
 		if err := c.Link.Validate(); err != nil {
 			return &ConfigError{Field: "Link", Value: err, Allowed: "a valid netsim.LinkConfig"}
@@ -109,17 +130,20 @@ const maxReadLimit = 64 << 10
 
 // Stats are a Listener's counters.
 type Stats struct {
-	Conns     int    // WebSockets open now
-	Accepted  uint64 // peers accepted: WebSockets and Datagrams sessions
-	Sessions  uint64 // of Accepted, Datagrams sessions (ServeDatagrams)
-	Refused   uint64 // peers refused: MaxConns were open, or the Listener was closed
-	Messages  uint64 // datagrams taken for the reader, counted before they are queued (QueueFull of them were not)
-	Oversize  uint64 // messages dropped as longer than MaxMessageSize
-	Text      uint64 // WebSocket text messages dropped
-	OverRate  uint64 // messages dropped beyond MaxMessageHz
-	QueueFull uint64 // datagrams dropped because the reader's queue was full
-	CutOff    uint64 // WebSockets closed for their message rate
-	Unsent    uint64 // datagrams dropped on the way out: unknown peer, or its queue full
+	Conns    int    // WebSockets open now
+	Accepted uint64 // peers accepted: WebSockets and Datagrams sessions
+	Sessions uint64 // of Accepted, Datagrams sessions (ServeDatagrams)
+	Refused  uint64 // peers refused: MaxConns (or MaxConnsPerAddr) were open, or the Listener was closed
+	// NoHandshake counts peers closed for not being Established within
+	// HandshakeTimeout.
+	NoHandshake uint64
+	Messages    uint64 // datagrams taken for the reader, counted before they are queued (QueueFull of them were not)
+	Oversize    uint64 // messages dropped as longer than MaxMessageSize
+	Text        uint64 // WebSocket text messages dropped
+	OverRate    uint64 // messages dropped beyond MaxMessageHz
+	QueueFull   uint64 // datagrams dropped because the reader's queue was full
+	CutOff      uint64 // WebSockets closed for their message rate
+	Unsent      uint64 // datagrams dropped on the way out: unknown peer, or its queue full
 }
 
 // Listener is a net.PacketConn whose peers are the WebSockets that
@@ -136,11 +160,12 @@ type Listener struct {
 	mu     sync.Mutex
 	peers  map[netip.AddrPort]*peer // accepted WebSockets
 	open   int                      // WebSockets being accepted or served
+	byIP   map[netip.Addr]int       // of open, by remote IP address
 	next   uint64                   // the next peer's address
 	closed bool
 	wg     sync.WaitGroup
 
-	accepted, sessions, refused, messages, oversize, text, overRate, queueFull, cutOff, unsent atomic.Uint64
+	accepted, sessions, refused, noHandshake, messages, oversize, text, overRate, queueFull, cutOff, unsent atomic.Uint64
 }
 
 // NewListener returns a Listener; mount it (its ServeHTTP) on an HTTP
@@ -154,13 +179,16 @@ func NewListener(cfg ListenerConfig) (*Listener, error) {
 		local: net.UDPAddrFromAddrPort(cfg.Addr),
 		in:    newInbox(cfg.Queue),
 		peers: make(map[netip.AddrPort]*peer),
+		byIP:  make(map[netip.Addr]int),
 	}, nil
 }
 
 // ServeHTTP accepts a WebSocket from the same origin and serves it until
 // either side closes it.
 func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n, ok := l.admit()
+	ap, _ := netip.ParseAddrPort(r.RemoteAddr)
+	ip := ap.Addr().Unmap()
+	n, ok := l.admit(ip)
 	if !ok {
 		http.Error(w, "tether/transport/ws: no room", http.StatusServiceUnavailable)
 		return
@@ -168,11 +196,11 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer l.wg.Done()
 	c, err := websocket.Accept(w, r, nil)
 	if err != nil {
-		l.leave(n)
+		l.leave(n, ip)
 		return // Accept has answered the request
 	}
 	c.SetReadLimit(maxReadLimit)
-	l.serve(n, wsCarrier{c})
+	l.serve(n, ip, wsCarrier{c})
 }
 
 // ServeDatagrams serves d (a WebTransport session, say) as a peer, as
@@ -180,48 +208,58 @@ func (l *Listener) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // With MaxConns peers open, or the Listener closed, it closes d and returns
 // ErrNoRoom at once.
 func (l *Listener) ServeDatagrams(d Datagrams) error {
-	n, ok := l.admit()
+	var ip netip.Addr
+	if ra, ok := d.(interface{ RemoteAddr() net.Addr }); ok {
+		if ua, ok := ra.RemoteAddr().(*net.UDPAddr); ok {
+			ip = ua.AddrPort().Addr().Unmap()
+		}
+	}
+	n, ok := l.admit(ip)
 	if !ok {
 		d.Close("no room")
 		return ErrNoRoom
 	}
 	defer l.wg.Done()
 	l.sessions.Add(1)
-	l.serve(n, dgCarrier{d})
+	l.serve(n, ip, dgCarrier{d})
 	return nil
 }
 
-// ErrNoRoom is returned by ServeDatagrams when MaxConns peers are open or
-// the Listener is closed.
+// ErrNoRoom is returned by ServeDatagrams when MaxConns peers are open
+// (or MaxConnsPerAddr from its address) or the Listener is closed.
 var ErrNoRoom = errors.New("tether/transport/ws: no room")
 
-// admit takes a place for a new peer and numbers it; false means refused
-// (counted). After true, the caller calls l.wg.Done when done, and serve
-// or leave.
-func (l *Listener) admit() (uint64, bool) {
+// admit takes a place for a new peer from ip (the zero Addr if unknown)
+// and numbers it; false means refused (counted). After true, the caller
+// calls l.wg.Done when done, and serve or leave.
+func (l *Listener) admit(ip netip.Addr) (uint64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed || l.open >= l.cfg.MaxConns {
+	if l.closed || l.open >= l.cfg.MaxConns || l.byIP[ip] >= l.cfg.MaxConnsPerAddr {
 		l.refused.Add(1)
 		return 0, false
 	}
 	l.open++
+	l.byIP[ip]++
 	l.next++
 	l.wg.Add(1)
 	return l.next, true
 }
 
-// leave gives back the place of peer n.
-func (l *Listener) leave(n uint64) {
+// leave gives back the place of peer n from ip.
+func (l *Listener) leave(n uint64, ip netip.Addr) {
 	l.mu.Lock()
 	l.open--
+	if l.byIP[ip]--; l.byIP[ip] <= 0 {
+		delete(l.byIP, ip)
+	}
 	delete(l.peers, netip.AddrPortFrom(peerAddr(n), 1))
 	l.mu.Unlock()
 }
 
-// serve runs peer n over c until either side closes it.
-func (l *Listener) serve(n uint64, c carrier) {
-	defer l.leave(n)
+// serve runs peer n from ip over c until either side closes it.
+func (l *Listener) serve(n uint64, ip netip.Addr, c carrier) {
+	defer l.leave(n, ip)
 	l.accepted.Add(1)
 	ap := netip.AddrPortFrom(peerAddr(n), 1)
 	p := newPeer(c, net.UDPAddrFromAddrPort(ap))
@@ -240,6 +278,15 @@ func (l *Listener) serve(n uint64, c carrier) {
 	}
 	l.peers[ap] = p
 	l.mu.Unlock()
+	if est := l.cfg.Established; est != nil {
+		deadline := time.AfterFunc(l.cfg.HandshakeTimeout, func() {
+			if !est(p.addr) {
+				l.noHandshake.Add(1)
+				p.c.close(true, "no handshake")
+			}
+		})
+		defer deadline.Stop()
+	}
 	writer := make(chan struct{})
 	go func() {
 		defer close(writer)
@@ -405,7 +452,7 @@ func (l *Listener) Stats() Stats {
 	l.mu.Lock()
 	n := l.open
 	l.mu.Unlock()
-	return Stats{Conns: n, Accepted: l.accepted.Load(), Sessions: l.sessions.Load(), Refused: l.refused.Load(), Messages: l.messages.Load(),
+	return Stats{Conns: n, Accepted: l.accepted.Load(), Sessions: l.sessions.Load(), Refused: l.refused.Load(), NoHandshake: l.noHandshake.Load(), Messages: l.messages.Load(),
 		Oversize: l.oversize.Load(), Text: l.text.Load(), OverRate: l.overRate.Load(), QueueFull: l.queueFull.Load(),
 		CutOff: l.cutOff.Load(), Unsent: l.unsent.Load()}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -201,7 +202,7 @@ func TestListener64Clients(t *testing.T) {
 	const n = 64
 	key, _ := netcode.GenerateKey(rand.Reader)
 	const protocolID = 0x7e7e
-	ln, addr := serve(t, ws.ListenerConfig{MaxConns: n + 3})
+	ln, addr := serve(t, ws.ListenerConfig{MaxConns: n + 3, MaxConnsPerAddr: n + 3}) // all from loopback
 	var srv *udp.Server
 	ready := make(chan struct{})
 	srv, err := udp.NewServer(ln, udp.ServerConfig{
@@ -295,5 +296,48 @@ func TestListener64Clients(t *testing.T) {
 	}
 	if ls := ln.Stats(); ls.Conns != n+len(bad) {
 		t.Errorf("%d WebSockets open, want %d", ls.Conns, n+len(bad))
+	}
+}
+
+// One IP address opens at most MaxConnsPerAddr peers, however many
+// MaxConns leaves; a peer not Established within HandshakeTimeout is
+// closed, one Established stays.
+func TestListenerPerAddrAndHandshake(t *testing.T) {
+	var first atomic.Value // the first peer's address, a string
+	established := func(a net.Addr) bool { return first.Load() == a.String() }
+	ln, addr := serve(t, ws.ListenerConfig{MaxConns: 16, MaxConnsPerAddr: 2, HandshakeTimeout: time.Second, Established: established})
+	ctx := context.Background()
+	a, _, err := dialRaw(t, addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.CloseNow()
+	a.Write(ctx, websocket.MessageBinary, []byte("a"))
+	ln.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, from, err := ln.ReadFrom(make([]byte, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Store(from.String())
+	b, _, err := dialRaw(t, addr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.CloseNow()
+	if _, resp, err := dialRaw(t, addr, nil); err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("a third WebSocket from one address: %v, want 503", err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, _, err := b.Read(rctx); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Fatalf("a peer without a handshake: %v, want closed for policy", err)
+	}
+	a.Write(ctx, websocket.MessageBinary, []byte("still"))
+	ln.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, _, err := ln.ReadFrom(make([]byte, 10)); err != nil {
+		t.Fatalf("the established peer: %v", err)
+	}
+	if st := ln.Stats(); st.NoHandshake != 1 || st.Refused != 1 {
+		t.Errorf("stats %+v: want 1 closed without a handshake, 1 refused", st)
 	}
 }

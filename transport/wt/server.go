@@ -171,6 +171,10 @@ func (s session) SendDatagram(b []byte) error {
 
 func (s session) Close(reason string) error { return s.s.CloseWithError(0, reason) }
 
+// RemoteAddr is the browser's UDP address, by which the ws.Listener counts
+// its sessions per address (ListenerConfig.MaxConnsPerAddr).
+func (s session) RemoteAddr() net.Addr { return s.s.RemoteAddr() }
+
 // sameHost takes a request with no Origin, or whose Origin has the
 // request's host name.
 func sameHost(r *http.Request) bool {

@@ -140,7 +140,7 @@ func TestServer64Clients(t *testing.T) {
 	const n = 64
 	const protocolID = 0x7e7e
 	key, _ := netcode.GenerateKey(rand.Reader)
-	ln, srv, url := serve(t, ws.ListenerConfig{MaxConns: n + 3})
+	ln, srv, url := serve(t, ws.ListenerConfig{MaxConns: n + 3, MaxConnsPerAddr: n + 3}) // all from loopback
 	var us *udp.Server
 	ready := make(chan struct{})
 	us, err := udp.NewServer(ln, udp.ServerConfig{

@@ -129,7 +129,7 @@ func Start(cfg Config) (*Match, error) {
 		return nil, err
 	}
 	m.game = game
-	sc := server.Config{MaxClients: cfg.Bots}
+	sc := server.Config{MaxClients: cfg.Bots, ReplyHold: arena.ReplyHold}
 	var core *server.Server
 	if cfg.OnEncode != nil {
 		sc.Encode = func(dst []byte, slot int, tick uint64, t time.Duration, w *replica.World, _ uint64) ([]byte, bool) {

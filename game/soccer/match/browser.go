@@ -58,19 +58,38 @@ func (l *Live) ServeBrowsers(conn net.PacketConn) error {
 // (ws.ListenerConfig.OnClose). It reports whether a browser was connected
 // from addr.
 func (l *Live) BrowserLeft(addr net.Addr) (bool, error) {
+	t, ap := l.browserTransport(addr)
+	if t == nil {
+		return false, nil
+	}
+	return t.DisconnectAddr(ap)
+}
+
+// BrowserConnected reports whether a browser is connected from addr (on
+// the browser transport): it completed the handshake with a valid token.
+// Give it to the browser transport's handshake check
+// (ws.ListenerConfig.Established).
+func (l *Live) BrowserConnected(addr net.Addr) bool {
+	t, ap := l.browserTransport(addr)
+	return t != nil && t.HasClient(ap)
+}
+
+// browserTransport returns the browsers' transport (ServeBrowsers) and
+// addr as an address on it, or nil if there is none or addr is not one.
+func (l *Live) browserTransport(addr net.Addr) (*udp.Server, netip.AddrPort) {
 	l.mu.Lock()
 	browsers := l.browserAddr
 	l.mu.Unlock()
 	ua, ok := addr.(*net.UDPAddr)
 	if !ok || !browsers.IsValid() {
-		return false, nil
+		return nil, netip.AddrPort{}
 	}
 	for _, t := range l.srv.Transports() {
 		if a, ok := t.Addr().(*net.UDPAddr); ok && a.AddrPort() == browsers {
-			return t.DisconnectAddr(ua.AddrPort())
+			return t, ua.AddrPort()
 		}
 	}
-	return false, nil
+	return nil, netip.AddrPort{}
 }
 
 // BrowserToken mints a connect token for one browser client of the match

@@ -177,10 +177,17 @@ func TestBrowserTabClosed(t *testing.T) {
 		}
 	}
 	waitUntil("the browser connected", 5*time.Second, func() bool { return clients() == 2 })
+	peer := &net.UDPAddr{IP: net.ParseIP("100::1"), Port: 1} // the Listener's first peer
+	if !l.BrowserConnected(peer) || l.BrowserConnected(&net.UDPAddr{IP: net.ParseIP("100::1"), Port: 9}) {
+		t.Errorf("BrowserConnected: %v for the browser, %v for another address", l.BrowserConnected(peer), l.BrowserConnected(&net.UDPAddr{IP: net.ParseIP("100::1"), Port: 9}))
+	}
 	closed := time.Now()
 	conn.Close() // the WebSocket ends; no netcode disconnect is sent
 	waitUntil("the browser's slot freed before its token's timeout", 5*time.Second, func() bool { return clients() == 1 })
 	t.Logf("the browser left %v after its WebSocket closed", time.Since(closed).Round(time.Millisecond))
+	if l.BrowserConnected(peer) {
+		t.Error("BrowserConnected after the browser left")
+	}
 	if ok, err := l.BrowserLeft(&net.UDPAddr{IP: net.ParseIP("100::1"), Port: 9}); ok || err != nil {
 		t.Errorf("BrowserLeft of an address no browser has: %v, %v", ok, err)
 	}

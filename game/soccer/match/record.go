@@ -111,21 +111,29 @@ func (r *FrameRecord) frame(f *client.Frame) {
 	}
 }
 
-// maxBatch is the largest FrameBatch, in bytes, MeterBrowsers takes.
-const maxBatch = 4 << 20
+// Bounds on what MeterBrowsers takes: the largest FrameBatch in bytes, its
+// most frames (the browser client posts 30 at a time), and the most frames
+// of one session's row (an hour at 60 Hz). Rows are at most BrowserSlots.
+const (
+	maxBatch       = 1 << 20
+	maxBatchFrames = 300
+	maxRowFrames   = 60 * 60 * 60
+)
 
 // errBatch reports a FrameBatch that MeterBrowsers refused.
 var errBatch = errors.New("tether/match: frame batch")
 
 // MeterBrowsers measures the match's browser players (ServeBrowsers) with
 // m as the bots are measured: it returns the function that takes a
-// browser's frame records, a FrameBatch in JSON (at most 4 MiB), as the
-// browser client posts them (web.PlayConfig.Frames), from its first frame
-// on once it knows its player (a batch's frames are its first frame's
-// player's). A browser's session (FrameBatch.Session) gets a row of m of
-// its own (Meter.Add, predicting its player, over link) at its first
-// batch, and the server's moves of that player are fed to m as a bot's
-// are; its traffic is BrowserNet's. The records' wall clock is taken as
+// browser's frame records, a FrameBatch in JSON (at most 1 MiB and 300
+// frames), as the browser client posts them (web.PlayConfig.Frames), from
+// its first frame on once it knows its player (a batch's frames are its
+// first frame's player's), which a browser connected to the match's
+// browser slots must play. A browser's session (FrameBatch.Session) gets a
+// row of m of its own (Meter.Add, predicting its player, over link) at its
+// first batch, for at most BrowserSlots sessions and 216,000 frames (an
+// hour at 60 Hz) each, and the server's moves of that player are fed to m
+// as a bot's are; its traffic is BrowserNet's. The records' wall clock is taken as
 // the server's, so the rows are right only for browsers on the server's
 // machine.
 func (l *Live) MeterBrowsers(m *Meter, link netsim.LinkConfig) func(body io.Reader) error {
@@ -171,12 +179,12 @@ func (l *Live) BrowserNet(i int) (measure.NetMetrics, bool) {
 
 // browserCounters reads the server's counters of the slot of browser
 // player id now, from the client's side (In is what the server sent), and
-// false if no client plays id.
+// false if no client of the browser slots plays id.
 func (l *Live) browserCounters(id uint32) (NetCounters, bool) {
 	slot := -1
 	l.mu.Lock()
 	for _, p := range l.truth.Players {
-		if p.ID == id {
+		if p.ID == id && p.Client >= udpSlots(l.core.Config().MaxClients) {
 			slot = p.Client
 		}
 	}
@@ -228,16 +236,20 @@ func newRecordMeter(m *Meter, link MeteredBot, maxClients int, epoch time.Time, 
 type recordRow struct {
 	row         int
 	self        uint32      // its player
+	frames      int         // frames taken
 	first, last NetCounters // its slot's traffic at its first batch and at its last
 }
 
 // take measures the frames of a FrameBatch in JSON read from body, all of
 // them in its session's row, whose player the first frame that knows one
-// names.
+// names and, with counters, a browser plays now.
 func (rm *recordMeter) take(body io.Reader) error {
 	var b FrameBatch
 	if err := json.NewDecoder(io.LimitReader(body, maxBatch)).Decode(&b); err != nil {
 		return fmt.Errorf("%w: %w", errBatch, err)
+	}
+	if len(b.Frames) > maxBatchFrames {
+		return fmt.Errorf("%w: %d frames, more than %d", errBatch, len(b.Frames), maxBatchFrames)
 	}
 	origin := time.Unix(0, b.Origin)
 	i := slices.IndexFunc(b.Frames, func(r FrameRecord) bool { return r.HasSelf })
@@ -252,17 +264,27 @@ func (rm *recordMeter) take(body io.Reader) error {
 	counted := false
 	if rm.counters != nil {
 		net, counted = rm.counters(self) // not under rm.mu: the server's goroutine takes it (moved)
+		if !counted {
+			return fmt.Errorf("%w: player %d is not a connected browser's", errBatch, self)
+		}
 	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	r, ok := rm.rows[b.Session]
 	if !ok {
+		if len(rm.rows) >= BrowserSlots {
+			return fmt.Errorf("%w: %d sessions measured already", errBatch, len(rm.rows))
+		}
 		r = &recordRow{row: rm.m.Add(rm.link), self: self}
 		rm.rows[b.Session] = r
 	}
 	if r.self != self {
 		return fmt.Errorf("%w: session %d plays player %d, not %d", errBatch, b.Session, r.self, self)
 	}
+	if r.frames+len(b.Frames) > maxRowFrames {
+		return fmt.Errorf("%w: session %d has %d frames, at most %d", errBatch, b.Session, r.frames, maxRowFrames)
+	}
+	r.frames += len(b.Frames)
 	if counted {
 		if r.first.At == 0 {
 			r.first = net

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -164,4 +165,41 @@ func FuzzRecordMeter(f *testing.F) {
 			meter.Figures(i, time.Minute)
 		}
 	})
+}
+
+// The record meter is bounded: at most BrowserSlots sessions get a row, a
+// batch holds at most 300 frames and a row an hour of them, and with the
+// server's counters a batch's player must be a connected browser's.
+func TestRecordMeterBounds(t *testing.T) {
+	meter, err := NewMeter(MeterConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm := newRecordMeter(meter, MeteredBot{}, 32, time.Now(), nil)
+	batch := func(session uint64, frames int) string {
+		return fmt.Sprintf(`{"session": %d, "frames": [%s{"t": 1, "self": 3, "hasSelf": true}]}`, session, strings.Repeat(`{"t": 1},`, frames-1))
+	}
+	for s := range uint64(BrowserSlots) {
+		if err := rm.take(strings.NewReader(batch(s, 1))); err != nil {
+			t.Fatalf("session %d: %v", s, err)
+		}
+	}
+	if err := rm.take(strings.NewReader(batch(100, 1))); !errors.Is(err, errBatch) || meter.Rows() != BrowserSlots {
+		t.Fatalf("session %d: %v, %d rows; want errBatch, %d rows", BrowserSlots+1, err, meter.Rows(), BrowserSlots)
+	}
+	if err := rm.take(strings.NewReader(batch(0, maxBatchFrames+1))); !errors.Is(err, errBatch) {
+		t.Fatalf("a batch of %d frames: %v, want errBatch", maxBatchFrames+1, err)
+	}
+	rm.rows[0].frames = maxRowFrames - 1
+	if err := rm.take(strings.NewReader(batch(0, 2))); !errors.Is(err, errBatch) {
+		t.Fatalf("a row's frames beyond %d: %v, want errBatch", maxRowFrames, err)
+	}
+	if err := rm.take(strings.NewReader(batch(0, 1))); err != nil {
+		t.Fatalf("a row's last frame: %v", err)
+	}
+
+	playing := newRecordMeter(meter, MeteredBot{}, 32, time.Now(), func(id uint32) (NetCounters, bool) { return NetCounters{}, id == 4 })
+	if err := playing.take(strings.NewReader(batch(1, 1))); !errors.Is(err, errBatch) || len(playing.rows) != 0 {
+		t.Fatalf("a batch of player 3, whom no browser plays: %v", err)
+	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tether_test
+
+const raceEnabled = false
