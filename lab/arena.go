@@ -8,6 +8,7 @@ import (
 	"github.com/tether-net/tether/game/arena"
 	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/replica"
 	tserver "github.com/tether-net/tether/server"
 )
 
@@ -62,11 +63,23 @@ func (s Scenario) validateArena() error {
 
 // runArena runs the validated scenario s of game arena.
 func runArena(s Scenario, opts Options) (*Report, error) {
-	m, rig, err := playArena(s, opts, nil)
+	m, rig, tap, err := playArena(s, opts, nil)
 	if err != nil {
 		return nil, err
 	}
-	return ArenaReport(s, m, func(i int) harness.Traffic { return rig.Clients()[i].Traffic() }), nil
+	rep := ArenaReport(s, m, func(i int) harness.Traffic { return rig.Clients()[i].Traffic() })
+	tap.Report(rep, rig.Now())
+	return rep, nil
+}
+
+// NewArenaEntityTap returns the tap of the arena's entities (its players)
+// for the clients; enc returns the server's encoder once there is one.
+func NewArenaEntityTap(clients []Client, enc func() *replica.Encoder) *EntityTap {
+	links := make([]measure.Link, len(clients))
+	for i, c := range clients {
+		links[i] = measure.LinkOf(c.Link)
+	}
+	return NewEntityTap([]string{"player"}, links, enc)
 }
 
 // arenaPool, if given to playArena, has every client of a ball method
@@ -77,8 +90,8 @@ type arenaPool map[string]*struct {
 }
 
 // playArena plays the validated scenario s of game arena to its end, on
-// package harness, and returns its record, measured.
-func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness.Rig, error) {
+// package harness, and returns its record, measured, and its entities'.
+func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness.Rig, *EntityTap, error) {
 	mc := arenaMeterConfig(s.Clients)
 	for i, spec := range s.Clients {
 		if p := pool[spec.Ball]; p != nil {
@@ -88,29 +101,34 @@ func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness
 	rec := arena.NewMeter(mc)
 	g, err := arena.NewGame(arena.Config{MaxPlayers: len(s.Clients), TickHz: s.TickHz, OnProjectile: rec.Flight, OnShot: rec.Shot})
 	if err != nil {
-		return nil, nil, fmt.Errorf("tether/lab: arena: %w", err)
+		return nil, nil, nil, fmt.Errorf("tether/lab: arena: %w", err)
 	}
-	rig, err := harness.New(harness.Config{Server: tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz, MaxClients: len(s.Clients), ReplyHold: arena.ReplyHold}, FrameHz: s.FrameHz}, g)
+	var rig *harness.Rig
+	tap := NewArenaEntityTap(s.Clients, func() *replica.Encoder { return rig.Server().Replica() })
+	rig, err = harness.New(harness.Config{Server: tserver.Config{TickHz: s.TickHz, SnapshotHz: s.SnapshotHz, MaxClients: len(s.Clients),
+		ReplyHold: arena.ReplyHold, Encode: tap.Encode}, FrameHz: s.FrameHz}, g)
 	if err != nil {
-		return nil, nil, fmt.Errorf("tether/lab: arena: %w", err)
+		return nil, nil, nil, fmt.Errorf("tether/lab: arena: %w", err)
 	}
 	for i, spec := range s.Clients {
 		c := rec.Client(i)
 		cg, err := arena.NewClientGame(arena.ClientConfig{NaiveSpawn: spec.Ball == BallSeed,
 			OnShot: func(sh arena.ClientShot) { c.Claim(sh, rig.Now()) }})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		bot := arena.NewBot(s.Seed*1000 + uint64(i))
 		// Every client gets an identically seeded link: the comparison is
 		// paired. They join 10 ms apart.
 		_, err = rig.Join(time.Duration(i)*10*time.Millisecond, harness.ClientConfig{Link: spec.Link, Seed: s.Seed, Game: cg,
+			Core: tclient.Config{OnSnapshot: func(_ time.Duration, sn *tclient.Snapshot) { tap.Received(i, sn) }},
 			OnFrame: func(hc *harness.Client, f *tclient.Frame) {
 				c.Frame(hc.Now(), f, cg, hc.Core().Clock().Stats().Samples > 0)
+				tap.Frame(i, hc.Slot(), hc.Now(), f)
 				hc.Core().SetInput(arena.AppendInput(nil, bot.Input(f)))
 			}})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	newSim(s, opts).run(rig.RunUntil)
@@ -118,5 +136,5 @@ func playArena(s Scenario, opts Options, pool arenaPool) (*arena.Meter, *harness
 		rec.Flight(f)
 	}
 	rec.Measure()
-	return rec, rig, nil
+	return rec, rig, tap, nil
 }

@@ -31,3 +31,29 @@ func arenaColumns() []column {
 		{"clamped", hits(func(h *HitMetrics) (string, bool) { return count(h.Clamped, true) })},
 	}
 }
+
+// entityColumns are the figures of the k'th kind of entity of a game on
+// the replication layer (Result.Entities).
+func entityColumns(k int) []column {
+	ent := func(format string, f func(*EntityMetrics) float64) func(*Result) (string, bool) {
+		return func(res *Result) (string, bool) {
+			if k >= len(res.Entities) || res.Entities[k].Samples == 0 {
+				return "", false
+			}
+			return num(format, f(&res.Entities[k]), true)
+		}
+	}
+	return []column{
+		clientCol, {"kind", func(res *Result) (string, bool) {
+			if k >= len(res.Entities) {
+				return "", false
+			}
+			return res.Entities[k].Kind, true
+		}},
+		{"err p50 m", ent("%.4f", func(e *EntityMetrics) float64 { return e.FidelityM.P50 })},
+		{"err p99 m", ent("%.4f", func(e *EntityMetrics) float64 { return e.FidelityM.P99 })},
+		{"pops/min", ent("%.1f", func(e *EntityMetrics) float64 { return e.PopsPerMin })},
+		{"refresh p99 ms", ent("%.0f", func(e *EntityMetrics) float64 { return e.RefreshMs.P99 })},
+		{"kbps", ent("%.2f", func(e *EntityMetrics) float64 { return e.Kbps })},
+	}
+}

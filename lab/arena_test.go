@@ -42,7 +42,7 @@ func TestArenaFigures(t *testing.T) {
 		pool := arenaPool{BallTether: {}, BallSeed: {}}
 		for seed := uint64(1); seed <= 10; seed++ {
 			s.Seed = seed
-			if _, _, err := playArena(s, Options{}, pool); err != nil {
+			if _, _, _, err := playArena(s, Options{}, pool); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,7 +5,9 @@ import (
 
 	tclient "github.com/tether-net/tether/client"
 	"github.com/tether-net/tether/game/crowd"
+	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/lab/gaffer"
+	"github.com/tether-net/tether/measure"
 	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/timeline"
 )
@@ -45,6 +47,15 @@ func runCrowd(s Scenario, opts Options) (*Report, error) {
 		article.Join(i)
 		cfg.Games[i] = &gafferView{dec: gaffer.NewDecoder(gc)}
 	}
+	links := make([]measure.Link, len(cfg.Links))
+	for i, l := range cfg.Links {
+		links[i] = measure.LinkOf(l)
+	}
+	var v *crowd.Virtual
+	tap := NewEntityTap([]string{"sphere"}, links, func() *replica.Encoder { return v.Rig().Server().Replica() })
+	cfg.OnEncode = func(slot int, tick uint64, t time.Duration, w *replica.World) { tap.Encoding(slot, tick, t, w) }
+	cfg.OnFrame = func(i int, hc *harness.Client, f *tclient.Frame) { tap.Frame(i, hc.Slot(), hc.Now(), f) }
+	cfg.OnReceived = tap.Received
 	v, err := crowd.NewVirtual(cfg) // its errors name the package and field
 	if err != nil {
 		return nil, err
@@ -55,6 +66,7 @@ func runCrowd(s Scenario, opts Options) (*Report, error) {
 		fig := v.Figures(i)
 		rep.Results = append(rep.Results, Result{Client: c.Name, ClockMethod: c.Clock, BallMethod: c.Ball, Clock: fig.Clock, Net: fig.Net, Crowd: &fig})
 	}
+	tap.Report(rep, v.Rig().Now())
 	return rep, nil
 }
 

@@ -149,10 +149,26 @@
 //     none; hits.agree_no_rewind the same for a server judging against the
 //     players where they are when the shot arrives; hits.rewind_ms how far
 //     back each was judged, hits.clamped how many reached the bound.
+//   - entities: the other players (see below).
 //
 // With "game": "crowd" a run is game/crowd's Virtual: each client (tether's
 // methods) draws 1,000 spheres from snapshots within "snapshot_budget" bytes
-// (0: one packet); its result has clock, net and crowd (crowd.Figures).
+// (0: one packet); its result has clock, net, crowd (crowd.Figures) and
+// entities.
+//
+// # Entities by kind
+//
+// In a game on the replication layer (arena, crowd) every result also has
+// entities: one object per kind the game declares (replica.Kind), in the
+// schema's order, measured by package measure's EntityMeter (fed by
+// EntityTap) against the world the server replicated at each snapshot:
+// kind, fidelity_m (|drawn - the entity's true position at its render
+// time|), pops and pops_per_min (|ΔR - ΔX| > 5 cm, none across a teleport
+// or a despawn), refresh_ms (server time between the snapshots received
+// that refreshed an entity), kbps (the layer's bits on the kind in the
+// client's snapshots, no header), samples, extrap_frames and
+// frozen_frames. The client's own predicted player is left out: it is the
+// own player's. tether demo -game arena reports the same.
 //
 // # Metrics
 //

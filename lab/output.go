@@ -11,8 +11,9 @@ import (
 )
 
 // WriteTable prints the report as aligned text tables, one row per client:
-// the clock and traffic, the ball, and in the soccer game the other players,
-// the own kicks and the own player. A figure that was not measured prints as
+// the clock and traffic, the ball, in the soccer game the other players,
+// the own kicks and the own player, and in a game on the replication layer
+// its entities, a table per kind. A figure that was not measured prints as
 // "-", and a column no client measured is left out; report.md's definitions
 // say what each column is.
 func WriteTable(w io.Writer, r *Report) error {
@@ -32,6 +33,15 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	for _, cols := range tables {
 		if err := writeColumns(w, rows, cols); err != nil {
+			return err
+		}
+	}
+	kinds := 0
+	for _, res := range rows {
+		kinds = max(kinds, len(res.Entities))
+	}
+	for k := range kinds {
+		if err := writeColumns(w, rows, entityColumns(k)); err != nil {
 			return err
 		}
 	}

@@ -35,6 +35,10 @@ type Result struct {
 	Proj  *ProjMetrics  `json:"proj,omitempty"`
 	Hits  *HitMetrics   `json:"hits,omitempty"`
 	Crowd *CrowdMetrics `json:"crowd,omitempty"` // the crowd game's own figures
+	// Entities, in a game on the replication layer (arena, crowd), measure
+	// how the client draws the entities of each kind the game declares,
+	// one per kind in the schema's order.
+	Entities []EntityMetrics `json:"entities,omitempty"`
 }
 
 // The metrics are package measure's, the one definition the lab, tether demo
@@ -50,6 +54,7 @@ type (
 	ProjMetrics   = measure.ProjMetrics
 	HitMetrics    = measure.HitMetrics
 	CrowdMetrics  = crowd.Figures
+	EntityMetrics = measure.EntityMetrics
 )
 
 // report measures every client against the ball's trajectory tr.

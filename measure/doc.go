@@ -10,7 +10,8 @@
 // (Frame for the clock, Drawn for a body, OtherDrawn and OwnDrawn for the
 // characters), and the characters' true poses after each tick (Pose,
 // recorded by a Cast). Meters (ClockMeter, BallMeter, OthersMeter, OwnMeter,
-// KickMeter for a client's own kicks)
+// KickMeter for a client's own kicks, and EntityMeter for any game's
+// replicated entities by kind, fed the world the server replicated)
 // summarise frames as they come, holding a frame only until the truth it is
 // measured against has arrived, and keep per sample only what the quantiles
 // need (Series: about a byte a sample), so long runs stay small. A Truth can

@@ -122,8 +122,28 @@ func cmpDur(a, b time.Duration) int {
 // (at its velocity) until the later tick. Before the oldest sample held it is
 // that sample's position, after the newest the newest's. The truth must not
 // be empty.
-func (tr *Truth) At(t time.Duration) geom.Vec3 {
-	k := tr.index(t)
+func (tr *Truth) At(t time.Duration) geom.Vec3 { return tr.at(tr.index(t), t) }
+
+// atNear is At(t), looking for t's samples first at *hint, where a query
+// for an earlier time found them, and the one after; it sets *hint. A
+// hint is only a guess: any value gives the same result.
+func (tr *Truth) atNear(hint *int, t time.Duration) geom.Vec3 {
+	k := -1
+	for _, h := range [2]int{*hint, *hint + 1} {
+		if h >= 0 && h <= len(tr.pts) && (h == 0 || tr.pts[h-1].T < t) && (h == len(tr.pts) || tr.pts[h].T >= t) {
+			k = h
+			break
+		}
+	}
+	if k < 0 {
+		k = tr.index(t)
+	}
+	*hint = k
+	return tr.at(k, t)
+}
+
+// at is At(t), k being index(t).
+func (tr *Truth) at(k int, t time.Duration) geom.Vec3 {
 	if k == 0 || len(tr.pts) < 2 {
 		return tr.pts[0].Pos
 	}

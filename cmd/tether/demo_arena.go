@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/tether-net/tether/client"
@@ -13,6 +14,7 @@ import (
 	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/lab"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/web"
 )
 
@@ -23,7 +25,7 @@ import (
 // is shown live and the page's keys and mouse play bot 0's player;
 // headless, it ends with the lab's arena report, measured by
 // lab.NewArenaMeter as the lab measures (true time is the server's clock,
-// read when each frame is drawn).
+// read when each frame is drawn), its players by kind too (lab.EntityTap).
 type arenaDemo struct {
 	bots     int
 	link     netsim.LinkConfig
@@ -52,11 +54,37 @@ func (o arenaDemo) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	cfg := live.Config{Bots: o.bots, Link: o.link, LinkName: o.linkName, Seed: o.seed, Naive: func(i int) bool { return i%2 == 1 }}
 	rec := lab.NewArenaMeter(scen.Clients)
+	// The players, measured by kind as the lab does (lab.EntityTap): its
+	// server side and the bots' take turns under mu. A bot's slot is its
+	// player's entity id (arena.Game.Join).
+	var (
+		mu   sync.Mutex
+		enc  *replica.Encoder
+		ents = lab.NewArenaEntityTap(scen.Clients, func() *replica.Encoder { return enc })
+	)
 	if o.ln == nil { // a page left running keeps no growing record
 		cfg.OnShot, cfg.OnProjectile = rec.Shot, rec.Flight
 		cfg.OnClaim = func(i int, s arena.ClientShot, t time.Duration) { rec.Client(i).Claim(s, t) }
 		cfg.OnFrame = func(i int, t time.Duration, f *client.Frame, g *arena.ClientGame, replied bool) {
 			rec.Client(i).Frame(t, f, g, replied)
+			slot := -1
+			if f.HasSelf {
+				slot = int(f.Self)
+			}
+			mu.Lock()
+			ents.Frame(i, slot, t, f)
+			mu.Unlock()
+		}
+		cfg.OnEncode = func(slot int, tick uint64, t time.Duration, w *replica.World, e *replica.Encoder) {
+			mu.Lock()
+			enc = e
+			ents.Encoding(slot, tick, t, w)
+			mu.Unlock()
+		}
+		cfg.OnSnapshot = func(i int, s *client.Snapshot) {
+			mu.Lock()
+			ents.Received(i, s)
+			mu.Unlock()
 		}
 	}
 	m, err := live.Start(cfg)
@@ -102,6 +130,9 @@ func (o arenaDemo) run(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 	scen.DurationS = ran.Seconds()
 	rep := lab.ArenaReport(scen, rec, func(i int) harness.Traffic { return m.Traffic(i) })
+	mu.Lock()
+	ents.Report(rep, ran)
+	mu.Unlock()
 	if o.asJSON {
 		return printJSON(stdout, rep)
 	}

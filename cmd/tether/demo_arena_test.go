@@ -18,8 +18,9 @@ import (
 )
 
 // TestDemoArena runs tether demo -game arena headless as a real process over
-// loopback UDP: the lab's arena report, every bot measured, projectiles drawn
-// by the shipped method nearer the server's than the naive baseline's.
+// loopback UDP: the lab's arena report, every bot measured (the other
+// players by kind too), projectiles drawn by the shipped method nearer the
+// server's than the naive baseline's.
 func TestDemoArena(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd := asProcess("demo", "-game", "arena", "-headless", "-duration", "6s", "-json", "-bots", "4", "-link", "broadband")
@@ -40,6 +41,12 @@ func TestDemoArena(t *testing.T) {
 		if r.Proj == nil || r.Hits == nil || r.Proj.Samples == 0 || r.Clock.ErrMs.P99 == 0 {
 			t.Fatalf("%s: proj %+v hits %+v clock %+v", r.Client, r.Proj, r.Hits, r.Clock)
 		}
+		if len(r.Entities) != 1 || r.Entities[0].Kind != "player" || r.Entities[0].Samples == 0 || r.Entities[0].Kbps <= 0 ||
+			r.Entities[0].FidelityM.P50 > 0.1 {
+			t.Fatalf("%s: entities %+v, want the other players measured, drawn within 10 cm at the median", r.Client, r.Entities)
+		}
+		t.Logf("%s: players' fidelity p50 %.4f p99 %.3f m, %.0f pops/min, %.2f kbps", r.Client, r.Entities[0].FidelityM.P50,
+			r.Entities[0].FidelityM.P99, r.Entities[0].PopsPerMin, r.Entities[0].Kbps)
 		t.Logf("%s (%s): spawn err p50 %.3f p99 %.3f m; %d shots, agree %.2f (%.2f without rewind)",
 			r.Client, r.BallMethod, r.Proj.SpawnErrM.P50, r.Proj.SpawnErrM.P99, r.Hits.Shots, r.Hits.Agree, r.Hits.AgreeNoRewind)
 		worst[r.BallMethod] = max(worst[r.BallMethod], r.Proj.SpawnErrM.P50)

@@ -39,6 +39,15 @@ type VirtualConfig struct {
 	// client's snapshot bytes.
 	Games  []client.Game
 	Encode func(i int, dst []byte, tick uint64, t time.Duration, w *replica.World, acked uint64) ([]byte, bool)
+	// OnEncode, if set, is called before every client's snapshot is
+	// encoded, by the layer or by Encode, with the client's server slot,
+	// the tick, its server time and the world the crowd replicated;
+	// OnFrame with every frame client i draws and its harness client; and
+	// OnReceived with every snapshot client i decoded. They are where a
+	// meter of any game's entities (the lab's) taps the run.
+	OnEncode   func(slot int, tick uint64, t time.Duration, w *replica.World)
+	OnFrame    func(i int, hc *harness.Client, f *client.Frame)
+	OnReceived func(i int, s *client.Snapshot)
 }
 
 // AckEvery is the crowd's clients' client.Config.AckEvery: they acknowledge
@@ -87,8 +96,14 @@ func NewVirtual(cfg VirtualConfig) (*Virtual, error) {
 	}
 	sc := server.Config{TickHz: tickHz, SnapshotHz: snapHz, SnapshotBudget: cfg.Budget, MaxClients: max(1, len(cfg.Links)),
 		OnTick: func(t server.Tick) { v.meter.Tick(v.game, t) }}
-	if cfg.Encode != nil {
+	if cfg.Encode != nil || cfg.OnEncode != nil {
 		sc.Encode = func(dst []byte, slot int, tick uint64, t time.Duration, w *replica.World, acked uint64) ([]byte, bool) {
+			if cfg.OnEncode != nil {
+				cfg.OnEncode(slot, tick, t, w)
+			}
+			if cfg.Encode == nil {
+				return dst, false
+			}
 			i := -1
 			for _, hc := range v.rig.Clients() {
 				if hc.Slot() == slot {
@@ -116,12 +131,20 @@ func NewVirtual(cfg VirtualConfig) (*Virtual, error) {
 			game = cfg.Games[i]
 		}
 		_, err := v.rig.Join(time.Duration(i)*10*time.Millisecond, harness.ClientConfig{Link: l, Seed: cfg.Seed, Game: game,
-			Core: client.Config{AckEvery: AckEvery, OnSnapshot: func(_ time.Duration, s *client.Snapshot) { cm.Received(s) }},
+			Core: client.Config{AckEvery: AckEvery, OnSnapshot: func(_ time.Duration, s *client.Snapshot) {
+				cm.Received(s)
+				if cfg.OnReceived != nil {
+					cfg.OnReceived(i, s)
+				}
+			}},
 			OnFrame: func(hc *harness.Client, f *client.Frame) {
 				if hc.Slot() >= 0 {
 					slots[hc.Slot()] = cm
 				}
 				cm.Frame(hc.Now(), f, hc.Core().Clock().Stats().Samples > 0)
+				if cfg.OnFrame != nil {
+					cfg.OnFrame(i, hc, f)
+				}
 			}})
 		if err != nil {
 			return nil, fmt.Errorf("tether/crowd: %w", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/tether-net/tether/harness"
 	"github.com/tether-net/tether/netcode"
 	"github.com/tether-net/tether/netsim"
+	"github.com/tether-net/tether/replica"
 	"github.com/tether-net/tether/server"
 	"github.com/tether-net/tether/transport/udp"
 	"github.com/tether-net/tether/web"
@@ -56,6 +57,15 @@ type Config struct {
 	// clock has had a reply. On the bot's goroutine; f is valid during the
 	// call only.
 	OnFrame func(bot int, t time.Duration, f *client.Frame, g *arena.ClientGame, replied bool)
+	// OnEncode, if set, is called before every bot's snapshot is encoded
+	// (server.Config.Encode), with the bot's server slot (its player's
+	// entity id), the tick, its server time, the world the game replicated
+	// and the server's encoder, whose counters it may read: where a meter
+	// of the match's entities taps it. On the server's goroutine.
+	OnEncode func(slot int, tick uint64, t time.Duration, w *replica.World, enc *replica.Encoder)
+	// OnSnapshot, if set, is called with every snapshot bot i decoded; on
+	// the bot's goroutine, s valid during the call only.
+	OnSnapshot func(bot int, s *client.Snapshot)
 }
 
 // Match is an arena match running live. Its methods may be called from
@@ -119,7 +129,15 @@ func Start(cfg Config) (*Match, error) {
 		return nil, err
 	}
 	m.game = game
-	core, err := server.New(server.Config{MaxClients: cfg.Bots, ReplyHold: arena.ReplyHold}, game)
+	sc := server.Config{MaxClients: cfg.Bots, ReplyHold: arena.ReplyHold}
+	var core *server.Server
+	if cfg.OnEncode != nil {
+		sc.Encode = func(dst []byte, slot int, tick uint64, t time.Duration, w *replica.World, _ uint64) ([]byte, bool) {
+			cfg.OnEncode(slot, tick, t, w, core.Replica())
+			return dst, false
+		}
+	}
+	core, err = server.New(sc, game)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +226,11 @@ func (m *Match) join(i int, addr netip.AddrPort, key *netcode.Key, router *netsi
 		conn.Close()
 		return err
 	}
-	core, err := client.New(client.Config{}, b.game)
+	var ccfg client.Config
+	if m.cfg.OnSnapshot != nil {
+		ccfg.OnSnapshot = func(_ time.Duration, s *client.Snapshot) { m.cfg.OnSnapshot(i, s) }
+	}
+	core, err := client.New(ccfg, b.game)
 	if err != nil {
 		conn.Close()
 		return err
