@@ -23,10 +23,11 @@ type Config struct {
 	// encoded.
 	OnSnapshot func(Encoded)
 	// OnEntity, if set, is called for every entity a snapshot refreshes
-	// (sent, or unchanged from its prediction), its State.Time the
-	// snapshot's, with what it cost, in bits: where a game records what
-	// each client was sent (event.Seen) and measures what its entities
-	// cost.
+	// (sent, or unchanged from its prediction) as the client rebuilds it
+	// (its declared fields as quantised, within a field's tolerance; its
+	// State.Time the snapshot's), with what it cost, in bits: where a game
+	// records what each client was sent (event.Seen) and measures what its
+	// entities cost. e is valid only during the call.
 	OnEntity func(client int, e *Entity, bits float64)
 }
 
@@ -133,6 +134,7 @@ type Encoder struct {
 	hist   []Sample
 	pred   []int64
 	early  []int32
+	shown  Entity // an entity as its client rebuilds it (OnEntity)
 	kbits  []float64
 }
 
@@ -554,6 +556,22 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	}
 }
 
+// rebuilt returns entity k as its client rebuilds it from the snapshot of
+// server time t: its declared fields quantised (and held within a field's
+// tolerance), the others zero.
+func (e *Encoder) rebuilt(k int, t time.Duration) *Entity {
+	ent := &e.world.ents[e.ents[k]]
+	l := &e.s.kinds[ent.Kind]
+	rec := e.recOf(k)
+	e.early = slices.Grow(e.early[:0], len(rec))[:len(rec)]
+	for i, x := range rec {
+		e.early[i] = int32(x)
+	}
+	e.shown = Entity{ID: ent.ID, Kind: ent.Kind}
+	l.entity(&e.shown, e.early, t)
+	return &e.shown
+}
+
 // recOf returns entity k's values as the client rebuilds them.
 func (e *Encoder) recOf(k int) []int64 {
 	l := &e.s.kinds[e.world.ents[e.ents[k]].Kind]
@@ -665,8 +683,7 @@ func (e *Encoder) account(enc *Encoded, v *view, client int) {
 			continue
 		}
 		if e.cfg.OnEntity != nil {
-			w.ents[i].State.Time = enc.Time
-			e.cfg.OnEntity(client, &w.ents[i], float64(e.cost[k])/wire.CostUnit)
+			e.cfg.OnEntity(client, e.rebuilt(k, enc.Time), float64(e.cost[k])/wire.CostUnit)
 		}
 	}
 	for _, g := range e.gone {

@@ -20,11 +20,11 @@ func Example() {
 	v.RunUntil(10 * time.Second)
 	f := v.Figures(0)
 	fmt.Printf("%d spheres kicked; at most %.0f kbps on the wire: %v\n", v.Game().Stats().Kicks, 256.0, f.Net.DownKbps <= 256)
-	fmt.Printf("a sphere at rest costs %.1f bits\n", f.RestBits)
+	fmt.Printf("a sphere at rest costs %.2f bits\n", f.RestBits)
 	fmt.Printf("every sphere drawn within %.0f cm of the truth at the 99th percentile: %v\n", 5.0, f.FidelityM.P99 <= 0.05)
 	// Output:
 	// 76 spheres kicked; at most 256 kbps on the wire: true
-	// a sphere at rest costs 0.1 bits
+	// a sphere at rest costs 0.02 bits
 	// every sphere drawn within 5 cm of the truth at the 99th percentile: true
 }
 
