@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/geom"
+	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/measure"
+	"github.com/tether-net/tether/replica"
 )
 
 // A ball thrown up at 5 m/s, sampled at 10 Hz: between the samples the truth
@@ -68,4 +70,29 @@ func ExampleClockMeter() {
 	fmt.Printf("err %.0f ms (raw %.0f ms), converged after %.0f s, bound coverage %.0f\n", m.ErrMs.Mean, m.RawErrMs.Mean, m.ConvergeS, *m.BoundCoverage)
 	// Output:
 	// err 2 ms (raw 3 ms), converged after 0 s, bound coverage 1
+}
+
+// A game's world of one runner at 1 m/s, replicated at 30 Hz, drawn by a
+// client 100 ms late and 2 cm to the side at 60 Hz: its kind's fidelity is
+// 2 cm, with no pop, and it is refreshed every snapshot.
+func ExampleEntityMeter() {
+	tick := time.Second / 60
+	m := measure.NewEntityMeter(measure.EntityConfig{WarmUp: time.Second, Kinds: []string{"runner"}, Clients: []measure.Link{{}}})
+	c := m.Client(0)
+	var w replica.World
+	for k := range 300 {
+		t := time.Duration(k) * tick
+		if k%2 == 0 { // a snapshot: the server's world, and the client receives it
+			w.Reset()
+			w.Add(replica.Entity{ID: 1, State: kinematic.State{Pos: geom.V(t.Seconds(), 0, 0), Vel: geom.V(1, 0, 0)}})
+			m.World(t, &w)
+			c.Received(t, 1, 0)
+		}
+		rt := t - 100*time.Millisecond
+		c.Frame(t, []measure.EntityDrawn{{ID: 1, Pos: geom.V(rt.Seconds(), 0, 0.02), RenderTime: rt}})
+	}
+	e := m.Figures(0, 300*tick)[0]
+	fmt.Printf("%s: fidelity p99 %.3f m, %d pops, refresh %.1f ms\n", e.Kind, e.FidelityM.P99, e.Pops, e.RefreshMs.P50)
+	// Output:
+	// runner: fidelity p99 0.020 m, 0 pops, refresh 33.3 ms
 }
