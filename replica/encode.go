@@ -361,9 +361,9 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			cls = clsChanged
 		}
 		o := len(e.rec)
-		e.rec = append(e.rec, make([]int64, l.N)...)
+		e.rec = slices.Grow(e.rec, l.N)[:o+l.N]
 		rec := e.rec[o:]
-		e.res = append(e.res, make([]int64, l.N)...)
+		e.res = slices.Grow(e.res, l.N)[:o+l.N]
 		res := e.res[o:]
 		for j, k := range l.order {
 			if j == l.nvel && l.refine != nil {

@@ -79,7 +79,7 @@ func (w *World) prepare(s *Schema) {
 		}
 		l := &s.kinds[w.ents[i].Kind]
 		n := len(w.q)
-		w.q = append(w.q, make([]int32, l.N)...)
+		w.q = slices.Grow(w.q, l.N)[:n+l.N]
 		l.quantise(w.q[n:n+l.N], &w.ents[i])
 	}
 }

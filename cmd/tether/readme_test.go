@@ -315,7 +315,8 @@ func (r *readmeRun) command(n int, line string, want *string) *readmeServer {
 	defer cancel()
 	cmd := r.shell(ctx, cmdline)
 	var out, stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(&out, &stdout), &out
+	both := &lockedWriter{w: &out} // stdout and stderr are copied by two goroutines
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(both, &stdout), both
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("block %d: %s\n(run as %s): %v after %v; output:\n%s", n, line, cmdline, err,
@@ -557,4 +558,16 @@ func TestUnshownFigures(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

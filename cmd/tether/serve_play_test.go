@@ -162,7 +162,7 @@ func TestServeBrowserTokensNotKept(t *testing.T) {
 	dir := t.TempDir()
 	key := filepath.Join(dir, "tether.key")
 	runOK(t, "keygen", "-o", key)
-	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0", "-drain-grace", "1s")
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-http", "127.0.0.1:0", "-anonymous-play", "-drain-grace", "1s")
 	page := waitLine(t, out, regexp.MustCompile(`msg="serving the page" url=(http://127\.0\.0\.1:\d+)/`), 10*time.Second)[1]
 	addr := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) `), 10*time.Second)[1]
 	for range 3 {

@@ -12,9 +12,9 @@ import (
 // position p + v·dt + a·dt²/2, velocity v + a·dt. Its spin and rotation go
 // on along the line through the two (replica.Extrapolate). In integers, as
 // the layer requires; with one sample it is replica.Linear. A ball's
-// snapshot costs about 6 % fewer bytes with it than with the best stock
-// predictor when acknowledgements come three to five snapshots late, as on
-// wan (TestBallisticCheapest).
+// snapshot costs 8 % fewer bytes with it than with the best stock predictor
+// when acknowledgements come a snapshot late, 2 % three late, and as many
+// five late (TestBallisticCheapest).
 type Ballistic struct{}
 
 // Depth implements replica.Predictor.
@@ -49,3 +49,11 @@ func (Ballistic) Predict(l *replica.Layout, pred []int64, hist []replica.Sample,
 
 // maxSteps bounds a predicted position as the layer bounds its values.
 const maxSteps = 1 << 30
+
+// Refine implements replica.Refiner: once the snapshot's velocity is known,
+// the position is moved at the mean of the sample's and that one (a steady
+// acceleration's path, as Predict assumes, but with the true velocity),
+// unless the samples were too few to predict an acceleration.
+func (Ballistic) Refine(l *replica.Layout, pred, cur []int64, hist []replica.Sample, t time.Duration) {
+	l.Midway(pred, cur, hist[0], t)
+}
