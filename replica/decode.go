@@ -33,7 +33,6 @@ type Decoder struct {
 	eq   []int64 // an earlier sample's
 	q32  []int32
 	news []record
-	ent  Entity
 }
 
 // NewDecoder returns a decoder of snapshots of schema s.
@@ -113,6 +112,7 @@ func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) e
 
 func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) error {
 	s := d.s
+	first := len(out.Entities)
 	d.m.start(probsOf(base))
 	d.c = coder{dec: wire.NewRangeDecoder(b)}
 	c, m := &d.c, &d.m
@@ -199,9 +199,10 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 			return fmt.Errorf("%w: entity %d twice", wire.ErrMalformed, nt.recs[i].id)
 		}
 	}
-	byID := func(a, b Entity) int { return cmp.Compare(a.ID, b.ID) }
-	if !slices.IsSortedFunc(out.Entities, byID) {
-		slices.SortStableFunc(out.Entities, byID)
+	// The new entities came after the baseline's: in order of id only if
+	// none was new.
+	if n > 0 {
+		slices.SortStableFunc(out.Entities[first:], func(a, b Entity) int { return cmp.Compare(a.ID, b.ID) })
 	}
 	return nil
 }
@@ -259,25 +260,26 @@ func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, 
 			}
 			q[k] = x
 		}
-		d.setEntity(l, id, kind, q, t-age)
-		out.Entities = append(out.Entities, d.ent)
+		d.append(out, l, id, kind, q, t-age)
 	}
 	return nil
 }
 
 // emit appends the entity of values d.q at t to out.
 func (d *Decoder) emit(out *Decoded, l *layout, id uint32, kind uint8, t time.Duration) {
-	d.setEntity(l, id, kind, d.q, t)
-	out.Entities = append(out.Entities, d.ent)
+	d.append(out, l, id, kind, d.q, t)
 }
 
-func (d *Decoder) setEntity(l *layout, id uint32, kind uint8, q []int64, t time.Duration) {
+// append appends to out the entity of values q at t, filled in place.
+func (d *Decoder) append(out *Decoded, l *layout, id uint32, kind uint8, q []int64, t time.Duration) {
 	d.q32 = slices.Grow(d.q32[:0], len(q))[:len(q)]
 	for i, x := range q {
 		d.q32[i] = int32(x)
 	}
-	d.ent = Entity{ID: id, Kind: kind}
-	l.entity(&d.ent, d.q32, t)
+	out.Entities = append(out.Entities, Entity{})
+	e := &out.Entities[len(out.Entities)-1]
+	e.ID, e.Kind = id, kind
+	l.entity(e, d.q32, t)
 }
 
 // gone appends to dst the ids of the records of a not in b (both sorted).
