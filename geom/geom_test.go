@@ -177,3 +177,16 @@ func TestWrapAngle(t *testing.T) {
 		}
 	}
 }
+
+func TestAxis(t *testing.T) {
+	v := V(1, 2, 3)
+	for k, want := range []float64{1, 2, 3} {
+		if v.Axis(k) != want {
+			t.Errorf("Axis(%d) = %v, want %v", k, v.Axis(k), want)
+		}
+		v.SetAxis(k, -want)
+	}
+	if v != V(-1, -2, -3) {
+		t.Errorf("after SetAxis: %v", v)
+	}
+}

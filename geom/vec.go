@@ -84,3 +84,26 @@ func Hermite(p0, v0, p1, v1 Vec3, dt, u float64) (pos, vel Vec3) {
 	vel = p0.Scale(d00/dt).AddScaled(v0, d10).AddScaled(p1, d01/dt).AddScaled(v1, d11)
 	return pos, vel
 }
+
+// Axis returns v's component k: 0 X, 1 Y, 2 Z.
+func (v Vec3) Axis(k int) float64 {
+	switch k {
+	case 0:
+		return v.X
+	case 1:
+		return v.Y
+	}
+	return v.Z
+}
+
+// SetAxis sets v's component k (0 X, 1 Y, 2 Z) to x.
+func (v *Vec3) SetAxis(k int, x float64) {
+	switch k {
+	case 0:
+		v.X = x
+	case 1:
+		v.Y = x
+	default:
+		v.Z = x
+	}
+}

@@ -11,28 +11,6 @@ import (
 // sweep casts the segment p + t·d, t in [0, 1], against a rounded shape and returns
 // the first t of entry. Callers first check that p is not already touching.
 
-// comp returns v's component k (0: X, 1: Y, 2: Z).
-func comp(v geom.Vec3, k int) float64 {
-	switch k {
-	case 0:
-		return v.X
-	case 1:
-		return v.Y
-	}
-	return v.Z
-}
-
-func setComp(v *geom.Vec3, k int, x float64) {
-	switch k {
-	case 0:
-		v.X = x
-	case 1:
-		v.Y = x
-	default:
-		v.Z = x
-	}
-}
-
 // clamp returns x limited to [lo, hi] (NaN stays NaN).
 func clamp(x, lo, hi float64) float64 {
 	if x < lo {
@@ -63,7 +41,7 @@ func fmax(a, b float64) float64 {
 func rayBox(p, d, lo, hi geom.Vec3) (enter, exit float64, ok bool) {
 	enter, exit = math.Inf(-1), math.Inf(1)
 	for k := 0; k < 3; k++ {
-		pk, dk, l, h := comp(p, k), comp(d, k), comp(lo, k), comp(hi, k)
+		pk, dk, l, h := p.Axis(k), d.Axis(k), lo.Axis(k), hi.Axis(k)
 		if dk == 0 {
 			if pk < l || pk > h {
 				return 0, 0, false
@@ -127,15 +105,15 @@ func boxGap(p, e geom.Vec3) (float64, geom.Vec3) {
 	// Inside: leave through the nearest face.
 	best, depth := 0, math.Inf(1)
 	for k := 0; k < 3; k++ {
-		if dk := comp(e, k) - math.Abs(comp(p, k)); dk < depth {
+		if dk := e.Axis(k) - math.Abs(p.Axis(k)); dk < depth {
 			best, depth = k, dk
 		}
 	}
 	var n geom.Vec3
-	if comp(p, best) < 0 {
-		setComp(&n, best, -1)
+	if p.Axis(best) < 0 {
+		n.SetAxis(best, -1)
 	} else {
-		setComp(&n, best, 1)
+		n.SetAxis(best, 1)
 	}
 	return -depth, n
 }
@@ -153,7 +131,7 @@ func sweepBox(p, d, e geom.Vec3, r float64) (float64, bool) {
 		q := p.AddScaled(d, enter)
 		out := 0
 		for k := 0; k < 3; k++ {
-			if math.Abs(comp(q, k)) > comp(e, k) {
+			if math.Abs(q.Axis(k)) > e.Axis(k) {
 				out++
 			}
 		}
@@ -167,16 +145,16 @@ func sweepBox(p, d, e geom.Vec3, r float64) (float64, bool) {
 	best := math.Inf(1)
 	for k := 0; k < 3; k++ {
 		g := e
-		setComp(&g, k, comp(grown, k))
+		g.SetAxis(k, grown.Axis(k))
 		if t, _, ok := rayBox(p, d, g.Neg(), g); ok && t >= 0 && t < best {
 			best = t
 		}
 		i, j := (k+1)%3, (k+2)%3
-		ei, ej, ek := comp(e, i), comp(e, j), comp(e, k)
+		ei, ej, ek := e.Axis(i), e.Axis(j), e.Axis(k)
 		for _, si := range [2]float64{-1, 1} {
 			for _, sj := range [2]float64{-1, 1} {
-				t, ok := rayCircle(comp(p, i)-si*ei, comp(p, j)-sj*ej, comp(d, i), comp(d, j), r)
-				if ok && t < best && math.Abs(comp(p, k)+t*comp(d, k)) <= ek {
+				t, ok := rayCircle(p.Axis(i)-si*ei, p.Axis(j)-sj*ej, d.Axis(i), d.Axis(j), r)
+				if ok && t < best && math.Abs(p.Axis(k)+t*d.Axis(k)) <= ek {
 					best = t
 				}
 			}

@@ -368,11 +368,11 @@ func (l *layout) quantise(q []int32, e *Entity) {
 		var x int64
 		switch c.role {
 		case rolePos:
-			x = steps(axis(e.State.Pos, c.axis), l.PosScale)
+			x = steps(e.State.Pos.Axis(c.axis), l.PosScale)
 		case roleVel:
-			x = steps(axis(e.State.Vel, c.axis), l.VelScale)
+			x = steps(e.State.Vel.Axis(c.axis), l.VelScale)
 		case roleAngVel:
-			x = steps(axis(e.State.AngVel, c.axis), l.AngVelScale)
+			x = steps(e.State.AngVel.Axis(c.axis), l.AngVelScale)
 		case roleRot:
 			x = packed[rotAt]
 			rotAt++
@@ -405,11 +405,11 @@ func (l *layout) entity(e *Entity, q []int32, t time.Duration) {
 		x := int64(q[i])
 		switch c.role {
 		case rolePos:
-			setAxis(&s.Pos, c.axis, float64(x)/float64(l.PosScale))
+			s.Pos.SetAxis(c.axis, float64(x)/float64(l.PosScale))
 		case roleVel:
-			setAxis(&s.Vel, c.axis, float64(x)/float64(l.VelScale))
+			s.Vel.SetAxis(c.axis, float64(x)/float64(l.VelScale))
 		case roleAngVel:
-			setAxis(&s.AngVel, c.axis, float64(x)/float64(l.AngVelScale))
+			s.AngVel.SetAxis(c.axis, float64(x)/float64(l.AngVelScale))
 		case roleRot:
 			if i == l.Rot {
 				packed = uint64(x)
@@ -439,25 +439,4 @@ func steps(x float64, scale int64) int64 {
 		return 0
 	}
 	return int64(math.Round(max(-maxSteps, min(maxSteps, x*float64(scale)))))
-}
-
-func axis(v geom.Vec3, a int) float64 {
-	switch a {
-	case 0:
-		return v.X
-	case 1:
-		return v.Y
-	}
-	return v.Z
-}
-
-func setAxis(v *geom.Vec3, a int, x float64) {
-	switch a {
-	case 0:
-		v.X = x
-	case 1:
-		v.Y = x
-	default:
-		v.Z = x
-	}
 }
