@@ -159,7 +159,11 @@ func stopWait(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, d time.Duration
 			t.Fatalf("exit: %v; stderr: %s", err, stderr.String())
 		}
 	case <-time.After(d):
-		t.Fatalf("still running %v after it was told to stop", d)
+		// Killed and reaped here, by the Wait already under way: a second
+		// Wait (startProcess's cleanup) would hang.
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("still running %v after it was told to stop; stderr: %s", d, stderr.String())
 	}
 }
 
