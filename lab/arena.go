@@ -79,7 +79,7 @@ func NewArenaEntityTap(clients []Client, enc func() *replica.Encoder) *EntityTap
 	for i, c := range clients {
 		links[i] = measure.LinkOf(c.Link)
 	}
-	return NewEntityTap([]string{"player"}, links, enc)
+	return NewEntityTap(arena.Schema().Names(), links, enc)
 }
 
 // arenaPool, if given to playArena, has every client of a ball method

@@ -52,7 +52,7 @@ func runCrowd(s Scenario, opts Options) (*Report, error) {
 		links[i] = measure.LinkOf(l)
 	}
 	var v *crowd.Virtual
-	tap := NewEntityTap([]string{"sphere"}, links, func() *replica.Encoder { return v.Rig().Server().Replica() })
+	tap := NewEntityTap(crowd.Schema.Names(), links, func() *replica.Encoder { return v.Rig().Server().Replica() })
 	cfg.OnEncode = func(slot int, tick uint64, t time.Duration, w *replica.World) { tap.Encoding(slot, tick, t, w) }
 	cfg.OnFrame = func(i int, hc *harness.Client, f *tclient.Frame) { tap.Frame(i, hc.Slot(), hc.Now(), f) }
 	cfg.OnReceived = tap.Received

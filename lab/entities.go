@@ -31,7 +31,7 @@ type EntityTap struct {
 }
 
 // NewEntityTap returns a tap measuring the entity kinds named kinds
-// (replica.Kind.Name, in the schema's order) for clients on links; enc
+// (replica.Schema.Names) for clients on links; enc
 // returns the server's encoder (server.Server.Replica), once there is one.
 func NewEntityTap(kinds []string, links []measure.Link, enc func() *replica.Encoder) *EntityTap {
 	return &EntityTap{meter: measure.NewEntityMeter(measure.EntityConfig{WarmUp: warmUp, Kinds: kinds, Clients: links}),

@@ -502,3 +502,10 @@ func TestGone(t *testing.T) {
 		}
 	}
 }
+
+func TestNames(t *testing.T) {
+	s, _ := NewSchema(Kind{Name: "player", Fields: []Field{Position(1000, XZ)}}, Kind{Name: "coin", Fields: []Field{Position(1000, XZ)}})
+	if got := fmt.Sprint(s.Names()); got != "[player coin]" {
+		t.Errorf("names %s", got)
+	}
+}

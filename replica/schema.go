@@ -282,6 +282,15 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 // Kinds returns the number of kinds.
 func (s *Schema) Kinds() int { return len(s.kinds) }
 
+// Names returns the kinds' names (Kind.Name), in order.
+func (s *Schema) Names() []string {
+	names := make([]string, len(s.kinds))
+	for i := range s.kinds {
+		names[i] = s.kinds[i].Name
+	}
+	return names
+}
+
 // Layout returns where kind's values sit.
 func (s *Schema) Layout(kind uint8) Layout { return s.kinds[kind].Layout }
 
