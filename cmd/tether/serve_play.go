@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/game/soccer/match"
@@ -38,12 +39,23 @@ func servePlay(srv *server.UDP, game *soccer.Game, first int, httpAddr, certFile
 	if err != nil {
 		return nil, fmt.Errorf("-http %s: %w", httpAddr, err)
 	}
+	client := webClient()
+	client.OnBuild = func(done bool, took time.Duration, err error) {
+		switch {
+		case !done:
+			log.Info("building the browser's client with the Go toolchain (the first Play only; later runs take it from the cache)")
+		case err != nil:
+			log.Error("building the browser's client failed", "took", took.Round(time.Second).String(), "err", err)
+		default:
+			log.Info("built the browser's client", "took", took.Round(time.Second).String())
+		}
+	}
 	play, err := web.PlayOn(srv, web.ServerPlay{First: first, Slots: match.BrowserSlots, Anonymous: anonymous, Transport: udp.ServerConfig{Netcode: ncfg,
 		OnConnect: func(slot int, id uint64) { log.Info("browser connected", "client_id", id, "slot", slot) },
 		OnDisconnect: func(slot int, id uint64, reason error) {
 			log.Info("browser left", "client_id", id, "slot", slot, "reason", reason.Error())
 		}}},
-		web.PlayConfig{Addr: tcp.Addr().(*net.TCPAddr).AddrPort(), Client: webClient().Get, MaxConns: 2 * match.BrowserSlots, Certificate: cert})
+		web.PlayConfig{Addr: tcp.Addr().(*net.TCPAddr).AddrPort(), Client: client.Get, MaxConns: 2 * match.BrowserSlots, Certificate: cert})
 	if err != nil {
 		tcp.Close()
 		return nil, err
