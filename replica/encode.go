@@ -542,10 +542,13 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	cur := e.recOf(k)
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]
 	q := e.early
-	for _, st := range ent.Earlier[:n] {
+	for i, st := range ent.Earlier[:n] {
 		c.putUint(&km.earlyAg, uint64(max(0, t-st.Time)/time.Microsecond))
 		x := *ent
-		x.State = st
+		x.State, x.Attach = st, Attachment{}
+		if i < len(ent.EarlierAttach) {
+			x.Attach = ent.EarlierAttach[i]
+		}
 		l.quantise(q, &x)
 		prev := false
 		for i := range q {

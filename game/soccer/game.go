@@ -113,6 +113,7 @@ type Game struct {
 	out   prepared            // snapshot.go: this tick's snapshot, shared by every client's
 	views map[int]*clientView // delta.go: what each client was sent, by client
 	moves moveBook            // predicted.go
+	rep   repState            // replica.go
 	stats GameStats
 }
 
