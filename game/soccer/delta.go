@@ -456,9 +456,6 @@ func diffs(q qpose, ref *poseRef) [8]int64 {
 		int64(int16(q.yaw-r.yaw)) / yawStep, (q.turn - r.turn) / turnStep, q.wx - r.wx, q.wz - r.wz}
 }
 
-// leanMax bounds the velocities asked for that lean predicts from, cm/s
-// (its sums of squares stay exact in a float64).
-const leanMax = 1 << 24
 
 // lean returns the velocity ref's pose reaches after dt when its velocity
 // turns toward the one it asks for (its velocity plus wx, wz) at acc, as

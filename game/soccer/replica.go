@@ -25,15 +25,19 @@ import (
 //     per second, team (Tag) and generation; one earlier sample, the
 //     previous tick's, for the players who carried the ball then or now.
 //
-// A snapshot's meta is the flags and score DecodeScore reads.
-func Schema() *replica.Schema {
+// Each kind's deltas are coded against soccer's own predictor, which needs
+// rules (the players' acceleration, the boards, the ball's radius): both
+// sides must declare the schema with the match's rules. A snapshot's meta is
+// the flags and score DecodeScore reads.
+func Schema(rules Rules) *replica.Schema {
+	rules = rules.WithDefaults()
 	s, err := replica.NewSchema(
-		replica.Kind{Name: "ball", Earlier: 2, Fields: []replica.Field{
+		replica.Kind{Name: "ball", Earlier: 2, Predictor: ballPredictor{rad: radiusMicro(rules)}, Fields: []replica.Field{
 			replica.Position(1000, replica.XYZ), replica.Velocity(1000, replica.XYZ),
 			replica.Rotation(14), replica.AngularVelocity(1000, replica.XYZ),
 			replica.Knot(), replica.Cut(), replica.Gen(), replica.Attach(1000),
 		}},
-		replica.Kind{Name: "player", Earlier: 1, Fields: []replica.Field{
+		replica.Kind{Name: "player", Earlier: 1, Predictor: newPlayerPredictor(rules), Fields: []replica.Field{
 			replica.Position(1000, replica.XZ), replica.Velocity(100, replica.XZ),
 			replica.Yaw(4096), replica.AngularVelocity(125, replica.Y), replica.Input(100, replica.XZ),
 			replica.Tag(), replica.Gen(),
@@ -55,7 +59,7 @@ type repState struct {
 
 // Replication implements server.Replicated.
 func (g *Game) Replication() (*replica.Schema, replica.Config) {
-	return Schema(), replica.Config{}
+	return Schema(g.rules), replica.Config{}
 }
 
 // Replicate implements server.Replicated: the score, the ball and every
@@ -146,4 +150,4 @@ func (p sentPose) state(t time.Duration) kinematic.State {
 }
 
 // Schema implements client.Replicated.
-func (g *ClientGame) Schema() *replica.Schema { return Schema() }
+func (g *ClientGame) Schema() *replica.Schema { return Schema(g.Rules) }
