@@ -198,7 +198,7 @@ func (e *Encoder) Leave(client int) {
 // does not fit).
 func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, acked uint64, budget int) []byte {
 	w := &e.world
-	w.prepare(e.s)
+	w.prepare(e.s, t)
 	var v *view
 	if client >= 0 && client < len(e.views) {
 		v = e.views[client]
@@ -543,9 +543,11 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]
 	q := e.early
 	for i, st := range ent.Earlier[:n] {
-		c.putUint(&km.earlyAg, uint64(max(0, t-st.Time)/time.Microsecond))
+		age := max(0, t-st.Time) / time.Microsecond * time.Microsecond
+		c.putUint(&km.earlyAg, uint64(age/time.Microsecond))
 		x := *ent
 		x.State, x.Attach = st, Attachment{}
+		x.State.Time = t - age // as the client decodes it
 		if i < len(ent.EarlierAttach) {
 			x.Attach = ent.EarlierAttach[i]
 		}

@@ -158,7 +158,7 @@ func Input(perMetrePerSecond int, axes Axes) Field {
 // its blend's times in microseconds: nine components, the parent's id plus
 // one (0: not attached), the offset's X, Y and Z, the blend's start's X, Y
 // and Z, how long before the sample's time the blend started (0 at the
-// latest), and its span.
+// latest; rounded to the nearest microsecond), and its span (rounded down).
 func Attach(perMetre int) Field {
 	return Field{role: roleAttach, scale: int64(perMetre), lo: -maxSteps, hi: maxSteps}
 }
@@ -526,7 +526,7 @@ func (l *layout) attachComp(a *Attachment, i int, t time.Duration) int64 {
 	case 4, 5, 6:
 		return steps(axis(a.From, i-4), l.AttachScale)
 	case 7:
-		return int64(max(0, t-a.Since) / time.Microsecond)
+		return int64((max(0, t-a.Since) + time.Microsecond/2) / time.Microsecond)
 	}
 	return int64(max(0, a.Span) / time.Microsecond)
 }

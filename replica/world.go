@@ -3,6 +3,7 @@ package replica
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // World is what a game replicates at one tick: every entity, and the
@@ -16,9 +17,10 @@ type World struct {
 	Meta []byte
 
 	prepared bool
-	version  uint64  // changed by every Reset and Add
-	byID     []int32 // indices of ents sorted by id
-	q        []int32 // quantised values, N per entity, in order of ents
+	at       time.Duration // the time it was prepared at
+	version  uint64        // changed by every Reset and Add
+	byID     []int32       // indices of ents sorted by id
+	q        []int32       // quantised values, N per entity, in order of ents
 	qoff     []int32
 	dups     int
 }
@@ -47,12 +49,16 @@ func (w *World) Len() int { return len(w.ents) }
 // Entity returns the i'th entity added.
 func (w *World) Entity(i int) *Entity { return &w.ents[i] }
 
-// prepare sorts the entities by id and quantises them with s.
-func (w *World) prepare(s *Schema) {
-	if w.prepared {
+// prepare sorts the entities by id and quantises them with s, at the
+// snapshot's time t (every entity's State.Time).
+func (w *World) prepare(s *Schema, t time.Duration) {
+	if w.prepared && w.at == t {
 		return
 	}
-	w.prepared = true
+	w.prepared, w.at = true, t
+	for i := range w.ents {
+		w.ents[i].State.Time = t
+	}
 	w.byID = w.byID[:0]
 	for i := range w.ents {
 		if int(w.ents[i].Kind) < len(s.kinds) {

@@ -121,3 +121,7 @@ func (ballPredictor) turn(l *replica.Layout, pred []int64, s replica.Sample, t t
 		pred[r+1+j] = int64(v>>(uint(2-j)*wire.RotBits)&mask) - rotSteps
 	}
 }
+
+// radiusMicro is the ball's radius the spin prediction uses, micrometres
+// (at least 1).
+func radiusMicro(r Rules) int64 { return max(1, int64(math.Round(r.Ball.Radius*1e6))) }
