@@ -39,6 +39,9 @@ func randomSchema(rng *rand.Rand) *Schema {
 		if rng.IntN(2) == 0 {
 			k.Fields = append(k.Fields, Int(rng.IntN(MaxInts), -5, 300), Knot())
 		}
+		if rng.IntN(3) == 0 {
+			k.Fields = append(k.Fields, Input(100, XZ), Cut(), Attach([]int{1000, 100}[rng.IntN(2)]))
+		}
 		k.Predictor = []Predictor{nil, Hold{}, Linear{}, Extrapolate{Samples: 2}, Extrapolate{}}[rng.IntN(5)]
 		k.Earlier = rng.IntN(3)
 		kinds = append(kinds, k)
@@ -85,6 +88,16 @@ func (m *sim) step(t time.Duration, dt time.Duration, w *World) {
 			e.State.AngVel = geom.V(rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
 			e.State.Knot = true
 			e.Earlier = []kinematic.State{{Time: t - dt, Pos: e.State.Pos, Vel: e.State.Vel.Scale(0.5)}}
+			e.State.Input = geom.V(rng.NormFloat64()*5, 0, rng.NormFloat64()*5)
+			e.State.Cut = rng.IntN(2) == 0
+			e.Attach = Attachment{}
+			if rng.IntN(2) == 0 {
+				e.Attach = Attachment{On: true, Parent: uint32(rng.IntN(50)), Offset: geom.V(0.5, 0.1, rng.NormFloat64())}
+				if rng.IntN(2) == 0 {
+					e.Attach.From, e.Attach.Since, e.Attach.Span = geom.V(rng.NormFloat64(), 0, 0), t-time.Duration(rng.IntN(200))*time.Millisecond, 200*time.Millisecond
+				}
+				e.EarlierAttach = []Attachment{{On: true, Parent: uint32(rng.IntN(50))}}
+			}
 		case x < 8:
 			e.Tag, e.Ints[rng.IntN(MaxInts)] = uint8(rng.IntN(256)), int32(rng.IntN(400))-50
 		case x < 100: // at rest
@@ -96,7 +109,7 @@ func (m *sim) step(t time.Duration, dt time.Duration, w *World) {
 	w.Reset()
 	for _, e := range m.ents {
 		w.Add(*e)
-		e.State.Knot, e.Earlier = false, nil
+		e.State.Knot, e.State.Cut, e.Earlier, e.EarlierAttach = false, false, nil, nil
 	}
 	if rng.IntN(20) == 0 {
 		w.Meta = append(w.Meta, byte(rng.IntN(256)))
@@ -153,7 +166,12 @@ func TestDeltaIsWhole(t *testing.T) {
 				}
 				want := wholeOf(t, s, enc.World(), tick, tm)
 				if !reflect.DeepEqual(got.Entities, want.Entities) {
-					t.Fatalf("tick %d (base %d): decoded\n%+v\nwant\n%+v", tick, got.Base, got.Entities, want.Entities)
+					for i := range min(len(got.Entities), len(want.Entities)) {
+						if !reflect.DeepEqual(got.Entities[i], want.Entities[i]) {
+							t.Fatalf("tick %d (base %d): entity %d of %d decoded\n%+v\nwant\n%+v", tick, got.Base, i, len(want.Entities), got.Entities[i], want.Entities[i])
+						}
+					}
+					t.Fatalf("tick %d (base %d): %d entities decoded, want %d", tick, got.Base, len(got.Entities), len(want.Entities))
 				}
 				if string(got.Meta) != string(want.Meta) {
 					t.Fatalf("tick %d: meta %x, want %x", tick, got.Meta, want.Meta)

@@ -106,7 +106,8 @@ type Field struct {
 // prediction, at most steps off (and never further, however long it holds
 // it), for a fraction of a bit, where a prediction from a quantised baseline
 // is often a step off the truth and would cost a few bits. For a position,
-// a velocity, an angular velocity or an integer; other fields are exact.
+// a velocity, an angular velocity, an input or an integer; other fields are
+// exact.
 func (f Field) Within(steps int) Field {
 	f.tol = int64(max(0, steps))
 	return f
