@@ -431,7 +431,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	} else {
 		dst = append(dst, 0, byte(s.print), byte(s.print>>8))
 	}
-	e.m.start(probsOf(base))
+	e.m.start(base)
 	e.c = coder{enc: wire.NewRangeEncoder(dst)}
 	c, m := &e.c, &e.m
 	nt := &e.next
@@ -440,10 +440,10 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	// The meta.
 	same := base != nil && string(base.meta) == string(w.Meta)
 	if base != nil {
-		c.bit(&m.metaSame, same)
+		c.bit(m.metaSame, same)
 	}
 	if !same {
-		c.putUint(&m.metaLen, uint64(len(w.Meta)))
+		c.putUint(m.metaLen, uint64(len(w.Meta)))
 		for _, b := range w.Meta {
 			c.raw(uint32(b), 8)
 		}
@@ -489,7 +489,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 			n++
 		}
 	}
-	c.putUint(&m.count, uint64(n))
+	c.putUint(m.count, uint64(n))
 	next := uint32(0)
 	for k, i := range e.ents {
 		if e.class[k] != clsNew || !e.send[k] {
@@ -497,10 +497,10 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		}
 		ent := &w.ents[i]
 		from := c.cost
-		c.putUint(&m.gap, uint64(ent.ID-next))
+		c.putUint(m.gap, uint64(ent.ID-next))
 		next = ent.ID + 1
 		if len(s.kinds) > 1 {
-			c.putTree(m.kind[:], uint32(ent.Kind), bits.Len(uint(len(s.kinds)-1)))
+			c.putTree(m.kind, uint32(ent.Kind), bits.Len(uint(len(s.kinds)-1)))
 		}
 		km := &m.kinds[ent.Kind]
 		e.putValues(k, km.whole, t)
@@ -509,16 +509,8 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		e.kbits[ent.Kind] += float64(c.cost-from) / wire.CostUnit
 	}
 	nt.sortRecs()
-	nt.probs = m.save(nt.probs)
+	m.save(nt)
 	return c.enc.Finish()
-}
-
-// probsOf returns the probabilities t's coding left, nil for no table.
-func probsOf(t *table) []wire.Prob {
-	if t == nil {
-		return nil
-	}
-	return t.probs
 }
 
 // putValues codes entity k's residuals with models ms, then its earlier
@@ -538,13 +530,13 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	}
 	km := &e.m.kinds[ent.Kind]
 	n := min(len(ent.Earlier), l.Earlier)
-	c.putUint(&km.earlyN, uint64(n))
+	c.putUint(km.earlyN, uint64(n))
 	cur := e.recOf(k)
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]
 	q := e.early
 	for i, st := range ent.Earlier[:n] {
 		age := max(0, t-st.Time) / time.Microsecond * time.Microsecond
-		c.putUint(&km.earlyAg, uint64(age/time.Microsecond))
+		c.putUint(km.earlyAg, uint64(age/time.Microsecond))
 		x := *ent
 		x.State, x.Attach = st, Attachment{}
 		x.State.Time = t - age // as the client decodes it

@@ -82,13 +82,6 @@ type knotState struct {
 	cut  bool // the ball's position jumped at it (Game.jumped)
 }
 
-func b2i(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // bodyOf is b as the state at server time t, its zero rotation read as
 // geom.Identity, with the marks given.
 func bodyOf(t time.Duration, b physics.BodyState, knot, cut bool) kinematic.State {
