@@ -535,11 +535,12 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]
 	q := e.early
 	for i, st := range ent.Earlier[:n] {
-		age := max(0, t-st.Time) / time.Microsecond * time.Microsecond
+		// The sample's time goes as whole microseconds before the
+		// snapshot's, truncated as the snapshot's is.
+		age := max(0, t-st.Time.Truncate(time.Microsecond))
 		c.putUint(km.earlyAg, uint64(age/time.Microsecond))
 		x := *ent
 		x.State, x.Attach = st, Attachment{}
-		x.State.Time = t - age // as the client decodes it
 		if i < len(ent.EarlierAttach) {
 			x.Attach = ent.EarlierAttach[i]
 		}

@@ -20,8 +20,9 @@ type Entity struct {
 	Kind uint8 // an index into the Schema's kinds
 	Tag  uint8 // game-defined (a team, a health bar)
 	Gen  uint8 // teleport generation: a change is a jump the client must not smooth
-	// State is the entity's motion. Its Time is set by the layer: the
-	// snapshot's server time.
+	// State is the entity's motion. Its Time is the snapshot's server time
+	// (the layer sets it if the game leaves it zero); the layer reads the
+	// game's only for an attachment's blend (Attach).
 	State kinematic.State
 	// Ints are game integers (health, ammunition, a score), each declared
 	// with its range by an Int field.
@@ -158,8 +159,9 @@ func Input(perMetrePerSecond int, axes Axes) Field {
 // Attach sends Entity.Attach, its offsets in steps of 1/perMetre metres and
 // its blend's times in microseconds: nine components, the parent's id plus
 // one (0: not attached), the offset's X, Y and Z, the blend's start's X, Y
-// and Z, how long before the sample's time the blend started (0 at the
-// latest; rounded to the nearest microsecond), and its span (rounded down).
+// and Z, how long before the sample's time (State.Time) the blend started
+// (0 at the latest), and its span, both in whole microseconds (rounded
+// down).
 func Attach(perMetre int) Field {
 	return Field{role: roleAttach, scale: int64(perMetre), lo: -maxSteps, hi: maxSteps}
 }
@@ -527,7 +529,7 @@ func (l *layout) attachComp(a *Attachment, i int, t time.Duration) int64 {
 	case 4, 5, 6:
 		return steps(axis(a.From, i-4), l.AttachScale)
 	case 7:
-		return int64((max(0, t-a.Since) + time.Microsecond/2) / time.Microsecond)
+		return int64(max(0, t-a.Since) / time.Microsecond)
 	}
 	return int64(max(0, a.Span) / time.Microsecond)
 }

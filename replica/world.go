@@ -50,14 +50,16 @@ func (w *World) Len() int { return len(w.ents) }
 func (w *World) Entity(i int) *Entity { return &w.ents[i] }
 
 // prepare sorts the entities by id and quantises them with s, at the
-// snapshot's time t (every entity's State.Time).
+// snapshot's time t (an entity's State.Time, if the game left it zero).
 func (w *World) prepare(s *Schema, t time.Duration) {
 	if w.prepared && w.at == t {
 		return
 	}
 	w.prepared, w.at = true, t
 	for i := range w.ents {
-		w.ents[i].State.Time = t
+		if w.ents[i].State.Time == 0 {
+			w.ents[i].State.Time = t
+		}
 	}
 	w.byID = w.byID[:0]
 	for i := range w.ents {

@@ -122,7 +122,9 @@ func (g *Game) Replicate(w *replica.World) {
 		}
 		e := replica.Entity{ID: FirstPlayerID + uint32(i), Kind: KindPlayer, Tag: p.team, Gen: p.gen, State: g.pose(i).state(g.now)}
 		if between && (i == g.possessor || i == g.sent.prevPossessor) && p.prev.gen == p.gen {
-			r.carriers[i][0] = p.prev.state(g.sent.prevTime)
+			// Timed so that its age in the snapshot is the time since the
+			// previous tick rounded to whole microseconds.
+			r.carriers[i][0] = p.prev.state(g.now.Truncate(time.Microsecond) - (g.now - g.sent.prevTime).Round(time.Microsecond))
 			e.Earlier = r.carriers[i][:]
 		}
 		w.Add(e)
