@@ -77,7 +77,7 @@ func playedSnapshots(t testing.TB) [][]byte {
 	}
 	var out [][]byte
 	var rec recorder
-	l := newLayer(g.rules)
+	l := newLayer(g)
 	for c := range 4 {
 		g.Join(c)
 	}
@@ -108,7 +108,7 @@ func playedSnapshots(t testing.TB) [][]byte {
 func TestSnapshotRoundTrip(t *testing.T) {
 	snaps := playedSnapshots(t)
 	var s snapshotForTest
-	l := newLayer(DefaultRules())
+	l := decodeLayer(DefaultRules())
 	for i, b := range snaps {
 		l.dec = replica.NewDecoder(Schema(DefaultRules()))
 		s.Tick, s.Time = uint64(i+1), time.Second
@@ -190,7 +190,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var s client.Snapshot
 		s.Tick, s.Time = 100, time.Second
-		if err := newLayer(DefaultRules()).decode(&s, b); err != nil {
+		if err := decodeLayer(DefaultRules()).decode(&s, b); err != nil {
 			return
 		}
 		for _, e := range s.Entities {

@@ -24,7 +24,16 @@ type layer struct {
 	out replica.Decoded
 }
 
-func newLayer(rules Rules) *layer {
+// newLayer returns the layer of g's snapshots, configured as g configures
+// the server's.
+func newLayer(g *Game) *layer {
+	s, cfg := g.Replication()
+	return &layer{enc: replica.NewEncoder(s, cfg), dec: replica.NewDecoder(s)}
+}
+
+// decodeLayer returns a layer for decoding the snapshots of a match under
+// rules.
+func decodeLayer(rules Rules) *layer {
 	s := Schema(rules)
 	return &layer{enc: replica.NewEncoder(s, replica.Config{}), dec: replica.NewDecoder(s)}
 }
@@ -72,7 +81,7 @@ type snapshotForTest struct{ client.Snapshot }
 // decodes it.
 func (s *snapshotForTest) of(t *testing.T, g *Game) {
 	t.Helper()
-	l := newLayer(g.rules)
+	l := newLayer(g)
 	s.Tick, s.Time = g.tick, wireTime(g.now)
 	if err := l.decode(&s.Snapshot, l.encode(nil, g, -1, 0, 0)); err != nil {
 		t.Fatal(err)
@@ -134,7 +143,7 @@ func (d *deltaPlay) decodeFor(l *layer, s *client.Snapshot, b []byte, regular bo
 // acknowledged the snapshots are deltas and much smaller.
 func TestDeltaSnapshots(t *testing.T) {
 	d := newDeltaPlay(t, 22)
-	l, whole := newLayer(d.g.rules), newLayer(d.g.rules)
+	l, whole := newLayer(d.g), newLayer(d.g)
 	l.enc.Join(7, FirstPlayerID+7)
 	rng := rand.New(rand.NewPCG(1, 1))
 	var s, ws client.Snapshot
@@ -199,9 +208,9 @@ func TestDeltaSnapshots(t *testing.T) {
 // decodes anew.
 func TestDeltaMissingBaseline(t *testing.T) {
 	d := newDeltaPlay(t, 4)
-	sent := newLayer(d.g.rules)
+	sent := newLayer(d.g)
 	sent.enc.Join(0, FirstPlayerID)
-	got := newLayer(d.g.rules)
+	got := newLayer(d.g)
 	got.enc = sent.enc
 	var s client.Snapshot
 	var first uint64
@@ -234,22 +243,23 @@ func TestDeltaMissingBaseline(t *testing.T) {
 	}
 }
 
-// With 64 players, whose whole snapshot is larger than a packet, every
-// per-client snapshot fits the budget and holds every player; far below a
-// packet, no player waits more than 200 ms.
+// With 64 players, every per-client snapshot fits the budget and holds
+// every player; far below a packet, the carrier always goes and no player
+// waits more than 200 ms.
 func TestDeltaBudget(t *testing.T) {
 	for _, budget := range []int{reliable.MaxUnreliableSize - 20, 400} {
 		d := newDeltaPlay(t, 64)
-		l := newLayer(d.g.rules)
+		l := newLayer(d.g)
 		l.enc.Join(0, FirstPlayerID)
 		var s client.Snapshot
 		var last [64]uint64
-		acked, worst := uint64(0), uint64(0)
+		acked, worst, biggest := uint64(0), uint64(0), 0
 		for range 900 {
 			due, regular := d.step()
 			if !due {
 				continue
 			}
+			biggest = max(biggest, len(decodeLayer(d.g.rules).encode(nil, d.g, -1, 0, 0)))
 			b := l.encode(nil, d.g, 0, acked, budget)
 			if len(b) > budget {
 				t.Fatalf("budget %d: %d bytes", budget, len(b))
@@ -268,11 +278,20 @@ func TestDeltaBudget(t *testing.T) {
 					last[e.ID-FirstPlayerID] = d.n
 				}
 			}
+			if p := d.g.possessor; p >= 0 && last[p] != d.n {
+				t.Fatalf("budget %d, tick %d: the carrier left out", budget, d.n)
+			}
 			for _, n := range last {
 				worst = max(worst, d.n-n)
 			}
 		}
-		t.Logf("budget %d: longest wait %d ticks", budget, worst)
+		t.Logf("budget %d: whole snapshots up to %d bytes, longest wait %d ticks", budget, biggest, worst)
+		// A whole snapshot of 64 players fits a packet (about 1,000
+		// bytes, where the hand codec's took more than one); 400 bytes
+		// hold none.
+		if budget < 1000 && biggest <= budget {
+			t.Fatalf("whole snapshots fit the budget %d: no test of it", budget)
+		}
 		if limit := map[bool]uint64{true: 0, false: 12}[budget > 1000]; worst > limit {
 			t.Fatalf("a player waited %d ticks", worst)
 		}
@@ -282,7 +301,7 @@ func TestDeltaBudget(t *testing.T) {
 // Encoding for a client and decoding allocate nothing once running.
 func TestDeltaAllocs(t *testing.T) {
 	d := newDeltaPlay(t, 22)
-	l := newLayer(d.g.rules)
+	l := newLayer(d.g)
 	l.enc.Join(0, FirstPlayerID)
 	var s client.Snapshot
 	buf := make([]byte, 0, reliable.MaxUnreliableSize)
@@ -316,7 +335,7 @@ func TestDeltaAllocs(t *testing.T) {
 // the baselines of a played match: an error or finite states, never a panic.
 func FuzzDecodeDelta(f *testing.F) {
 	d := newDeltaPlay(f, 6)
-	l := newLayer(d.g.rules)
+	l := newLayer(d.g)
 	l.enc.Join(0, FirstPlayerID)
 	var s client.Snapshot
 	type sent struct {
@@ -345,7 +364,7 @@ func FuzzDecodeDelta(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, back uint8) {
 		// A decoder that kept what the client did.
-		m := newLayer(d.g.rules)
+		m := newLayer(d.g)
 		var s client.Snapshot
 		for _, p := range played {
 			s.Tick, s.Time = p.tick, p.at
@@ -376,7 +395,7 @@ func must[T any](v T, err error) T {
 // for the client against the baseline it acknowledged two snapshots before.
 func BenchmarkDecodeSnapshot(b *testing.B) {
 	d := newDeltaPlay(b, 22)
-	l := newLayer(d.g.rules)
+	l := newLayer(d.g)
 	l.enc.Join(0, FirstPlayerID)
 	var s client.Snapshot
 	var snap []byte

@@ -57,10 +57,20 @@ type repState struct {
 	carriers [maxSlots][1]kinematic.State
 }
 
-// Replication implements server.Replicated.
+// Replication implements server.Replicated. When a snapshot cannot hold
+// every change (the byte budget), the ball and the players who carry it (or
+// did at the previous tick: those with an earlier sample) go first.
 func (g *Game) Replication() (*replica.Schema, replica.Config) {
-	return Schema(g.rules), replica.Config{}
+	return Schema(g.rules), replica.Config{Relevance: func(_, e *replica.Entity) float64 {
+		if e.Kind == KindBall || len(e.Earlier) > 0 || g.possessor >= 0 && e.ID == FirstPlayerID+uint32(g.possessor) {
+			return mustGo
+		}
+		return 1
+	}}
 }
+
+// mustGo is the weight of what a snapshot must hold (Replication).
+const mustGo = 1 << 20
 
 // Replicate implements server.Replicated: the score, the ball and every
 // player. When the ball's motion jumped and the previous tick was not sent,
