@@ -40,9 +40,9 @@ type Encoded struct {
 	Base   uint64        // the tick it was coded against; 0: whole
 	// Unchanged entities were where their prediction said (a fraction of a
 	// bit each); Sent went with their differences, Spawned whole; LeftOut
-	// changed or new entities the budget did not hold; Gone entities left
-	// the client's world.
-	Unchanged, Sent, Spawned, LeftOut, Gone int
+	// changed or new entities the budget did not hold; Held entities the
+	// game held (Entity.Hold); Gone entities left the client's world.
+	Unchanged, Sent, Spawned, LeftOut, Held, Gone int
 	// Oversize says the snapshot did not fit the budget even with every
 	// change left out.
 	Oversize bool
@@ -155,6 +155,7 @@ const (
 	clsUnchanged uint8 = iota
 	clsChanged
 	clsNew
+	clsHeld // in the baseline, held by the game (Entity.Hold)
 )
 
 // NewEncoder returns an encoder of worlds of schema s.
@@ -230,7 +231,7 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	}
 	e.classify(v, base, t)
 	for i := range e.send {
-		e.send[i] = e.class[i] != clsUnchanged
+		e.send[i] = e.class[i] != clsUnchanged && e.class[i] != clsHeld
 	}
 	out := e.pass(dst, base, tick, acked, t)
 	if len(out)-start > budget {
@@ -350,6 +351,13 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			}
 
 			e.class = append(e.class, clsNew)
+			continue
+		}
+		if ent.Hold {
+			e.class = append(e.class, clsHeld)
+			for range l.N {
+				e.res, e.rec = append(e.res, 0), append(e.rec, 0)
+			}
 			continue
 		}
 		e.hist = base.history(s, &base.recs[b], e.hist[:0])
@@ -584,7 +592,7 @@ func (e *Encoder) choose(v *view, roomBytes int) {
 	e.order = e.order[:0]
 	e.prio = slices.Grow(e.prio[:0], len(e.ents))[:len(e.ents)]
 	for k := range e.ents {
-		if e.class[k] == clsUnchanged {
+		if e.class[k] == clsUnchanged || e.class[k] == clsHeld {
 			continue
 		}
 		if e.send[k] {
@@ -669,6 +677,9 @@ func (e *Encoder) account(enc *Encoded, v *view, client int) {
 		switch {
 		case e.class[k] == clsUnchanged:
 			enc.Unchanged++
+		case e.class[k] == clsHeld:
+			enc.Held++
+			continue
 		case e.send[k] && e.class[k] == clsNew:
 			enc.Spawned++
 		case e.send[k]:

@@ -520,3 +520,46 @@ func TestGone(t *testing.T) {
 		}
 	}
 }
+
+// An entity the game holds is left out of a delta, changed or not, and the
+// client keeps it as it had it; a client without it gets it whole; the
+// snapshot after decodes it where it is.
+func TestHold(t *testing.T) {
+	s, err := NewSchema(Kind{Name: "a", Fields: []Field{Position(1000, XZ), Velocity(100, XZ)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats []Encoded
+	enc, dec := NewEncoder(s, Config{OnSnapshot: func(e Encoded) { stats = append(stats, e) }}), NewDecoder(s)
+	enc.Join(0, NoSelf)
+	w := enc.World()
+	fill := func(x float64, hold bool) {
+		w.Reset()
+		w.Add(Entity{ID: 1, State: kinematic.State{Pos: geom.V(x, 0, 0)}, Hold: hold})
+		w.Add(Entity{ID: 2, State: kinematic.State{Pos: geom.V(0, 0, x)}})
+	}
+	var out Decoded
+	step := func(tick, acked uint64) {
+		t.Helper()
+		out.Entities = out.Entities[:0]
+		tm := time.Duration(tick) * time.Second / 30
+		if err := dec.Decode(&out, tick, tm, enc.Append(nil, 0, tick, tm, acked, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill(1, true)
+	step(1, 0) // whole: held or not, it goes
+	if len(out.Entities) != 2 || stats[0].Held != 0 {
+		t.Fatalf("whole snapshot %+v, %+v", out.Entities, stats[0])
+	}
+	fill(2, true)
+	step(2, 1)
+	if len(out.Entities) != 1 || out.Entities[0].ID != 2 || out.Entities[0].State.Pos.Z != 2 || stats[1].Held != 1 || stats[1].LeftOut != 0 {
+		t.Fatalf("delta with entity 1 held: %+v, %+v", out.Entities, stats[1])
+	}
+	fill(3, false)
+	step(3, 2)
+	if len(out.Entities) != 2 || out.Entities[0].State.Pos.X != 3 || out.Entities[1].State.Pos.Z != 3 {
+		t.Fatalf("after the hold: %+v", out.Entities)
+	}
+}

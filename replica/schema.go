@@ -38,6 +38,12 @@ type Entity struct {
 	// are not attached).
 	Attach        Attachment
 	EarlierAttach []Attachment
+	// Hold, set, leaves the entity out of this tick's snapshots for a
+	// client that holds it already, changed or not: the client keeps it as
+	// it had it and gets no state of it at this tick (soccer holds its
+	// players in the extra snapshots it asks for at a kick). A client that
+	// does not hold it gets it whole.
+	Hold bool
 }
 
 // Attachment is an entity drawn relative to another while it holds: its

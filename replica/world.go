@@ -15,6 +15,10 @@ type World struct {
 	// Meta is the game's match state (a score, a phase), at most MaxMeta
 	// bytes; it goes to a client whenever it differs from its baseline's.
 	Meta []byte
+	// Regular says the tick's snapshot is a regular one, not one the game
+	// asked for besides (server.Game's Step): the server sets it before
+	// the game fills the world. Reset leaves it.
+	Regular bool
 
 	prepared bool
 	at       time.Duration // the time it was prepared at

@@ -88,12 +88,14 @@
 // kinematic.State at the wire's precision, its generation, and who carries
 // it, where in the carrier's frame and how it blends there, a
 // replica.Attach field) and the players (position, velocity, facing, rate
-// of turning, the velocity asked for, team, generation). Every snapshot
+// of turning, the velocity asked for, team, generation). A regular snapshot
 // holds the score (its meta, DecodeScore), the ball and every player; at a
 // kick, a contact or a possession change an extra one goes, the ball's
 // state there a knot, preceded by the state of the tick before when that
-// was not sent, and for KnotRepeat after a jump each snapshot repeats the
-// knot; a carrier's previous tick goes with it. The layer codes each
+// was not sent, which holds the players (replica.Entity.Hold: a client
+// keeps them as it had them) but at a kickoff. For KnotRepeat after a jump
+// each regular snapshot repeats the knot, and a carrier's previous tick
+// goes with it. The layer codes each
 // client's snapshot against the newest it acknowledged, with soccer's own
 // predictors (a player leaning toward the velocity it asks for, a ball
 // rolling and turned ahead by its spin), within the server's byte budget,

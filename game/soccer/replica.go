@@ -73,19 +73,25 @@ func (g *Game) Replication() (*replica.Schema, replica.Config) {
 const mustGo = 1 << 20
 
 // Replicate implements server.Replicated: the score, the ball and every
-// player. When the ball's motion jumped and the previous tick was not sent,
-// the ball's state of the previous tick comes first, so a client's curve has
-// the state before the jump as well as the one after, unless the ball was
-// teleported; so it does while a ball just won moves to its carrier's feet
-// (Rules.CarryBlend). For KnotRepeat after a jump that left the ball free (a
-// kick, a bounce), each snapshot repeats the state at the jump first, so
-// that a client that lost the snapshot of the jump still has it, and its
-// curve still turns where the ball did.
+// player. An extra snapshot (at a kick, a contact) holds the players
+// (replica.Entity.Hold) but at a kickoff: a client that has them keeps them
+// as it had them, and its timelines get the players' states at the regular
+// snapshots' even times only.
 //
-// A snapshot also holds the state at the previous tick, when that was not
-// sent, of the player who had the ball then or has it now: a carried ball is
-// drawn at its carrier's drawn place, and the carrier, moved by its inputs,
-// turns between ticks in ways no curve through every other tick can follow.
+// When the ball's motion jumped and the previous tick was not sent, the
+// ball's state of the previous tick comes first, so a client's curve has the
+// state before the jump as well as the one after, unless the ball was
+// teleported; so it does in a regular snapshot while a ball just won moves
+// to its carrier's feet (Rules.CarryBlend). For KnotRepeat after a jump that
+// left the ball free (a kick, a bounce), each regular snapshot repeats the
+// state at the jump first, so that a client that lost the snapshot of the
+// jump still has it, and its curve still turns where the ball did.
+//
+// A regular snapshot also holds the state at the previous tick, when that
+// was not sent, of the player who had the ball then or has it now: a
+// carried ball is drawn at its carrier's drawn place, and the carrier, moved
+// by its inputs, turns between ticks in ways no curve through every other
+// tick can follow.
 func (g *Game) Replicate(w *replica.World) {
 	g.sent.tick = g.tick
 	flags := byte(snapPlayers)
@@ -100,8 +106,8 @@ func (g *Game) Replicate(w *replica.World) {
 	// a client would cut at it, a tick early and where the ball was).
 	between := !g.sent.prevSent && g.tick > 1 && !g.kickoff && !g.restart
 	blending := g.possessor >= 0 && g.sent.prevPossessor == g.possessor && g.sent.prevTime-g.carrySince < g.rules.CarryBlend
-	prev := between && (g.knot || blending)
-	repeat := g.sent.repeat.ok && g.sent.repeat.gen == g.ballGen && g.sent.repeat.t < g.now && g.now-g.sent.repeat.t <= KnotRepeat &&
+	prev := between && (g.knot || w.Regular && blending)
+	repeat := w.Regular && g.sent.repeat.ok && g.sent.repeat.gen == g.ballGen && g.sent.repeat.t < g.now && g.now-g.sent.repeat.t <= KnotRepeat &&
 		!(prev && g.sent.repeat.t >= g.sent.prevTime)
 	r := &g.rep
 	n := 0
@@ -130,8 +136,9 @@ func (g *Game) Replicate(w *replica.World) {
 		if !p.active {
 			continue
 		}
-		e := replica.Entity{ID: FirstPlayerID + uint32(i), Kind: KindPlayer, Tag: p.team, Gen: p.gen, State: g.pose(i).state(g.now)}
-		if between && (i == g.possessor || i == g.sent.prevPossessor) && p.prev.gen == p.gen {
+		e := replica.Entity{ID: FirstPlayerID + uint32(i), Kind: KindPlayer, Tag: p.team, Gen: p.gen, State: g.pose(i).state(g.now),
+			Hold: !w.Regular && !g.kickoff}
+		if w.Regular && between && (i == g.possessor || i == g.sent.prevPossessor) && p.prev.gen == p.gen {
 			// Timed so that its age in the snapshot is the time since the
 			// previous tick rounded to whole microseconds.
 			r.carriers[i][0] = p.prev.state(g.now.Truncate(time.Microsecond) - (g.now - g.sent.prevTime).Round(time.Microsecond))
