@@ -156,6 +156,7 @@ type kindModels struct {
 	delta, whole    []intModel // by component: against a prediction, and whole
 	early           []intModel // an earlier sample against the entity's values
 	earlyN, earlyAg *intModel
+	n               int // the kind's components
 }
 
 // models are every adaptive model of a snapshot, in two blocks (every
@@ -181,10 +182,19 @@ func (m *models) init(s *Schema) {
 	m.ints = make([]intModel, n)
 	m.probs = make([]wire.Prob, 24*len(s.kinds)+1+2*MaxKinds)
 	m.kinds = make([]kindModels, len(s.kinds))
+	for i := range m.kinds {
+		m.kinds[i].n = s.kinds[i].N
+	}
+	m.bind()
+	m.fresh.reset()
+}
+
+// bind points the models' views into m.ints and m.probs.
+func (m *models) bind() {
 	a, p := 0, 0
 	for i := range m.kinds {
-		n := s.kinds[i].N
 		k := &m.kinds[i]
+		n := k.n
 		k.sym = m.probs[p : p+24 : p+24]
 		p += 24
 		k.delta, k.whole, k.early = m.ints[a:a+n:a+n], m.ints[a+n:a+2*n:a+2*n], m.ints[a+2*n:a+3*n:a+3*n]
@@ -195,7 +205,6 @@ func (m *models) init(s *Schema) {
 	m.metaLen, m.count, m.gap = &m.ints[a], &m.ints[a+1], &m.ints[a+2]
 	m.metaSame = &m.probs[p]
 	m.kind = m.probs[p+1:]
-	m.fresh.reset()
 }
 
 // reset starts every model afresh, as a snapshot does.
@@ -236,10 +245,20 @@ func (m *models) list() []wire.Prob {
 	return append(out, m.kind...)
 }
 
-// save keeps every probability of m in t.
+// save keeps every probability of m in t: t takes m's blocks, and m
+// t's old ones (their contents are overwritten by the next start).
 func (m *models) save(t *table) {
-	t.ints = append(t.ints[:0], m.ints...)
-	t.probs = append(t.probs[:0], m.probs...)
+	ni, np := len(m.ints), len(m.probs)
+	t.ints, m.ints = m.ints, t.ints
+	t.probs, m.probs = m.probs, t.probs
+	if cap(m.ints) < ni {
+		m.ints = make([]intModel, ni)
+	}
+	if cap(m.probs) < np {
+		m.probs = make([]wire.Prob, np)
+	}
+	m.ints, m.probs = m.ints[:ni], m.probs[:np]
+	m.bind()
 }
 
 // start readies m for a snapshot coded against table t, as its coding left
