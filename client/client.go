@@ -120,7 +120,8 @@ type Game interface {
 // server.Replicated: the client decodes its snapshots with the replication
 // layer (package replica), keeps them as baselines and acknowledges them.
 // Every entity the layer decodes goes to the client's timelines and views by
-// its declared fields, drawn on its own (Parent NoParent).
+// its declared fields, drawn on its own (Parent NoParent) unless its kind
+// declares an attachment (replica.Attach) and it is attached.
 type Replicated interface {
 	// Schema returns the game's schema, the server's.
 	Schema() *replica.Schema
@@ -613,7 +614,14 @@ func (c *Client) decode(s *Snapshot, body []byte) error {
 	}
 	for i := range d.Entities {
 		e := &d.Entities[i]
-		s.Entities = append(s.Entities, EntityState{ID: e.ID, Kind: e.Kind, Tag: e.Tag, Gen: e.Gen, State: e.State, Ints: e.Ints, Parent: NoParent})
+		es := EntityState{ID: e.ID, Kind: e.Kind, Tag: e.Tag, Gen: e.Gen, State: e.State, Ints: e.Ints, Parent: NoParent}
+		if a := &e.Attach; a.On {
+			es.Parent, es.Offset = a.Parent, a.Offset
+			if a.Span > 0 {
+				es.Blend = Blend{From: a.From, Since: a.Since, Span: a.Span}
+			}
+		}
+		s.Entities = append(s.Entities, es)
 	}
 	s.Meta, s.Base, s.Baseline, s.Gone = d.Meta, d.Base, d.Keep, append(s.Gone[:0], d.Gone...)
 	return nil

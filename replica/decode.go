@@ -113,13 +113,13 @@ func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) e
 func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) error {
 	s := d.s
 	first := len(out.Entities)
-	d.m.start(probsOf(base))
+	d.m.start(base)
 	d.c = coder{dec: wire.NewRangeDecoder(b)}
 	c, m := &d.c, &d.m
 	nt := &d.next
 	nt.reset()
-	if base == nil || !c.dec.Bit(&m.metaSame) {
-		n := c.getUint(&m.metaLen)
+	if base == nil || !c.dec.Bit(m.metaSame) {
+		n := c.getUint(m.metaLen)
 		if n > MaxMeta {
 			return fmt.Errorf("%w: meta of %d bytes", wire.ErrMalformed, n)
 		}
@@ -159,21 +159,21 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 			d.emit(out, l, r.id, r.kind, t)
 		}
 	}
-	n := c.getUint(&m.count)
+	n := c.getUint(m.count)
 	if n > MaxEntities {
 		return fmt.Errorf("%w: %d new entities", wire.ErrMalformed, n)
 	}
 	next := uint64(0)
 	d.news = d.news[:0]
 	for range n {
-		id := next + c.getUint(&m.gap)
+		id := next + c.getUint(m.gap)
 		if id > 1<<32-1 {
 			return fmt.Errorf("%w: entity id %d", wire.ErrMalformed, id)
 		}
 		next = id + 1
 		kind := uint8(0)
 		if len(s.kinds) > 1 {
-			k := c.getTree(m.kind[:], bits.Len(uint(len(s.kinds)-1)))
+			k := c.getTree(m.kind, bits.Len(uint(len(s.kinds)-1)))
 			if int(k) >= len(s.kinds) {
 				return fmt.Errorf("%w: kind %d", wire.ErrMalformed, k)
 			}
@@ -193,7 +193,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 		}
 	}
 	nt.sortRecs()
-	nt.probs = m.save(nt.probs)
+	m.save(nt)
 	for i := 1; i < len(nt.recs); i++ {
 		if nt.recs[i].id == nt.recs[i-1].id {
 			return fmt.Errorf("%w: entity %d twice", wire.ErrMalformed, nt.recs[i].id)
@@ -238,7 +238,7 @@ func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, 
 		return nil
 	}
 	km := &d.m.kinds[kind]
-	n := c.getUint(&km.earlyN)
+	n := c.getUint(km.earlyN)
 	if n > uint64(l.Earlier) {
 		return fmt.Errorf("%w: entity %d has %d earlier samples", wire.ErrMalformed, id, n)
 	}
@@ -246,7 +246,7 @@ func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, 
 	d.eq = slices.Grow(d.eq[:0], l.N)[:l.N]
 	cur, q := d.cur, d.eq
 	for range n {
-		age := time.Duration(c.getUint(&km.earlyAg)) * time.Microsecond
+		age := time.Duration(c.getUint(km.earlyAg)) * time.Microsecond
 		if age > time.Minute {
 			return fmt.Errorf("%w: entity %d: an earlier sample %v before", wire.ErrMalformed, id, age)
 		}

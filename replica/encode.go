@@ -40,9 +40,9 @@ type Encoded struct {
 	Base   uint64        // the tick it was coded against; 0: whole
 	// Unchanged entities were where their prediction said (a fraction of a
 	// bit each); Sent went with their differences, Spawned whole; LeftOut
-	// changed or new entities the budget did not hold; Gone entities left
-	// the client's world.
-	Unchanged, Sent, Spawned, LeftOut, Gone int
+	// changed or new entities the budget did not hold; Held entities the
+	// game held (Entity.Hold); Gone entities left the client's world.
+	Unchanged, Sent, Spawned, LeftOut, Held, Gone int
 	// Oversize says the snapshot did not fit the budget even with every
 	// change left out.
 	Oversize bool
@@ -155,6 +155,7 @@ const (
 	clsUnchanged uint8 = iota
 	clsChanged
 	clsNew
+	clsHeld // in the baseline, held by the game (Entity.Hold)
 )
 
 // NewEncoder returns an encoder of worlds of schema s.
@@ -198,7 +199,7 @@ func (e *Encoder) Leave(client int) {
 // does not fit).
 func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, acked uint64, budget int) []byte {
 	w := &e.world
-	w.prepare(e.s)
+	w.prepare(e.s, t)
 	var v *view
 	if client >= 0 && client < len(e.views) {
 		v = e.views[client]
@@ -230,7 +231,7 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	}
 	e.classify(v, base, t)
 	for i := range e.send {
-		e.send[i] = e.class[i] != clsUnchanged
+		e.send[i] = e.class[i] != clsUnchanged && e.class[i] != clsHeld
 	}
 	out := e.pass(dst, base, tick, acked, t)
 	if len(out)-start > budget {
@@ -352,6 +353,13 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			e.class = append(e.class, clsNew)
 			continue
 		}
+		if ent.Hold {
+			e.class = append(e.class, clsHeld)
+			for range l.N {
+				e.res, e.rec = append(e.res, 0), append(e.rec, 0)
+			}
+			continue
+		}
 		e.hist = base.history(s, &base.recs[b], e.hist[:0])
 		e.pred = slices.Grow(e.pred[:0], l.N)[:l.N]
 		l.pred.Predict(&l.Layout, e.pred, e.hist, t)
@@ -431,7 +439,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	} else {
 		dst = append(dst, 0, byte(s.print), byte(s.print>>8))
 	}
-	e.m.start(probsOf(base))
+	e.m.start(base)
 	e.c = coder{enc: wire.NewRangeEncoder(dst)}
 	c, m := &e.c, &e.m
 	nt := &e.next
@@ -440,10 +448,10 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	// The meta.
 	same := base != nil && string(base.meta) == string(w.Meta)
 	if base != nil {
-		c.bit(&m.metaSame, same)
+		c.bit(m.metaSame, same)
 	}
 	if !same {
-		c.putUint(&m.metaLen, uint64(len(w.Meta)))
+		c.putUint(m.metaLen, uint64(len(w.Meta)))
 		for _, b := range w.Meta {
 			c.raw(uint32(b), 8)
 		}
@@ -489,7 +497,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 			n++
 		}
 	}
-	c.putUint(&m.count, uint64(n))
+	c.putUint(m.count, uint64(n))
 	next := uint32(0)
 	for k, i := range e.ents {
 		if e.class[k] != clsNew || !e.send[k] {
@@ -497,10 +505,10 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		}
 		ent := &w.ents[i]
 		from := c.cost
-		c.putUint(&m.gap, uint64(ent.ID-next))
+		c.putUint(m.gap, uint64(ent.ID-next))
 		next = ent.ID + 1
 		if len(s.kinds) > 1 {
-			c.putTree(m.kind[:], uint32(ent.Kind), bits.Len(uint(len(s.kinds)-1)))
+			c.putTree(m.kind, uint32(ent.Kind), bits.Len(uint(len(s.kinds)-1)))
 		}
 		km := &m.kinds[ent.Kind]
 		e.putValues(k, km.whole, t)
@@ -509,16 +517,8 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		e.kbits[ent.Kind] += float64(c.cost-from) / wire.CostUnit
 	}
 	nt.sortRecs()
-	nt.probs = m.save(nt.probs)
+	m.save(nt)
 	return c.enc.Finish()
-}
-
-// probsOf returns the probabilities t's coding left, nil for no table.
-func probsOf(t *table) []wire.Prob {
-	if t == nil {
-		return nil
-	}
-	return t.probs
 }
 
 // putValues codes entity k's residuals with models ms, then its earlier
@@ -538,14 +538,20 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	}
 	km := &e.m.kinds[ent.Kind]
 	n := min(len(ent.Earlier), l.Earlier)
-	c.putUint(&km.earlyN, uint64(n))
+	c.putUint(km.earlyN, uint64(n))
 	cur := e.recOf(k)
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]
 	q := e.early
-	for _, st := range ent.Earlier[:n] {
-		c.putUint(&km.earlyAg, uint64(max(0, t-st.Time)/time.Microsecond))
+	for i, st := range ent.Earlier[:n] {
+		// The sample's time goes as whole microseconds before the
+		// snapshot's, truncated as the snapshot's is.
+		age := max(0, t-st.Time.Truncate(time.Microsecond))
+		c.putUint(km.earlyAg, uint64(age/time.Microsecond))
 		x := *ent
-		x.State = st
+		x.State, x.Attach = st, Attachment{}
+		if i < len(ent.EarlierAttach) {
+			x.Attach = ent.EarlierAttach[i]
+		}
 		l.quantise(q, &x)
 		prev := false
 		for i := range q {
@@ -586,7 +592,7 @@ func (e *Encoder) choose(v *view, roomBytes int) {
 	e.order = e.order[:0]
 	e.prio = slices.Grow(e.prio[:0], len(e.ents))[:len(e.ents)]
 	for k := range e.ents {
-		if e.class[k] == clsUnchanged {
+		if e.class[k] == clsUnchanged || e.class[k] == clsHeld {
 			continue
 		}
 		if e.send[k] {
@@ -671,6 +677,9 @@ func (e *Encoder) account(enc *Encoded, v *view, client int) {
 		switch {
 		case e.class[k] == clsUnchanged:
 			enc.Unchanged++
+		case e.class[k] == clsHeld:
+			enc.Held++
+			continue
 		case e.send[k] && e.class[k] == clsNew:
 			enc.Spawned++
 		case e.send[k]:

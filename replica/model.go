@@ -150,120 +150,134 @@ const (
 type kindModels struct {
 	// sym codes an entity's symbol in three bits (changed? sent? gone?), in
 	// contexts of whether its prediction moves it and of the symbol of the
-	// kind's entity before it.
-	sym             [2][4][3]wire.Prob
+	// kind's entity before it: [moving][prev][bit], flat.
+	sym             []wire.Prob
 	prev            uint8
 	delta, whole    []intModel // by component: against a prediction, and whole
 	early           []intModel // an earlier sample against the entity's values
-	earlyN, earlyAg intModel
+	earlyN, earlyAg *intModel
+	n               int // the kind's components
 }
 
-// models are every adaptive model of a snapshot.
+// models are every adaptive model of a snapshot, in two blocks (every
+// integer model, every other probability) that a table saves and a
+// snapshot starts from with a copy each.
 type models struct {
 	kinds    []kindModels
-	metaSame wire.Prob
-	metaLen  intModel
-	count    intModel // new entities
-	gap      intModel // a new entity's id less the previous one's plus one
-	kind     [2 * MaxKinds]wire.Prob
-	all      []*wire.Prob // every probability, in the order of each
+	ints     []intModel
+	probs    []wire.Prob
+	metaSame *wire.Prob
+	metaLen  *intModel
+	count    *intModel   // new entities
+	gap      *intModel   // a new entity's id less the previous one's plus one
+	kind     []wire.Prob // 2·MaxKinds
+	fresh    intModel    // every probability at a half
 }
 
 func (m *models) init(s *Schema) {
+	n := 3
+	for i := range s.kinds {
+		n += 3*s.kinds[i].N + 2
+	}
+	m.ints = make([]intModel, n)
+	m.probs = make([]wire.Prob, 24*len(s.kinds)+1+2*MaxKinds)
 	m.kinds = make([]kindModels, len(s.kinds))
 	for i := range m.kinds {
-		n := s.kinds[i].N
-		k := &m.kinds[i]
-		k.delta, k.whole, k.early = make([]intModel, n), make([]intModel, n), make([]intModel, n)
+		m.kinds[i].n = s.kinds[i].N
 	}
-	m.each(func(p *wire.Prob) { m.all = append(m.all, p) })
+	m.bind()
+	m.fresh.reset()
+}
+
+// bind points the models' views into m.ints and m.probs.
+func (m *models) bind() {
+	a, p := 0, 0
+	for i := range m.kinds {
+		k := &m.kinds[i]
+		n := k.n
+		k.sym = m.probs[p : p+24 : p+24]
+		p += 24
+		k.delta, k.whole, k.early = m.ints[a:a+n:a+n], m.ints[a+n:a+2*n:a+2*n], m.ints[a+2*n:a+3*n:a+3*n]
+		a += 3 * n
+		k.earlyN, k.earlyAg = &m.ints[a], &m.ints[a+1]
+		a += 2
+	}
+	m.metaLen, m.count, m.gap = &m.ints[a], &m.ints[a+1], &m.ints[a+2]
+	m.metaSame = &m.probs[p]
+	m.kind = m.probs[p+1:]
 }
 
 // reset starts every model afresh, as a snapshot does.
 func (m *models) reset() {
-	for i := range m.kinds {
-		k := &m.kinds[i]
-		for a := range k.sym {
-			for b := range k.sym[a] {
-				for c := range k.sym[a][b] {
-					k.sym[a][b][c] = wire.ProbHalf
-				}
-			}
-		}
-		k.prev = symUnchanged
-		for j := range k.delta {
-			k.delta[j].reset()
-			k.whole[j].reset()
-			k.early[j].reset()
-		}
-		k.earlyN.reset()
-		k.earlyAg.reset()
+	for i := range m.ints {
+		m.ints[i] = m.fresh
 	}
-	m.metaSame = wire.ProbHalf
-	m.metaLen.reset()
-	m.count.reset()
-	m.gap.reset()
-	for i := range m.kind {
-		m.kind[i] = wire.ProbHalf
+	for i := range m.probs {
+		m.probs[i] = wire.ProbHalf
+	}
+	for i := range m.kinds {
+		m.kinds[i].prev = symUnchanged
 	}
 }
 
-// each calls f with every probability of m, in a fixed order.
-func (m *models) each(f func(p *wire.Prob)) {
+// list returns every probability of m in the order doc/wire.md saves them
+// (§5.5).
+func (m *models) list() []wire.Prob {
+	var out []wire.Prob
 	ints := func(ms ...*intModel) {
 		for _, im := range ms {
-			f(&im.zero[0])
-			f(&im.zero[1])
-			f(&im.sign)
+			out = append(out, im.zero[0], im.zero[1], im.sign)
 			for i := range im.length {
-				f(&im.length[i])
-				f(&im.mant[i])
+				out = append(out, im.length[i], im.mant[i])
 			}
 		}
 	}
 	for i := range m.kinds {
 		k := &m.kinds[i]
-		for a := range k.sym {
-			for b := range k.sym[a] {
-				for c := range k.sym[a][b] {
-					f(&k.sym[a][b][c])
-				}
-			}
-		}
+		out = append(out, k.sym...)
 		for j := range k.delta {
 			ints(&k.delta[j], &k.whole[j], &k.early[j])
 		}
-		ints(&k.earlyN, &k.earlyAg)
+		ints(k.earlyN, k.earlyAg)
 	}
-	f(&m.metaSame)
-	ints(&m.metaLen, &m.count, &m.gap)
-	for i := range m.kind {
-		f(&m.kind[i])
-	}
+	out = append(out, *m.metaSame)
+	ints(m.metaLen, m.count, m.gap)
+	return append(out, m.kind...)
 }
 
-// save appends every probability of m to dst, in the order of each.
-func (m *models) save(dst []wire.Prob) []wire.Prob {
-	for _, p := range m.all {
-		dst = append(dst, *p)
+// save keeps every probability of m in t: t takes m's blocks, and m
+// t's old ones (their contents are overwritten by the next start).
+func (m *models) save(t *table) {
+	ni, np := len(m.ints), len(m.probs)
+	t.ints, m.ints = m.ints, t.ints
+	t.probs, m.probs = m.probs, t.probs
+	if cap(m.ints) < ni {
+		m.ints = make([]intModel, ni)
 	}
-	return dst
+	if cap(m.probs) < np {
+		m.probs = make([]wire.Prob, np)
+	}
+	m.ints, m.probs = m.ints[:ni], m.probs[:np]
+	m.bind()
 }
 
-// start readies m for a snapshot coded against a table whose coding left
-// the probabilities saved (nil: a whole snapshot, every one at a half).
-func (m *models) start(saved []wire.Prob) {
-	m.reset()
-	if len(saved) != len(m.all) {
+// start readies m for a snapshot coded against table t, as its coding left
+// the models (nil: a whole snapshot, every one at a half).
+func (m *models) start(t *table) {
+	if t == nil || len(t.ints) != len(m.ints) || len(t.probs) != len(m.probs) {
+		m.reset()
 		return
 	}
-	for i, p := range m.all {
-		*p = saved[i]
+	copy(m.ints, t.ints)
+	copy(m.probs, t.probs)
+	for i := range m.kinds {
+		m.kinds[i].prev = symUnchanged
 	}
 }
 
 func (c *coder) putSymbol(k *kindModels, sym uint8, moving bool) {
-	p := &k.sym[b2i(moving)][k.prev]
+	o := (b2i(moving)*4 + int(k.prev)) * 3
+	p := k.sym[o : o+3]
 	k.prev = sym
 	c.bit(&p[0], sym != symUnchanged)
 	if sym == symUnchanged {
@@ -277,7 +291,8 @@ func (c *coder) putSymbol(k *kindModels, sym uint8, moving bool) {
 }
 
 func (c *coder) getSymbol(k *kindModels, moving bool) uint8 {
-	p := &k.sym[b2i(moving)][k.prev]
+	o := (b2i(moving)*4 + int(k.prev)) * 3
+	p := k.sym[o : o+3]
 	d := &c.dec
 	sym := symUnchanged
 	switch {

@@ -39,6 +39,9 @@ func randomSchema(rng *rand.Rand) *Schema {
 		if rng.IntN(2) == 0 {
 			k.Fields = append(k.Fields, Int(rng.IntN(MaxInts), -5, 300), Knot())
 		}
+		if rng.IntN(3) == 0 {
+			k.Fields = append(k.Fields, Input(100, XZ), Cut(), Attach([]int{1000, 100}[rng.IntN(2)]))
+		}
 		k.Predictor = []Predictor{nil, Hold{}, Linear{}, Extrapolate{Samples: 2}, Extrapolate{}}[rng.IntN(5)]
 		k.Earlier = rng.IntN(3)
 		kinds = append(kinds, k)
@@ -85,6 +88,16 @@ func (m *sim) step(t time.Duration, dt time.Duration, w *World) {
 			e.State.AngVel = geom.V(rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64())
 			e.State.Knot = true
 			e.Earlier = []kinematic.State{{Time: t - dt, Pos: e.State.Pos, Vel: e.State.Vel.Scale(0.5)}}
+			e.State.Input = geom.V(rng.NormFloat64()*5, 0, rng.NormFloat64()*5)
+			e.State.Cut = rng.IntN(2) == 0
+			e.Attach = Attachment{}
+			if rng.IntN(2) == 0 {
+				e.Attach = Attachment{On: true, Parent: uint32(rng.IntN(50)), Offset: geom.V(0.5, 0.1, rng.NormFloat64())}
+				if rng.IntN(2) == 0 {
+					e.Attach.From, e.Attach.Since, e.Attach.Span = geom.V(rng.NormFloat64(), 0, 0), t-time.Duration(rng.IntN(200))*time.Millisecond, 200*time.Millisecond
+				}
+				e.EarlierAttach = []Attachment{{On: true, Parent: uint32(rng.IntN(50))}}
+			}
 		case x < 8:
 			e.Tag, e.Ints[rng.IntN(MaxInts)] = uint8(rng.IntN(256)), int32(rng.IntN(400))-50
 		case x < 100: // at rest
@@ -96,7 +109,7 @@ func (m *sim) step(t time.Duration, dt time.Duration, w *World) {
 	w.Reset()
 	for _, e := range m.ents {
 		w.Add(*e)
-		e.State.Knot, e.Earlier = false, nil
+		e.State.Knot, e.State.Cut, e.Earlier, e.EarlierAttach = false, false, nil, nil
 	}
 	if rng.IntN(20) == 0 {
 		w.Meta = append(w.Meta, byte(rng.IntN(256)))
@@ -153,7 +166,12 @@ func TestDeltaIsWhole(t *testing.T) {
 				}
 				want := wholeOf(t, s, enc.World(), tick, tm)
 				if !reflect.DeepEqual(got.Entities, want.Entities) {
-					t.Fatalf("tick %d (base %d): decoded\n%+v\nwant\n%+v", tick, got.Base, got.Entities, want.Entities)
+					for i := range min(len(got.Entities), len(want.Entities)) {
+						if !reflect.DeepEqual(got.Entities[i], want.Entities[i]) {
+							t.Fatalf("tick %d (base %d): entity %d of %d decoded\n%+v\nwant\n%+v", tick, got.Base, i, len(want.Entities), got.Entities[i], want.Entities[i])
+						}
+					}
+					t.Fatalf("tick %d (base %d): %d entities decoded, want %d", tick, got.Base, len(got.Entities), len(want.Entities))
 				}
 				if string(got.Meta) != string(want.Meta) {
 					t.Fatalf("tick %d: meta %x, want %x", tick, got.Meta, want.Meta)
@@ -507,5 +525,48 @@ func TestNames(t *testing.T) {
 	s, _ := NewSchema(Kind{Name: "player", Fields: []Field{Position(1000, XZ)}}, Kind{Name: "coin", Fields: []Field{Position(1000, XZ)}})
 	if got := fmt.Sprint(s.Names()); got != "[player coin]" {
 		t.Errorf("names %s", got)
+	}
+}
+
+// An entity the game holds is left out of a delta, changed or not, and the
+// client keeps it as it had it; a client without it gets it whole; the
+// snapshot after decodes it where it is.
+func TestHold(t *testing.T) {
+	s, err := NewSchema(Kind{Name: "a", Fields: []Field{Position(1000, XZ), Velocity(100, XZ)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats []Encoded
+	enc, dec := NewEncoder(s, Config{OnSnapshot: func(e Encoded) { stats = append(stats, e) }}), NewDecoder(s)
+	enc.Join(0, NoSelf)
+	w := enc.World()
+	fill := func(x float64, hold bool) {
+		w.Reset()
+		w.Add(Entity{ID: 1, State: kinematic.State{Pos: geom.V(x, 0, 0)}, Hold: hold})
+		w.Add(Entity{ID: 2, State: kinematic.State{Pos: geom.V(0, 0, x)}})
+	}
+	var out Decoded
+	step := func(tick, acked uint64) {
+		t.Helper()
+		out.Entities = out.Entities[:0]
+		tm := time.Duration(tick) * time.Second / 30
+		if err := dec.Decode(&out, tick, tm, enc.Append(nil, 0, tick, tm, acked, 0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill(1, true)
+	step(1, 0) // whole: held or not, it goes
+	if len(out.Entities) != 2 || stats[0].Held != 0 {
+		t.Fatalf("whole snapshot %+v, %+v", out.Entities, stats[0])
+	}
+	fill(2, true)
+	step(2, 1)
+	if len(out.Entities) != 1 || out.Entities[0].ID != 2 || out.Entities[0].State.Pos.Z != 2 || stats[1].Held != 1 || stats[1].LeftOut != 0 {
+		t.Fatalf("delta with entity 1 held: %+v, %+v", out.Entities, stats[1])
+	}
+	fill(3, false)
+	step(3, 2)
+	if len(out.Entities) != 2 || out.Entities[0].State.Pos.X != 3 || out.Entities[1].State.Pos.Z != 3 {
+		t.Fatalf("after the hold: %+v", out.Entities)
 	}
 }

@@ -20,8 +20,9 @@ type Entity struct {
 	Kind uint8 // an index into the Schema's kinds
 	Tag  uint8 // game-defined (a team, a health bar)
 	Gen  uint8 // teleport generation: a change is a jump the client must not smooth
-	// State is the entity's motion. Its Time is set by the layer: the
-	// snapshot's server time.
+	// State is the entity's motion. Its Time is the snapshot's server time
+	// (the layer sets it if the game leaves it zero); the layer reads the
+	// game's only for an attachment's blend (Attach).
 	State kinematic.State
 	// Ints are game integers (health, ammunition, a score), each declared
 	// with its range by an Int field.
@@ -31,6 +32,31 @@ type Entity struct {
 	// jump), for a kind that declares them (Kind.Earlier). Each holds its
 	// own Time.
 	Earlier []kinematic.State
+	// Attach is the entity's attachment to another (a ball at its carrier's
+	// feet), for a kind with an Attach field; EarlierAttach, if set, is
+	// that of each of its Earlier samples, in the same order (missing ones
+	// are not attached).
+	Attach        Attachment
+	EarlierAttach []Attachment
+	// Hold, set, leaves the entity out of this tick's snapshots for a
+	// client that holds it already, changed or not: the client keeps it as
+	// it had it and gets no state of it at this tick (soccer holds its
+	// players in the extra snapshots it asks for at a kick). A client that
+	// does not hold it gets it whole.
+	Hold bool
+}
+
+// Attachment is an entity drawn relative to another while it holds: its
+// place in the parent's frame and, while it is still on its way there, a
+// blend from where it was.
+type Attachment struct {
+	On     bool   // attached; the other fields are zero when not
+	Parent uint32 // the parent's id, below 2^31-1
+	Offset geom.Vec3
+	// From is where the blend to Offset started, in the parent's frame, at
+	// server time Since; it ends at Since+Span. Span 0: no blend.
+	From        geom.Vec3
+	Since, Span time.Duration
 }
 
 // MaxInts is how many game integers an Entity carries.
@@ -63,6 +89,9 @@ const (
 	roleGen
 	roleInt
 	roleKnot
+	roleInput
+	roleCut
+	roleAttach
 )
 
 // Field is one replicated field of a kind: which part of an Entity it sends
@@ -84,7 +113,8 @@ type Field struct {
 // prediction, at most steps off (and never further, however long it holds
 // it), for a fraction of a bit, where a prediction from a quantised baseline
 // is often a step off the truth and would cost a few bits. For a position,
-// a velocity, an angular velocity or an integer; other fields are exact.
+// a velocity, an angular velocity, an input or an integer; other fields are
+// exact.
 func (f Field) Within(steps int) Field {
 	f.tol = int64(max(0, steps))
 	return f
@@ -126,10 +156,28 @@ func Yaw(perTurn int) Field {
 	return Field{role: roleYaw, scale: int64(perTurn), lo: 0, hi: int64(perTurn) - 1}
 }
 
-// Tag sends Entity.Tag; Gen sends Entity.Gen; Knot sends State.Knot.
+// Input sends State.Input (the velocity a character was asked for) on the
+// given axes in steps of 1/perMetrePerSecond metres per second.
+func Input(perMetrePerSecond int, axes Axes) Field {
+	return Field{role: roleInput, scale: int64(perMetrePerSecond), axes: axes, lo: -maxSteps, hi: maxSteps}
+}
+
+// Attach sends Entity.Attach, its offsets in steps of 1/perMetre metres and
+// its blend's times in microseconds: nine components, the parent's id plus
+// one (0: not attached), the offset's X, Y and Z, the blend's start's X, Y
+// and Z, how long before the sample's time (State.Time) the blend started
+// (0 at the latest), and its span, both in whole microseconds (rounded
+// down).
+func Attach(perMetre int) Field {
+	return Field{role: roleAttach, scale: int64(perMetre), lo: -maxSteps, hi: maxSteps}
+}
+
+// Tag sends Entity.Tag; Gen sends Entity.Gen; Knot sends State.Knot; Cut
+// sends State.Cut.
 func Tag() Field  { return Field{role: roleTag, lo: 0, hi: 255} }
 func Gen() Field  { return Field{role: roleGen, lo: 0, hi: 255} }
 func Knot() Field { return Field{role: roleKnot, lo: 0, hi: 1} }
+func Cut() Field  { return Field{role: roleCut, lo: 0, hi: 1} }
 
 // Int sends Entity.Ints[slot], a game integer within [lo, hi]; values
 // outside are clamped.
@@ -167,15 +215,18 @@ type Schema struct {
 // which a Predictor reads and writes. An index is -1 when the kind does not
 // send that part.
 type Layout struct {
-	Pos, Vel, AngVel [3]int // one per axis
+	Pos, Vel, AngVel, Input [3]int // one per axis
 	// Rot is the first of four: the largest component's index (0 to 3, for
 	// W, X, Y, Z), then the other three in order.
 	Rot int
 	Yaw int
-	// PosScale, VelScale and AngVelScale are the steps per unit; YawSteps
-	// the steps of a turn; RotBits the bits of a rotation component.
-	PosScale, VelScale, AngVelScale, YawSteps int64
-	RotBits                                   int
+	// Attach is the first of an Attach field's nine components.
+	Attach int
+	// PosScale, VelScale, AngVelScale, InputScale and AttachScale are the
+	// steps per unit; YawSteps the steps of a turn; RotBits the bits of a
+	// rotation component.
+	PosScale, VelScale, AngVelScale, InputScale, AttachScale, YawSteps int64
+	RotBits                                                            int
 	// N is the number of components.
 	N int
 }
@@ -229,8 +280,8 @@ func NewSchema(kinds ...Kind) (*Schema, error) {
 	h := fnv.New32a()
 	for i, k := range kinds {
 		l := layout{Kind: k}
-		l.Pos, l.Vel, l.AngVel = [3]int{-1, -1, -1}, [3]int{-1, -1, -1}, [3]int{-1, -1, -1}
-		l.Rot, l.Yaw = -1, -1
+		l.Pos, l.Vel, l.AngVel, l.Input = [3]int{-1, -1, -1}, [3]int{-1, -1, -1}, [3]int{-1, -1, -1}, [3]int{-1, -1, -1}
+		l.Rot, l.Yaw, l.Attach = -1, -1, -1
 		seen := map[role]bool{}
 		for _, f := range k.Fields {
 			if err := l.add(f, seen); err != nil {
@@ -322,6 +373,21 @@ func (l *layout) add(f Field, seen map[role]bool) error {
 		return vec(&l.Vel, &l.VelScale)
 	case roleAngVel:
 		return vec(&l.AngVel, &l.AngVelScale)
+	case roleInput:
+		return vec(&l.Input, &l.InputScale)
+	case roleAttach:
+		if f.scale < 1 || f.scale > 1<<24 {
+			return fmt.Errorf("steps per metre %d (1 to 2^24)", f.scale)
+		}
+		l.Attach, l.AttachScale = len(l.comps), f.scale
+		l.comps = append(l.comps, comp{role: roleAttach, axis: 0, lo: 0, hi: 1<<31 - 1})
+		for a := 1; a < 9; a++ {
+			lo := f.lo
+			if a >= 7 {
+				lo = 0
+			}
+			l.comps = append(l.comps, comp{role: roleAttach, axis: a, lo: lo, hi: f.hi})
+		}
 	case roleRot:
 		if f.bits < 2 || f.bits > 20 {
 			return fmt.Errorf("rotation bits %d (2 to 20)", f.bits)
@@ -382,6 +448,14 @@ func (l *layout) quantise(q []int32, e *Entity) {
 			x = steps(e.State.Vel.Axis(c.axis), l.VelScale)
 		case roleAngVel:
 			x = steps(e.State.AngVel.Axis(c.axis), l.AngVelScale)
+		case roleInput:
+			x = steps(e.State.Input.Axis(c.axis), l.InputScale)
+		case roleAttach:
+			x = l.attachComp(&e.Attach, c.axis, e.State.Time)
+		case roleCut:
+			if e.State.Cut {
+				x = 1
+			}
 		case roleRot:
 			x = packed[rotAt]
 			rotAt++
@@ -419,6 +493,10 @@ func (l *layout) entity(e *Entity, q []int32, t time.Duration) {
 			s.Vel.SetAxis(c.axis, float64(x)/float64(l.VelScale))
 		case roleAngVel:
 			s.AngVel.SetAxis(c.axis, float64(x)/float64(l.AngVelScale))
+		case roleInput:
+			s.Input.SetAxis(c.axis, float64(x)/float64(l.InputScale))
+		case roleCut:
+			s.Cut = x != 0
 		case roleRot:
 			if i == l.Rot {
 				packed = uint64(x)
@@ -441,6 +519,34 @@ func (l *layout) entity(e *Entity, q []int32, t time.Duration) {
 		s.Rot = geom.UnpackSmallestThree(packed, uint(l.RotBits))
 	}
 	e.State = s
+	e.Attach = Attachment{}
+	if a := l.Attach; a >= 0 && q[a] > 0 {
+		m := float64(l.AttachScale)
+		v := func(i int) geom.Vec3 {
+			return geom.V(float64(q[a+i])/m, float64(q[a+i+1])/m, float64(q[a+i+2])/m)
+		}
+		e.Attach = Attachment{On: true, Parent: uint32(q[a] - 1), Offset: v(1), From: v(4),
+			Since: t - time.Duration(q[a+7])*time.Microsecond, Span: time.Duration(q[a+8]) * time.Microsecond}
+	}
+}
+
+// attachComp returns component i of an Attach field for a, in a sample at
+// time t.
+func (l *layout) attachComp(a *Attachment, i int, t time.Duration) int64 {
+	if !a.On {
+		return 0
+	}
+	switch i {
+	case 0:
+		return int64(a.Parent) + 1
+	case 1, 2, 3:
+		return steps(a.Offset.Axis(i-1), l.AttachScale)
+	case 4, 5, 6:
+		return steps(a.From.Axis(i-4), l.AttachScale)
+	case 7:
+		return int64(max(0, t-a.Since) / time.Microsecond)
+	}
+	return int64(max(0, a.Span) / time.Microsecond)
 }
 
 func steps(x float64, scale int64) int64 {

@@ -147,10 +147,14 @@ func TestSpecExample(t *testing.T) {
 		if tb == nil {
 			t.Fatalf("the package's decoder did not keep tick %d", tick)
 		}
-		if len(tb.probs) != len(k.probs) {
-			t.Fatalf("tick %d: %d probabilities saved, the document counts %d", tick, len(tb.probs), len(k.probs))
+		var m models
+		m.init(dec.s)
+		m.start(tb)
+		saved := m.list()
+		if len(saved) != len(k.probs) {
+			t.Fatalf("tick %d: %d probabilities saved, the document counts %d", tick, len(saved), len(k.probs))
 		}
-		for i, p := range tb.probs {
+		for i, p := range saved {
 			if uint16(p) != k.probs[i] {
 				t.Errorf("tick %d: saved probability %d is %d, the document's decoder has %d", tick, i, p, k.probs[i])
 				break

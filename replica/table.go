@@ -20,14 +20,16 @@ type record struct {
 // table is a snapshot as its client rebuilt it: every entity it holds,
 // sorted by id, with the match's meta.
 type table struct {
-	recs  []record
-	vals  []int32
-	meta  []byte
-	probs []wire.Prob // the models as its coding left them
+	recs []record
+	vals []int32
+	meta []byte
+	// The models as its coding left them (models.save).
+	ints  []intModel
+	probs []wire.Prob
 }
 
 func (t *table) reset() {
-	t.recs, t.vals, t.meta, t.probs = t.recs[:0], t.vals[:0], t.meta[:0], t.probs[:0]
+	t.recs, t.vals, t.meta, t.ints, t.probs = t.recs[:0], t.vals[:0], t.meta[:0], t.ints[:0], t.probs[:0]
 }
 
 // copyOf makes t a copy of u, reusing t's memory.
@@ -35,6 +37,7 @@ func (t *table) copyOf(u *table) {
 	t.recs = append(t.recs[:0], u.recs...)
 	t.vals = append(t.vals[:0], u.vals...)
 	t.meta = append(t.meta[:0], u.meta...)
+	t.ints = append(t.ints[:0], u.ints...)
 	t.probs = append(t.probs[:0], u.probs...)
 }
 

@@ -3,6 +3,7 @@ package replica
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
 // World is what a game replicates at one tick: every entity, and the
@@ -14,11 +15,16 @@ type World struct {
 	// Meta is the game's match state (a score, a phase), at most MaxMeta
 	// bytes; it goes to a client whenever it differs from its baseline's.
 	Meta []byte
+	// Regular says the tick's snapshot is a regular one, not one the game
+	// asked for besides (server.Game's Step): the server sets it before
+	// the game fills the world. Reset leaves it.
+	Regular bool
 
 	prepared bool
-	version  uint64  // changed by every Reset and Add
-	byID     []int32 // indices of ents sorted by id
-	q        []int32 // quantised values, N per entity, in order of ents
+	at       time.Duration // the time it was prepared at
+	version  uint64        // changed by every Reset and Add
+	byID     []int32       // indices of ents sorted by id
+	q        []int32       // quantised values, N per entity, in order of ents
 	qoff     []int32
 	dups     int
 }
@@ -47,12 +53,18 @@ func (w *World) Len() int { return len(w.ents) }
 // Entity returns the i'th entity added.
 func (w *World) Entity(i int) *Entity { return &w.ents[i] }
 
-// prepare sorts the entities by id and quantises them with s.
-func (w *World) prepare(s *Schema) {
-	if w.prepared {
+// prepare sorts the entities by id and quantises them with s, at the
+// snapshot's time t (an entity's State.Time, if the game left it zero).
+func (w *World) prepare(s *Schema, t time.Duration) {
+	if w.prepared && w.at == t {
 		return
 	}
-	w.prepared = true
+	w.prepared, w.at = true, t
+	for i := range w.ents {
+		if w.ents[i].State.Time == 0 {
+			w.ents[i].State.Time = t
+		}
+	}
 	w.byID = w.byID[:0]
 	for i := range w.ents {
 		if int(w.ents[i].Kind) < len(s.kinds) {

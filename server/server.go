@@ -672,6 +672,7 @@ func (s *Server) step() {
 			perClient = true
 			w := s.rep.World()
 			w.Reset()
+			w.Regular = regular
 			s.game.(Replicated).Replicate(w)
 		case !perClient:
 			s.snap = s.snapper.AppendSnapshot(s.snap, regular)

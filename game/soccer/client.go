@@ -9,7 +9,6 @@ import (
 	"github.com/tether-net/tether/movement"
 	"github.com/tether-net/tether/replicate"
 	"github.com/tether-net/tether/timeline"
-	"github.com/tether-net/tether/wire"
 )
 
 // ClientGame is the soccer game's side of a client: it implements client.Game,
@@ -62,7 +61,6 @@ type ClientGame struct {
 	shown    client.Entity
 	hasShown bool
 	resim    *resimBall // BallMethod MethodResim, once made
-	received *received  // per-client snapshots' baselines, once one came
 }
 
 // NewClientGame returns the client side of a match under rules (zero fields
@@ -172,22 +170,6 @@ func (g *ClientGame) Timeline(kind uint8) timeline.Config {
 		c.Extrapolate = PlayerExtrapolator(g.Rules)
 	}
 	return c
-}
-
-// DecodeSnapshot implements client.Game: the ball (with its possessor as
-// parent, at the offset in the possessor's frame the server carries it at)
-// and the players, whose Tag is their team.
-//
-// The server's Game encodes every client's snapshot on its own
-// (server.PerClient): this client keeps the last baselineRing snapshots it
-// decoded in order (s.Baseline), and decodes later ones against the one
-// they name. One against a baseline it does not keep is an error, as bad
-// bytes are.
-func (g *ClientGame) DecodeSnapshot(s *client.Snapshot, b []byte) error {
-	if g.received == nil && len(b) > 0 && b[0]&snapDelta != 0 {
-		g.received = &received{kept: wire.NewBaselines[playerTable](baselineRing)}
-	}
-	return decodeSnapshot(s, b, g.Rules, g.received)
 }
 
 // RenderClock implements client.Game: the render clock the match is drawn

@@ -82,21 +82,30 @@
 //
 // Inputs are a few bytes (AppendInput, DecodeInput); a predicting client sends
 // packets of moves instead (movement.AppendPacket, in the protocol's Moves
-// messages), each move an Input and its Env. A regular snapshot holds the
-// score, the possessor, the ball (a kinematic.State, as wire.AppendState
-// encodes it) and every player (position, velocity, facing, team, teleport
-// generation); an extra one, sent at a kick, a contact or a possession change,
-// holds the ball's state there as a knot, preceded by the state of the tick
-// before when that was not sent. Kicks, tackles, goals, kickoffs and restarts
-// are events (package event) on the reliable channel; a kick's and a tackle's
-// carry the ball's state leaving them, so a client that learns of one late
-// draws the ball as far along as its age. A teleport changes the entity's
-// generation, which clients turn into a cut. Game implements
-// server.PerClient: each client's snapshot carries the players bit-packed,
-// as deltas against the newest snapshot that client acknowledged (a player
-// running straight costs two bits), within the server's byte budget, so 64
-// players fit one packet (delta.go has the layout). Every decoder returns
-// ErrTruncated or ErrMalformed on bad input and is fuzzed.
+// messages), each move an Input and its Env. Snapshots are the replication
+// layer's (package replica): Game implements server.Replicated and
+// ClientGame client.Replicated, declaring two kinds (Schema): the ball (a
+// kinematic.State at the wire's precision, its generation, and who carries
+// it, where in the carrier's frame and how it blends there, a
+// replica.Attach field) and the players (position, velocity, facing, rate
+// of turning, the velocity asked for, team, generation). A regular snapshot
+// holds the score (its meta, DecodeScore), the ball and every player; at a
+// kick, a contact or a possession change an extra one goes, the ball's
+// state there a knot, preceded by the state of the tick before when that
+// was not sent, which holds the players (replica.Entity.Hold: a client
+// keeps them as it had them) but at a kickoff. For KnotRepeat after a jump
+// each regular snapshot repeats the knot, and a carrier's previous tick
+// goes with it. The layer codes each
+// client's snapshot against the newest it acknowledged, with soccer's own
+// predictors (a player leaning toward the velocity it asks for, a ball
+// rolling and turned ahead by its spin), within the server's byte budget,
+// where the ball and its carriers go first; 64 players fit one packet.
+// Kicks, tackles, goals, kickoffs and restarts are events (package event)
+// on the reliable channel; a kick's and a tackle's carry the ball's state
+// leaving them, so a client that learns of one late draws the ball as far
+// along as its age. A teleport changes the entity's generation, which
+// clients turn into a cut. Every decoder returns an error on bad input and
+// is fuzzed.
 //
 // # Bots
 //

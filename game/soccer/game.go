@@ -108,11 +108,10 @@ type Game struct {
 	kickoff bool // everything teleported
 	restart bool // the ball was put back on the pitch
 
-	lag   lagComp             // rewind.go
-	sent  sendState           // snapshot.go
-	out   prepared            // snapshot.go: this tick's snapshot, shared by every client's
-	views map[int]*clientView // delta.go: what each client was sent, by client
-	moves moveBook            // predicted.go
+	lag   lagComp   // rewind.go
+	sent  sendState // snapshot.go
+	moves moveBook  // predicted.go
+	rep   repState  // replica.go
 	stats GameStats
 }
 
@@ -136,7 +135,7 @@ func NewGame(rules Rules, tickHz int) (*Game, error) {
 		return nil, err
 	}
 	rules = rules.WithDefaults()
-	g := &Game{lastToucher: -1, byClient: map[int]int{}, views: map[int]*clientView{}, players: make([]player, rules.MaxPlayers)}
+	g := &Game{lastToucher: -1, byClient: map[int]int{}, players: make([]player, rules.MaxPlayers)}
 	slots := make([]*onPitch, len(g.players))
 	for i := range g.players {
 		g.players[i].client = -1
@@ -187,7 +186,6 @@ func (g *Game) Join(client int) (uint32, error) {
 	p := &g.players[slot]
 	*p = player{onPitch: onPitch{active: true, body: p.body}, client: client, team: team, gen: p.gen + 1}
 	g.byClient[client] = slot
-	g.out.ok = false
 	p.st, p.vel, p.turn = g.kickoffState(slot), geom.Vec3{}, 0
 	g.world.SetBody(p.body, physics.BodyState{Pos: p.st.Pos})
 	return FirstPlayerID + uint32(slot), nil
@@ -201,8 +199,6 @@ func (g *Game) Leave(client int) {
 		return
 	}
 	delete(g.byClient, client)
-	delete(g.views, client)
-	g.out.ok = false
 	if g.possessor == slot {
 		g.possessor = -1
 		g.knot = true
@@ -264,7 +260,6 @@ func (g *Game) Input(client int, in server.Input) {
 // snapshot when the ball's motion jumped.
 func (g *Game) Step(t server.Tick, events server.Emitter) bool {
 	g.keepPrevious()
-	g.out.ok = false
 	g.tick, g.now, g.dt = t.N, t.Time, t.Dt
 	g.knot, g.jumped, g.kickoff, g.restart = false, false, false, false
 	g.carrierJump = geom.Vec3{}
