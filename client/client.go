@@ -73,9 +73,8 @@ func (b Blend) At(place geom.Vec3, t time.Duration) geom.Vec3 {
 
 // Snapshot is a decoded snapshot. The client sets Tick, Time (the server time
 // of the tick, at the welcome's tick rate: protocol.Welcome.TickTime) and
-// Regular before calling Game.DecodeSnapshot, which appends
-// to Entities and sets Meta, and, for a game whose server encodes snapshots
-// per client (server.PerClient), Base and Baseline.
+// Regular; the replication layer (or a SnapshotDecoder game) fills in
+// Entities, Meta, Base, Baseline and Gone.
 type Snapshot struct {
 	Tick     uint64
 	Time     time.Duration

@@ -19,8 +19,8 @@
 // decoded into entity states (an id, a kind, a game tag such as a team, a
 // teleport generation, the state, and optionally a parent to be drawn
 // relative to) by the replication layer from the schema a Replicated game
-// declares, or by a SnapshotDecoder game itself (game/soccer, until it moves
-// onto the layer).
+// declares, or by a SnapshotDecoder game itself (an escape hatch no
+// shipped game uses).
 //
 // # Time and rendering
 //

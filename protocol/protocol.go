@@ -85,7 +85,7 @@ type Message struct {
 	Input    Input
 	// Ack is the tick of a TagAck, or of a TagMoves that carries one (0:
 	// none): the newest snapshot the client keeps as a baseline for
-	// snapshots encoded against it (see server.PerClient).
+	// snapshots encoded against it (see server.Replicated).
 	Ack  uint64
 	Body []byte
 }

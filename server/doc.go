@@ -36,8 +36,8 @@
 // (acknowledgements, adjustments) go to that client alone, unreliably, with
 // its next packets (within Config.ReplyHold, for a snapshot's). A game the
 // layer does not serve encodes its own snapshots instead (Snapshotter, and
-// PerClient for one of its own per client: game/soccer, until it moves onto
-// the layer).
+// PerClient for one of its own per client), an escape hatch no shipped game
+// uses.
 //
 // # Time and ticks
 //

@@ -154,10 +154,10 @@ type Config struct {
 	// pong whatever it carries, so replies never outgrow the pings.
 	PongHz int
 	// SnapshotBudget is the most bytes of one snapshot message (header
-	// included) a PerClient game may fill; 0 means
-	// reliable.MaxUnreliableSize, one MTU-safe packet. Range [64,
-	// reliable.MaxUnreliableSize]. A game that is not PerClient has the
-	// whole message.
+	// included) a Replicated or PerClient game's snapshots may fill; 0
+	// means reliable.MaxUnreliableSize, one MTU-safe packet. Range [64,
+	// reliable.MaxUnreliableSize]. Another Snapshotter has the whole
+	// message.
 	SnapshotBudget int
 	// Hold is how long a clock pong may be held for a packet that goes to
 	// the client anyway (a snapshot's, an event's, a reply's) rather than go
