@@ -134,7 +134,8 @@ type Encoder struct {
 	hist   []Sample
 	pred   []int64
 	early  []int32
-	shown  Entity // an entity as its client rebuilds it (OnEntity)
+	shown  Entity  // an entity as its client rebuilds it (OnEntity)
+	q32    []int32 // its values
 	kbits  []float64
 }
 
@@ -569,12 +570,12 @@ func (e *Encoder) rebuilt(k int, t time.Duration) *Entity {
 	ent := &e.world.ents[e.ents[k]]
 	l := &e.s.kinds[ent.Kind]
 	rec := e.recOf(k)
-	e.early = slices.Grow(e.early[:0], len(rec))[:len(rec)]
+	e.q32 = slices.Grow(e.q32[:0], len(rec))[:len(rec)]
 	for i, x := range rec {
-		e.early[i] = int32(x)
+		e.q32[i] = int32(x)
 	}
 	e.shown = Entity{ID: ent.ID, Kind: ent.Kind}
-	l.entity(&e.shown, e.early, t)
+	l.entity(&e.shown, e.q32, t)
 	return &e.shown
 }
 

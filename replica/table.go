@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -92,15 +93,7 @@ func (t *table) keep(s *Schema, from *table, r *record) {
 
 // sortRecs puts the records in order of id (they are unique).
 func (t *table) sortRecs() {
-	byID := func(a, b record) int {
-		switch {
-		case a.id < b.id:
-			return -1
-		case a.id > b.id:
-			return 1
-		}
-		return 0
-	}
+	byID := func(a, b record) int { return cmp.Compare(a.id, b.id) }
 	if !slices.IsSortedFunc(t.recs, byID) {
 		slices.SortFunc(t.recs, byID)
 	}

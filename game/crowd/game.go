@@ -112,31 +112,34 @@ func (g *Game) Step(t server.Tick, _ server.Emitter) bool {
 	return false
 }
 
-// Replication implements server.Replicated: the crowd's Schema, and
-// observers that count what each snapshot spent on spheres at rest.
+// Replication implements server.Replicated: the crowd's Schema, and an
+// observer that counts the snapshots; with Config.OnSnapshot, what each
+// spent on spheres at rest too (an observer of every entity sent, which
+// costs the encoder a dequantised entity each, so only for a meter).
 func (g *Game) Replication() (*replica.Schema, replica.Config) {
-	return Schema, replica.Config{
-		OnEntity: func(_ int, e *replica.Entity, bits float64) {
+	rc := replica.Config{OnSnapshot: func(r replica.Encoded) {
+		e := g.enc
+		g.enc = Encoded{}
+		e.Client, e.Time, e.Bytes, e.Delta = r.Client, r.Time, r.Bytes, r.Base != 0
+		e.Unchanged, e.Sent, e.Whole, e.LeftOut = r.Unchanged, r.Sent, r.Spawned, r.LeftOut
+		g.stats.Snapshots++
+		g.stats.LeftOut += uint64(e.LeftOut)
+		if e.Delta {
+			g.stats.Deltas++
+		}
+		if g.cfg.OnSnapshot != nil {
+			g.cfg.OnSnapshot(e)
+		}
+	}}
+	if g.cfg.OnSnapshot != nil {
+		rc.OnEntity = func(_ int, e *replica.Entity, bits float64) {
 			if v := e.State.Vel; math.Abs(v.X) < restSpeed && math.Abs(v.Y) < restSpeed && math.Abs(v.Z) < restSpeed {
 				g.enc.Rest++
 				g.enc.RestBits += bits
 			}
-		},
-		OnSnapshot: func(r replica.Encoded) {
-			e := g.enc
-			g.enc = Encoded{}
-			e.Client, e.Time, e.Bytes, e.Delta = r.Client, r.Time, r.Bytes, r.Base != 0
-			e.Unchanged, e.Sent, e.Whole, e.LeftOut = r.Unchanged, r.Sent, r.Spawned, r.LeftOut
-			g.stats.Snapshots++
-			g.stats.LeftOut += uint64(e.LeftOut)
-			if e.Delta {
-				g.stats.Deltas++
-			}
-			if g.cfg.OnSnapshot != nil {
-				g.cfg.OnSnapshot(e)
-			}
-		},
+		}
 	}
+	return Schema, rc
 }
 
 // Replicate implements server.Replicated: every sphere, its id its index.
