@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +31,8 @@ type Snapshot struct {
 	Ticks       server.TickTimes
 	Netcode     netcode.ServerStats
 	WriteErrors uint64 // datagrams the transport failed to send
-	State       ops.State
-	Capacity    int // player slots, free or taken
+	InUse       bool   // the match is in use (its lifecycle is Allocated)
+	Capacity    int    // player slots, free or taken
 
 	// Movement sums the movement checks of every predicted player the
 	// game has had, those that left included (zero for a game without
@@ -39,31 +40,34 @@ type Snapshot struct {
 	Movement movement.ServerStats
 	// BadInputs counts the game's inputs that did not decode.
 	BadInputs uint64
-	// Agones are the calls made to the Agones SDK sidecar (nil without).
-	Agones []agones.CallCount
 }
 
-// Collector is a prometheus.Collector of a server's Snapshot.
+// Collector is a prometheus.Collector of one match's Snapshot: every
+// metric it reports carries the label match, the match's number in its
+// process.
 type Collector struct {
-	read func(*Snapshot)
+	read  func(*Snapshot)
+	descs descs // labelled with the match
 
 	mu   sync.Mutex
 	snap Snapshot
 	rtt  rttHistogram
 }
 
-// NewCollector returns a Collector that calls read to fill a Snapshot at
-// every scrape and at every round-trip sample (SampleRTT); read may keep
-// Clients' backing array between calls.
-func NewCollector(read func(*Snapshot)) *Collector { return &Collector{read: read} }
+// NewCollector returns a Collector of match number match that calls read
+// to fill a Snapshot at every scrape and at every round-trip sample
+// (SampleRTT); read may keep Clients' backing array between calls.
+func NewCollector(match int, read func(*Snapshot)) *Collector {
+	return &Collector{read: read, descs: newDescs(prometheus.Labels{"match": strconv.Itoa(match)})}
+}
 
 // ServerConfig says what ServerCollector reads besides the server.
 type ServerConfig struct {
-	Lifecycle *ops.Lifecycle // its state (nil: Starting)
+	Match     int            // the match's number in its process (label match)
+	Lifecycle *ops.Lifecycle // the match's: in use while Allocated (nil: never)
 	Capacity  int            // player slots
 	// Fill, if set, fills the rest of the Snapshot (the game's Movement
-	// and BadInputs, the Agones calls); it runs inside srv.Do, so it may
-	// read the game.
+	// and BadInputs); it runs inside srv.Do, so it may read the game.
 	Fill func(*Snapshot)
 }
 
@@ -71,7 +75,7 @@ type ServerConfig struct {
 // its first transport, with cfg's lifecycle, capacity and the rest: what a
 // game server process serves at /metrics.
 func ServerCollector(srv *server.UDP, cfg ServerConfig) *Collector {
-	return NewCollector(func(s *Snapshot) {
+	return NewCollector(cfg.Match, func(s *Snapshot) {
 		srv.Do(func(c *server.Server) {
 			s.Server = c.Stats()
 			for _, i := range c.Clients(nil) {
@@ -86,9 +90,7 @@ func ServerCollector(srv *server.UDP, cfg ServerConfig) *Collector {
 		s.Ticks = srv.TickTimes()
 		s.Netcode = srv.Transport().Stats()
 		s.WriteErrors = srv.Transport().WriteErrors()
-		if cfg.Lifecycle != nil {
-			s.State = cfg.Lifecycle.State()
-		}
+		s.InUse = cfg.Lifecycle != nil && cfg.Lifecycle.State() == ops.Allocated
 		s.Capacity = cfg.Capacity
 	})
 }
@@ -146,21 +148,21 @@ func (h *rttHistogram) add(d time.Duration) {
 
 // counter is one plain counter or gauge of the Snapshot.
 type counter struct {
-	desc  *prometheus.Desc
-	kind  prometheus.ValueType
-	value func(*Snapshot) float64
+	name, help string // name without the tether_ prefix
+	kind       prometheus.ValueType
+	value      func(*Snapshot) float64
 }
 
-func desc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc("tether_"+name, help, labels, nil)
+func desc(name, help string, constLabels prometheus.Labels, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc("tether_"+name, help, labels, constLabels)
 }
 
 func c(name, help string, v func(*Snapshot) uint64) counter {
-	return counter{desc(name, help), prometheus.CounterValue, func(s *Snapshot) float64 { return float64(v(s)) }}
+	return counter{name, help, prometheus.CounterValue, func(s *Snapshot) float64 { return float64(v(s)) }}
 }
 
 func g(name, help string, v func(*Snapshot) int) counter {
-	return counter{desc(name, help), prometheus.GaugeValue, func(s *Snapshot) float64 { return float64(v(s)) }}
+	return counter{name, help, prometheus.GaugeValue, func(s *Snapshot) float64 { return float64(v(s)) }}
 }
 
 var counters = []counter{
@@ -201,19 +203,42 @@ var counters = []counter{
 	c("netcode_out_dropped_total", "Packets lost because the driver did not drain Transmit.", func(s *Snapshot) uint64 { return s.Netcode.OutDropped }),
 	g("netcode_pending", "Pending connections.", func(s *Snapshot) int { return s.Netcode.Pending }),
 	c("transport_write_errors_total", "Datagrams the socket failed to send.", func(s *Snapshot) uint64 { return s.WriteErrors }),
+	g("match_in_use", "1 while the match is in use (a player joined it, until it ends), 0 while it waits for players.", func(s *Snapshot) int {
+		if s.InUse {
+			return 1
+		}
+		return 0
+	}),
 }
 
-// directional counters, labelled direction="in"|"out".
+// descs are the descriptions of one match's metrics, labelled with it.
+type descs struct {
+	plain []*prometheus.Desc // of counters, in order
+	// labelled direction="in"|"out"
+	payloads, payloadBytes, datagrams, bytes *prometheus.Desc
+	dropped, tick, rtt                       *prometheus.Desc
+}
+
+func newDescs(l prometheus.Labels) descs {
+	d := descs{
+		payloads:     desc("server_payloads_total", "Payloads the server core received and sent (netcode payloads).", l, "direction"),
+		payloadBytes: desc("server_payload_bytes_total", "Bytes of those payloads.", l, "direction"),
+		datagrams:    desc("netcode_datagrams_total", "UDP datagrams received and sent.", l, "direction"),
+		bytes:        desc("netcode_bytes_total", "Bytes of UDP payload received and sent, by kind: of connected clients, or of unauthenticated peers (requests, challenges, denials); the kinds sum to all.", l, "direction", "kind"),
+		dropped:      desc("netcode_dropped_total", "Datagrams received and dropped, by reason.", l, "reason"),
+		tick:         desc("server_tick_seconds", "Wall time of the driver's calls of the core's Tick (the bound 0.0167 is a 60 Hz tick's budget).", l),
+		rtt:          desc("client_rtt_seconds", "Round trips of the connected clients' reliable channels, each client sampled once a second.", l),
+	}
+	for _, k := range counters {
+		d.plain = append(d.plain, desc(k.name, k.help, l))
+	}
+	return d
+}
+
+// The process's own metrics (Process), not labelled with a match.
 var (
-	payloadsDesc     = desc("server_payloads_total", "Payloads the server core received and sent (netcode payloads).", "direction")
-	payloadBytesDesc = desc("server_payload_bytes_total", "Bytes of those payloads.", "direction")
-	datagramsDesc    = desc("netcode_datagrams_total", "UDP datagrams received and sent.", "direction")
-	bytesDesc        = desc("netcode_bytes_total", "Bytes of UDP payload received and sent, by kind: of connected clients, or of unauthenticated peers (requests, challenges, denials); the kinds sum to all.", "direction", "kind")
-	droppedDesc      = desc("netcode_dropped_total", "Datagrams received and dropped, by reason.", "reason")
-	tickDesc         = desc("server_tick_seconds", "Wall time of the driver's calls of the core's Tick (the bound 0.0167 is a 60 Hz tick's budget).")
-	rttDesc          = desc("client_rtt_seconds", "Round trips of the connected clients' reliable channels, each client sampled once a second.")
-	stateDesc        = desc("lifecycle_state", "1 for the process's lifecycle state.", "state")
-	agonesDesc       = desc("agones_calls_total", "Calls to the Agones SDK sidecar, by call and outcome (ok, failed: each failed try counts).", "call", "outcome")
+	stateDesc  = desc("lifecycle_state", "1 for the process's lifecycle state.", nil, "state")
+	agonesDesc = desc("agones_calls_total", "Calls to the Agones SDK sidecar, by call and outcome (ok, failed: each failed try counts).", nil, "call", "outcome")
 )
 
 // dropReasons are the DropCounts fields, as snake_case reasons.
@@ -242,11 +267,9 @@ func snake(name string) string {
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, k := range counters {
-		ch <- k.desc
-	}
-	for _, d := range []*prometheus.Desc{payloadsDesc, payloadBytesDesc, datagramsDesc, bytesDesc, droppedDesc, tickDesc, rttDesc, stateDesc, agonesDesc} {
-		ch <- d
+	d := &c.descs
+	for _, p := range slices.Concat(d.plain, []*prometheus.Desc{d.payloads, d.payloadBytes, d.datagrams, d.bytes, d.dropped, d.tick, d.rtt}) {
+		ch <- p
 	}
 }
 
@@ -254,37 +277,60 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := &c.snap
+	s, d := &c.snap, &c.descs
 	s.Clients = s.Clients[:0]
 	c.read(s)
-	for _, k := range counters {
-		ch <- prometheus.MustNewConstMetric(k.desc, k.kind, k.value(s))
+	for i, k := range counters {
+		ch <- prometheus.MustNewConstMetric(d.plain[i], k.kind, k.value(s))
 	}
 	dir := func(d *prometheus.Desc, in, out uint64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(in), append([]string{"in"}, labels...)...)
 		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(out), append([]string{"out"}, labels...)...)
 	}
-	dir(payloadsDesc, s.Server.PacketsIn, s.Server.PacketsOut)
-	dir(payloadBytesDesc, s.Server.BytesIn, s.Server.BytesOut)
-	dir(datagramsDesc, s.Netcode.PacketsIn, s.Netcode.PacketsOut)
-	dir(bytesDesc, s.Netcode.BytesIn-s.Netcode.UnauthBytesIn, s.Netcode.BytesOut-s.Netcode.UnauthBytesOut, "connected")
-	dir(bytesDesc, s.Netcode.UnauthBytesIn, s.Netcode.UnauthBytesOut, "unauthenticated")
+	dir(d.payloads, s.Server.PacketsIn, s.Server.PacketsOut)
+	dir(d.payloadBytes, s.Server.BytesIn, s.Server.BytesOut)
+	dir(d.datagrams, s.Netcode.PacketsIn, s.Netcode.PacketsOut)
+	dir(d.bytes, s.Netcode.BytesIn-s.Netcode.UnauthBytesIn, s.Netcode.BytesOut-s.Netcode.UnauthBytesOut, "connected")
+	dir(d.bytes, s.Netcode.UnauthBytesIn, s.Netcode.UnauthBytesOut, "unauthenticated")
 	drops := reflect.ValueOf(s.Netcode.Dropped)
 	for i, r := range dropReasons {
-		ch <- prometheus.MustNewConstMetric(droppedDesc, prometheus.CounterValue, float64(drops.Field(i).Uint()), r)
+		ch <- prometheus.MustNewConstMetric(d.dropped, prometheus.CounterValue, float64(drops.Field(i).Uint()), r)
 	}
+	ch <- prometheus.MustNewConstHistogram(d.tick, s.Ticks.Count, s.Ticks.Sum.Seconds(), cumulative(server.TickBounds[:], s.Ticks.Buckets[:]))
+	ch <- prometheus.MustNewConstHistogram(d.rtt, c.rtt.count, c.rtt.sum.Seconds(), cumulative(RTTBounds[:], c.rtt.buckets[:]))
+}
 
-	ch <- prometheus.MustNewConstHistogram(tickDesc, s.Ticks.Count, s.Ticks.Sum.Seconds(), cumulative(server.TickBounds[:], s.Ticks.Buckets[:]))
-	ch <- prometheus.MustNewConstHistogram(rttDesc, c.rtt.count, c.rtt.sum.Seconds(), cumulative(RTTBounds[:], c.rtt.buckets[:]))
+// Process is what Handler reports of the process besides its matches.
+type Process struct {
+	// Lifecycle is the process's, for tether_lifecycle_state (nil:
+	// Starting).
+	Lifecycle *ops.Lifecycle
+	// Agones returns the calls made to the Agones SDK sidecar, for
+	// tether_agones_calls_total (nil: none).
+	Agones func() []agones.CallCount
+}
 
-	for _, a := range s.Agones {
-		ch <- prometheus.MustNewConstMetric(agonesDesc, prometheus.CounterValue, float64(a.OK), a.Call, "ok")
-		ch <- prometheus.MustNewConstMetric(agonesDesc, prometheus.CounterValue, float64(a.Failed), a.Call, "failed")
+// Describe implements prometheus.Collector.
+func (p Process) Describe(ch chan<- *prometheus.Desc) {
+	ch <- stateDesc
+	ch <- agonesDesc
+}
+
+// Collect implements prometheus.Collector.
+func (p Process) Collect(ch chan<- prometheus.Metric) {
+	if p.Agones != nil {
+		for _, a := range p.Agones() {
+			ch <- prometheus.MustNewConstMetric(agonesDesc, prometheus.CounterValue, float64(a.OK), a.Call, "ok")
+			ch <- prometheus.MustNewConstMetric(agonesDesc, prometheus.CounterValue, float64(a.Failed), a.Call, "failed")
+		}
 	}
-
+	state := ops.Starting
+	if p.Lifecycle != nil {
+		state = p.Lifecycle.State()
+	}
 	for st := ops.Starting; st <= ops.Draining; st++ {
 		v := 0.0
-		if st == s.State {
+		if st == state {
 			v = 1
 		}
 		ch <- prometheus.MustNewConstMetric(stateDesc, prometheus.GaugeValue, v, st.String())
@@ -305,12 +351,16 @@ func cumulative(bounds []time.Duration, counts []uint64) map[float64]uint64 {
 	return m
 }
 
-// Handler serves c's metrics with the Go runtime's, the process's (but its
-// process_network_* counters, which count the whole network namespace's
-// traffic, not the process's) and tether_build_info.
-func Handler(c *Collector) http.Handler {
+// Handler serves the metrics of p and of the process's matches (one
+// Collector each, of distinct match numbers) with the Go runtime's, the
+// process's (but its process_network_* counters, which count the whole
+// network namespace's traffic, not the process's) and tether_build_info.
+func Handler(p Process, matches ...*Collector) http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(c, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	for _, c := range matches {
+		reg.MustRegister(c)
+	}
+	reg.MustRegister(p, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tether_build_info", Help: "1, labelled with the build's version and Go version.",
 			ConstLabels: prometheus.Labels{"version": ops.Version(), "go_version": runtime.Version()}}, func() float64 { return 1 }))
 	own := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {

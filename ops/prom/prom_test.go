@@ -38,9 +38,9 @@ func fill(v reflect.Value, next *uint64) {
 // Scrape parses what Handler serves; read wraps a Snapshot whose every counter
 // differs, so a counter wired to the wrong field shows. The collector takes
 // rttSamples round-trip samples first.
-func scrape(t *testing.T, s *Snapshot, rttSamples int) map[string]*dto.MetricFamily {
+func scrape(t *testing.T, s *Snapshot, p Process, rttSamples int) map[string]*dto.MetricFamily {
 	t.Helper()
-	c := NewCollector(func(dst *Snapshot) {
+	c := NewCollector(3, func(dst *Snapshot) {
 		clients := dst.Clients
 		*dst = *s
 		dst.Clients = append(clients, s.Clients...)
@@ -49,11 +49,11 @@ func scrape(t *testing.T, s *Snapshot, rttSamples int) map[string]*dto.MetricFam
 	for range rttSamples {
 		c.sampleRTT(&tmp)
 	}
-	h := Handler(c)
+	h := Handler(p, c)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
+	tp := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := tp.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
 	if err != nil {
 		t.Fatalf("parse: %v\n%s", err, rec.Body.String())
 	}
@@ -97,12 +97,17 @@ func TestMetricsAgreeWithStats(t *testing.T) {
 	s.Netcode.BytesIn, s.Netcode.BytesOut = 5000, 7000 // above the unauthenticated bytes
 	s.BadInputs = 77
 	s.Capacity = 30
-	s.Agones = []agones.CallCount{{Call: "ready", OK: 2, Failed: 1}, {Call: "health", OK: 40}}
 	s.WriteErrors = 999
-	s.State = ops.Allocated
+	s.InUse = true
+	l := ops.NewLifecycle()
+	l.Ready()
+	l.Allocate()
+	p := Process{Lifecycle: l, Agones: func() []agones.CallCount {
+		return []agones.CallCount{{Call: "ready", OK: 2, Failed: 1}, {Call: "health", OK: 40}}
+	}}
 	s.Ticks = server.TickTimes{Count: 6, Sum: 3 * time.Millisecond, Buckets: [len(server.TickBounds)]uint64{1, 2, 0, 3}}
 	s.Clients = []server.ClientStats{{RTT: 30 * time.Millisecond}, {RTT: 10 * time.Millisecond}, {RTT: 20 * time.Millisecond}}
-	fams := scrape(t, &s, 2)
+	fams := scrape(t, &s, p, 2)
 
 	want := map[string]float64{
 		"tether_server_capacity":              30,
@@ -123,6 +128,7 @@ func TestMetricsAgreeWithStats(t *testing.T) {
 		"tether_netcode_denied_total":         float64(s.Netcode.Denied),
 		"tether_netcode_pending":              float64(s.Netcode.Pending),
 		"tether_transport_write_errors_total": 999,
+		"tether_match_in_use":                 1,
 	}
 	for name, v := range want {
 		if got := value(t, fams, name); got != v {
@@ -130,11 +136,23 @@ func TestMetricsAgreeWithStats(t *testing.T) {
 		}
 	}
 	for _, k := range counters { // every plain counter agrees with its field
-		name := k.desc.String()
-		name = name[strings.Index(name, `"`)+1:]
-		name = name[:strings.Index(name, `"`)]
-		if got := value(t, fams, name); got != k.value(&s) {
-			t.Errorf("%s = %v, want %v", name, got, k.value(&s))
+		if got := value(t, fams, "tether_"+k.name); got != k.value(&s) {
+			t.Errorf("%s = %v, want %v", k.name, got, k.value(&s))
+		}
+	}
+	for name, f := range fams { // every match's metric names its match, the process's none
+		process := !strings.HasPrefix(name, "tether_") || name == "tether_build_info" ||
+			name == "tether_lifecycle_state" || name == "tether_agones_calls_total"
+		for _, m := range f.Metric {
+			match := ""
+			for _, l := range m.Label {
+				if l.GetName() == "match" {
+					match = l.GetValue()
+				}
+			}
+			if want := map[bool]string{false: "3", true: ""}[process]; match != want {
+				t.Errorf("%s: match %q, want %q", name, match, want)
+			}
 		}
 	}
 	dirs := []struct {
