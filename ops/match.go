@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"context"
 	"errors"
 	"time"
 )
@@ -87,25 +86,4 @@ func (m *MatchClock) Check(now time.Time, s State, match uint64, p Players) erro
 	}
 	m.over = m.over || err != nil
 	return err
-}
-
-// Run checks the match every interval until ctx ends, reading the
-// players with players and l's state, and sends each end on over.
-func (m *MatchClock) Run(ctx context.Context, l *Lifecycle, every time.Duration, players func() Players, over chan<- error) {
-	tk := time.NewTicker(every)
-	defer tk.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tk.C:
-			if err := m.Check(now, l.State(), l.Match(), players()); err != nil {
-				select {
-				case over <- err:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}
 }

@@ -32,17 +32,19 @@ func TickHealth(srv *server.UDP, stall time.Duration) func() error {
 	}
 }
 
-// Drain moves l to Draining and srv's transports to admitting nobody, then
-// lets the match go on until every client has left, grace has passed or ctx
-// ends (a second signal, say), logging each step to log. The caller then
-// closes srv, which sends the clients still connected netcode's disconnect
-// packets.
-func Drain(ctx context.Context, srv *server.UDP, l *Lifecycle, grace time.Duration, log *slog.Logger) {
+// Drain moves l to Draining and the transports of srvs (the process's
+// matches) to admitting nobody, then lets the matches go on until every
+// client has left, grace has passed or ctx ends (a second signal, say),
+// logging each step to log. The caller then closes srvs, which sends the
+// clients still connected netcode's disconnect packets.
+func Drain(ctx context.Context, l *Lifecycle, grace time.Duration, log *slog.Logger, srvs ...*server.UDP) {
 	l.Drain()
 	connected := func() (n int) {
-		for _, t := range srv.Transports() {
-			t.RefuseNew(true)
-			n += t.NumConnected()
+		for _, srv := range srvs {
+			for _, t := range srv.Transports() {
+				t.RefuseNew(true)
+				n += t.NumConnected()
+			}
 		}
 		return n
 	}

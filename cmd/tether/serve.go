@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -21,7 +20,6 @@ import (
 	"github.com/tether-net/tether/ops/agones"
 	"github.com/tether-net/tether/ops/prom"
 	"github.com/tether-net/tether/server"
-	"github.com/tether-net/tether/transport/udp"
 )
 
 // maxServePlayers is the most player slots a soccer match has.
@@ -35,12 +33,16 @@ const maxServePlayers = 64
 // it stops.
 func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("serve", stderr,
-		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-used-tokens FILE]",
-		"                   [-admin HOST:PORT [-pprof]] [-log-format text|json] [-drain-grace D] [-agones [-agones-port NAME]]",
+		"usage: tether serve [-addr IP:PORT] [-public IP:PORT] [-key FILE] [-protocol-id ID] [-max-clients N] [-matches N] [-used-tokens FILE]",
+		"                   [-admin HOST:PORT [-admin-hosts NAME,...] [-pprof]] [-log-format text|json] [-drain-grace D] [-agones [-agones-port NAME]]",
 		"                   [-match-length D] [-idle-timeout D] [-unused-timeout D] [-after-match shutdown|ready]",
 		"                   [-http ADDR [-tls-cert FILE -tls-key FILE] [-anonymous-play]]",
 		"Runs a dedicated soccer server that accepts clients with connect tokens (tether token)",
 		"minted with the same key and protocol id, until interrupted, or with -agones until its match ends.",
+		"With -matches N it hosts N matches, each with its own slots on its own port: match i listens on",
+		"-addr's port + i, and a token selects it by naming its address (-public's port + i, or with",
+		"-agones-port NAME the GameServer's port NAME-i); every match returns to the pool when it ends,",
+		"the process ends on drain, and with -agones it reports its matches in use in the Counter rooms.",
 	)
 	addr := fs.String("addr", "127.0.0.1:40000", "UDP address to listen on, IP:PORT (port 0: any free port)")
 	public := fs.String("public", "", "address clients send to, as written in their tokens (default: -addr; required when -addr is 0.0.0.0 or ::)")
@@ -50,6 +52,8 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	usedPath := fs.String("used-tokens", "", `file that keeps the tokens clients used, so a restarted server refuses them (default: the -key file's name with ".used" added; "none": forget them on exit)`)
 	maxClients := fs.Int("max-clients", 22, fmt.Sprintf("client slots, one player each, 1 to %d", maxServePlayers))
 	admin := fs.String("admin", "", "serve /healthz, /readyz and /metrics over HTTP on HOST:PORT (:PORT means loopback); off when empty")
+	adminHosts := fs.String("admin-hosts", "", "with -admin: host names (comma-separated, no port) requests may name in their Host header besides -admin's host, IP addresses and localhost: the DNS names a scraper reaches the pod by (others get 421, against DNS rebinding)")
+	matches := fs.Int("matches", 1, fmt.Sprintf("matches this process hosts, 1 to %d, each a game with its own -max-clients slots on its own UDP port", maxMatches))
 	pprof := fs.Bool("pprof", false, "also serve net/http/pprof under /debug/pprof/ on the -admin address")
 	logFormat := fs.String("log-format", "text", "log records as text or json (log/slog)")
 	agonesFlag := fs.Bool("agones", false, "report the lifecycle (ready, allocated, health, shutdown) to the Agones SDK sidecar's REST API on localhost:$AGONES_SDK_HTTP_PORT")
@@ -63,7 +67,7 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 	fs.DurationVar(&mcfg.Length, "match-length", 0, fmt.Sprintf("end a match this long after its first player joined, its full time (default %v with -agones; 0: never)", defaultMatch.Length))
 	fs.DurationVar(&mcfg.Idle, "idle-timeout", 0, fmt.Sprintf("end a match this long after its last player left (default %v with -agones; 0: never)", defaultMatch.Idle))
 	fs.DurationVar(&mcfg.NobodyCame, "unused-timeout", 0, fmt.Sprintf("end a match this long after Agones allocated the server if no player joined (default %v with -agones; 0: never)", defaultMatch.NobodyCame))
-	afterMatch := fs.String("after-match", "shutdown", "when a match ends: shutdown (disconnect its players and exit 0; Agones then replaces the server) or ready (disconnect them, restart the match and take the next one: Agones may allocate it again)")
+	afterMatch := fs.String("after-match", "shutdown", "when a match ends: shutdown (disconnect its players and exit 0; Agones then replaces the server) or ready (disconnect them, restart the match and take the next one: Agones may allocate it again); with -matches above 1 always ready")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -83,8 +87,23 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			}
 		}()
 	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *afterMatch != "shutdown" && *afterMatch != "ready" {
 		return usagef("-after-match %q: want shutdown or ready", *afterMatch)
+	}
+	if *matches < 1 || *matches > maxMatches {
+		return usagef("-matches %d: want 1 to %d", *matches, maxMatches)
+	}
+	multi := *matches > 1
+	if multi {
+		switch {
+		case set["after-match"] && *afterMatch == "shutdown":
+			return usagef("-matches %d: a match that ends returns to the pool (the process ends on drain); -after-match shutdown does not go with it", *matches)
+		case *httpAddr != "":
+			return usagef("-matches %d does not go with -http (the page shows one match)", *matches)
+		}
+		*afterMatch = "ready"
 	}
 	if *afterMatch == "ready" && *httpAddr != "" {
 		return usagef("-after-match ready does not go with -http (the page shows one match)")
@@ -93,8 +112,6 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("-match-length, -idle-timeout, -unused-timeout: want 0 or more")
 	}
 	if *agonesFlag {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if !set["match-length"] {
 			mcfg.Length = defaultMatch.Length
 		}
@@ -105,11 +122,12 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 			mcfg.NobodyCame = defaultMatch.NobodyCame
 		}
 	}
-	if *pprof && *admin == "" {
-		return usagef("-pprof needs -admin")
+	if (*pprof || *adminHosts != "") && *admin == "" {
+		return usagef("-pprof and -admin-hosts need -admin")
 	}
+	var hosts []string
 	if *admin != "" {
-		if *admin, err = adminAddr(*admin); err != nil {
+		if *admin, hosts, err = adminAddr(*admin, *adminHosts); err != nil {
 			return err
 		}
 	}
@@ -142,23 +160,44 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 		return fmt.Errorf("-key: %w", err)
 	}
 	var ag *agones.Adapter
+	var gs *agones.GameServer
 	if *agonesFlag {
 		if ag, err = agones.New(agones.Config{Log: log}); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), agonesAddressWait)
-		gs, err := ag.GameServer(ctx)
+		gs, err = ag.GameServer(ctx)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("-agones: reading the GameServer record: %w", err)
 		}
 		log = withTrailing(log, "gameserver", gs.Meta.Name)
-		if *agonesPort != "" {
-			if pub, err = gs.PublicAddress(*agonesPort); err != nil {
-				return fmt.Errorf("-agones-port %s: %w", *agonesPort, err)
+		if _, ok := gs.Status.Counters[roomsCounter]; multi && !ok {
+			return fmt.Errorf("-matches %d with -agones: the GameServer has no Counter %q (declare it in spec.counters, with capacity %d)", *matches, roomsCounter, *matches)
+		}
+	}
+	// Match i listens on -addr's port + i and is named in tokens by
+	// -public's port + i, or the GameServer's port NAME-i.
+	listens, pubs := make([]netip.AddrPort, *matches), make([]netip.AddrPort, *matches)
+	for i := range *matches {
+		if listens[i], err = roomAddr("-addr", listen, i); err != nil {
+			return err
+		}
+		switch {
+		case *agonesPort != "":
+			name := *agonesPort
+			if multi {
+				name = fmt.Sprintf("%s-%d", name, i)
+			}
+			if pubs[i], err = gs.PublicAddress(name); err != nil {
+				return fmt.Errorf("-agones-port %s: %w", name, err)
 			}
 			if listen.Port() == 0 {
-				listen = netip.AddrPortFrom(listen.Addr(), pub.Port())
+				listens[i] = netip.AddrPortFrom(listen.Addr(), pubs[i].Port())
+			}
+		case pub.IsValid():
+			if pubs[i], err = roomAddr("-public", pub, i); err != nil {
+				return err
 			}
 		}
 	}
@@ -183,141 +222,131 @@ func runServe(args []string, stdout, stderr io.Writer) (err error) {
 
 	rules := soccer.DefaultRules()
 	rules.MaxPlayers = slots
-	game, err := soccer.NewGame(rules, 60)
-	if err != nil {
-		return err
-	}
-	core, err := server.New(server.Config{MaxClients: slots, ClockEpoch: uint32(time.Now().UnixNano())}, game)
-	if err != nil {
-		return err
-	}
-	network := "udp4"
-	if listen.Addr().Is6() && !listen.Addr().Is4In6() {
-		network = "udp6"
-	}
-	conn, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(listen))
-	if err != nil {
-		return fmt.Errorf("-addr %s: %w", listen, err)
-	}
-	local := conn.LocalAddr().(*net.UDPAddr).AddrPort()
-	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
-	if !pub.IsValid() {
-		pub = local
-	} else if pub.Port() != local.Port() && listen.Port() == 0 {
-		conn.Close()
-		return usagef("-public with -addr port 0: give -addr a fixed port, the one -public's port forwards to")
-	}
-
-	ncfg.PublicAddress = pub
 	lc := ops.NewLifecycle()
-	srv, err := server.ServeUDP(conn, core, udp.ServerConfig{
-		Netcode: ncfg,
-		OnConnect: func(slot int, id uint64) {
-			_ = lc.Allocate() // the match is in use (refused while draining)
-			log.Info("client connected", "client_id", id, "slot", slot)
-		},
-		OnDisconnect: func(slot int, id uint64, reason error) {
-			if errors.Is(reason, netcode.ErrOverBudget) {
-				log.Warn("client disconnected for flooding", "client_id", id, "slot", slot, "reason", reason.Error())
-				return
+	rcfg := roomConfig{rules: rules, slots: slots, netcode: ncfg, match: mcfg, proc: lc}
+	rooms := make([]*room, 0, *matches)
+	closeRooms := func() error { // before Agones hears of the shutdown
+		var errs []error
+		for _, r := range rooms {
+			errs = append(errs, r.close())
+		}
+		rooms = nil
+		return errors.Join(errs...)
+	}
+	defer closeRooms() // on a failure: the rooms opened
+	for i := range *matches {
+		rlc, rlog := lc, log
+		if multi {
+			rlc, rlog = ops.NewLifecycle(), log.With("match", i)
+		}
+		r, err := openRoom(i, listens[i], pubs[i], rlc, rcfg, rlog)
+		if err != nil {
+			return err
+		}
+		rooms = append(rooms, r)
+		if multi {
+			if err := rlc.Ready(); err != nil {
+				return err
 			}
-			log.Info("client left", "client_id", id, "slot", slot, "reason", reason.Error())
-		},
-	})
-	if err != nil {
-		conn.Close()
-		return err
+		}
 	}
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
 	if *httpAddr != "" {
-		stopPlay, err := servePlay(srv, game, *maxClients, *httpAddr, *tlsCert, *tlsKey, *anonymous, ncfg, log)
+		stopPlay, err := servePlay(rooms[0].srv, rooms[0].game, *maxClients, *httpAddr, *tlsCert, *tlsKey, *anonymous, ncfg, log)
 		if err != nil {
-			srv.Close()
 			return err
 		}
 		defer stopPlay()
 	}
-	health := ops.TickHealth(srv, stallLimit)
+	health := roomsHealth(rooms)
 	var adminSrv *http.Server
 	adminAt := "off"
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	if *admin != "" {
-		collector := prom.ServerCollector(srv, prom.ServerConfig{Lifecycle: lc, Capacity: slots, Fill: func(s *prom.Snapshot) {
-			s.Movement, s.BadInputs = game.MovementTotals(), game.Stats().BadInputs
-			if ag != nil {
-				s.Agones = ag.Calls()
-			}
-		}})
-		go collector.SampleRTT(ctx, time.Second)
-		hs, at, err := serveAdmin(*admin, lc, collector, health, *pprof, log)
+		process := prom.Process{Lifecycle: lc}
+		if ag != nil {
+			process.Agones = ag.Calls
+		}
+		collectors := make([]*prom.Collector, len(rooms))
+		for i, r := range rooms {
+			collectors[i] = prom.ServerCollector(r.srv, prom.ServerConfig{Match: i, Lifecycle: r.lc, Capacity: slots, Fill: func(s *prom.Snapshot) {
+				s.Movement, s.BadInputs = r.game.MovementTotals(), r.game.Stats().BadInputs
+			}})
+			go collectors[i].SampleRTT(ctx, time.Second)
+		}
+		hs, at, err := serveAdmin(*admin, hosts, lc, prom.Handler(process, collectors...), health, *pprof, log)
 		if err != nil {
-			srv.Close()
 			return err
 		}
 		adminSrv, adminAt = hs, at.String()
 	}
 	defer stopAdmin(adminSrv)
 	if ag != nil {
+		if multi {
+			ag.SetCounter(roomsCounter, 0, int64(*matches))
+		}
 		defer ag.Start(lc, health)() // stops after the server closed: Agones then removes the pod
 	}
 	if err := lc.Ready(); err != nil {
 		return err
 	}
-	over := make(chan error)
-	go ops.NewMatchClock(mcfg).Run(ctx, lc, matchCheck, func() (p ops.Players) {
-		srv.Do(func(c *server.Server) {
-			st := c.Stats()
-			p = ops.Players{Connected: st.Clients, Joins: st.Joins}
-		})
-		return p
-	}, over)
-	log.Info("listening", "udp", local.String(), "public", pub.String(), "protocol_id", fmt.Sprintf("%#x", *pid), "max_clients", *maxClients, "admin", adminAt,
-		"match_length", mcfg.Length, "idle_timeout", mcfg.Idle, "unused_timeout", mcfg.NobodyCame, "after_match", *afterMatch)
+	for _, r := range rooms {
+		r.log.Info("listening", "udp", r.local.String(), "public", r.pub.String(), "protocol_id", fmt.Sprintf("%#x", *pid), "max_clients", *maxClients, "admin", adminAt,
+			"match_length", mcfg.Length, "idle_timeout", mcfg.Idle, "unused_timeout", mcfg.NobodyCame, "after_match", *afterMatch)
+	}
+	// With several matches the process is Allocated while one is in use,
+	// or for -unused-timeout after Agones allocated it; a check after its
+	// last match ended it is Ready again.
+	pool := ops.NewMatchClock(ops.MatchConfig{Idle: matchCheck, NobodyCame: mcfg.NobodyCame})
+	used := 0 // matches in use at the last check
+	check := time.NewTicker(matchCheck)
+	defer check.Stop()
 	for ended := false; !ended; {
 		select {
 		case <-signals:
 			second, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer cancel()
-			ops.Drain(second, srv, lc, *grace, log)
+			srvs := make([]*server.UDP, len(rooms))
+			for i, r := range rooms {
+				srvs[i] = r.srv
+			}
+			ops.Drain(second, lc, *grace, log, srvs...)
 			ended = true
-		case why := <-over:
-			clients := 0
-			for _, t := range srv.Transports() {
-				clients += t.NumConnected()
+		case now := <-check.C:
+			for _, r := range rooms {
+				why := r.clock.Check(now, r.lc.State(), r.lc.Match(), r.players())
+				switch {
+				case why == nil:
+				case *afterMatch == "shutdown":
+					lc.Drain()
+					log.Info("match over: shutting down", "reason", why.Error(), "clients", r.clients())
+					ended = true // closing the server tells the clients
+				default:
+					if err := r.reset(why); err != nil {
+						return err
+					}
+				}
 			}
-			if *afterMatch == "shutdown" {
-				lc.Drain()
-				log.Info("match over: shutting down", "reason", why.Error(), "clients", clients)
-				ended = true
-				break // closing the server tells the clients
+			if !multi {
+				break
 			}
-			for _, t := range srv.Transports() {
-				t.DisconnectAll()
+			p := inUse(rooms)
+			if p.Connected != used && ag != nil {
+				ag.SetCounter(roomsCounter, int64(p.Connected), int64(*matches))
 			}
-			srv.Do(func(*server.Server) { game.Restart() })
-			if err := lc.Release(); err != nil {
-				return err
+			used = p.Connected
+			if why := pool.Check(now, lc.State(), lc.Match(), p); why != nil && lc.Release() == nil {
+				log.Info("every match free: ready", "reason", why.Error())
 			}
-			log.Info("match over: ready for the next", "reason", why.Error(), "clients", clients)
+			if inUse(rooms).Connected > 0 { // a player joined since
+				_ = lc.Allocate()
+			}
 		}
 	}
-	var st server.Stats
-	var score [2]int
-	srv.Do(func(s *server.Server) {
-		st = s.Stats()
-		score = game.Score()
-	})
-	drops := srv.Transport().Stats().Dropped
-	err = srv.Close()
-	if errors.Is(err, udp.ErrClosed) {
-		err = nil
-	}
-	log.Info("stopped", "ticks", st.Ticks, "skipped", st.Skipped, "overruns", st.Overruns, "score", fmt.Sprintf("%d-%d", score[0], score[1]),
-		"dropped", drops.Total(), "over_budget", drops.OverBudget)
-	return err
+	return closeRooms()
 }
 
 // defaultMatch is when a match ends with -agones, unless flags say

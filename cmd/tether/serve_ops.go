@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tether-net/tether/internal/httpguard"
 	"github.com/tether-net/tether/ops"
-	"github.com/tether-net/tether/ops/prom"
 )
 
 // newLogger returns tether serve's logger: log/slog's text or JSON handler on
@@ -73,13 +73,26 @@ type loggedError struct{ err error }
 func (e loggedError) Error() string { return e.err.Error() }
 func (e loggedError) Unwrap() error { return e.err }
 
-// adminAddr resolves -admin: a port without a host means loopback.
-func adminAddr(s string) (string, error) {
+// adminAddr resolves -admin (a port without a host means loopback) and
+// returns the host names its requests may name: its host and those of
+// -admin-hosts (comma-separated names without ports).
+func adminAddr(s, extra string) (string, []string, error) {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
-		return "", fmt.Errorf("-admin %q: want HOST:PORT or :PORT", s)
+		return "", nil, usagef("-admin %q: want HOST:PORT or :PORT", s)
 	}
-	return net.JoinHostPort(cmp.Or(host, "127.0.0.1"), port), nil
+	host = cmp.Or(host, "127.0.0.1")
+	hosts := []string{host}
+	if extra != "" {
+		for _, h := range strings.Split(extra, ",") {
+			h = strings.TrimSpace(h)
+			if h == "" || strings.ContainsAny(h, ":/[] ") {
+				return "", nil, usagef("-admin-hosts %q: want host names without ports, comma-separated", extra)
+			}
+			hosts = append(hosts, h)
+		}
+	}
+	return net.JoinHostPort(host, port), hosts, nil
 }
 
 // maxAdminConns caps the admin listener's open connections
@@ -87,20 +100,15 @@ func adminAddr(s string) (string, error) {
 const maxAdminConns = 64
 
 // serveAdmin serves the admin endpoints on addr until stopAdmin: /healthz
-// (health), /readyz (the lifecycle accepts players), /metrics (collector's),
-// and net/http/pprof with pprof; requests must name addr's host, an IP
+// (health), /readyz (the lifecycle accepts players), /metrics, and
+// net/http/pprof with pprof; requests must name one of hosts, an IP
 // address or localhost. Its connections are capped and timed out apart from the
 // page's, so that no load on the page's port keeps a probe out.
-func serveAdmin(addr string, lc *ops.Lifecycle, collector *prom.Collector, health func() error, pprof bool, log *slog.Logger) (*http.Server, net.Addr, error) {
+func serveAdmin(addr string, hosts []string, lc *ops.Lifecycle, metrics http.Handler, health func() error, pprof bool, log *slog.Logger) (*http.Server, net.Addr, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("-admin: %w", err)
 	}
-	var hosts []string
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		hosts = []string{host}
-	}
-	metrics := prom.Handler(collector)
 	capped := httpguard.NewListener(ln, maxAdminConns)
 	hs := &http.Server{Handler: ops.Handler(lc, ops.AdminConfig{Health: health, Metrics: metrics, Pprof: pprof, Hosts: hosts}),
 		ConnState: capped.ConnState, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, IdleTimeout: 30 * time.Second,

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -44,17 +45,30 @@ type Config struct {
 type Adapter struct {
 	cfg Config
 
-	mu    sync.Mutex
-	calls [len(callNames)]CallCount
-	name  string // the GameServer's, once read
+	mu      sync.Mutex
+	calls   [len(callNames)]CallCount
+	name    string   // the GameServer's, once read
+	counter *counter // the Counter value SetCounter asked for, until reported
+	wake    chan struct{}
 }
 
-// callNames are the calls an Adapter makes, named by their path.
-var callNames = [...]string{"ready", "allocate", "health", "shutdown", "gameserver"}
+// counter is a Counter's value to report.
+type counter struct {
+	name            string
+	count, capacity int64
+}
+
+// callNames are the calls an Adapter makes, named by their path (counter:
+// PATCH /v1beta1/counters/NAME).
+var callNames = [...]string{"ready", "allocate", "health", "shutdown", "gameserver", "counter"}
+
+// counterPath is the path of the Counters API (beta), before the Counter's
+// name.
+const counterPath = "/v1beta1/counters/"
 
 // CallCount counts the tries of one of the sidecar's calls.
 type CallCount struct {
-	Call       string // ready, allocate, health, shutdown or gameserver (GET /gameserver)
+	Call       string // ready, allocate, health, shutdown, gameserver (GET /gameserver) or counter
 	OK, Failed uint64 // tries answered 2xx; tries that failed (unreachable, or any other answer)
 }
 
@@ -67,7 +81,11 @@ func (a *Adapter) Calls() []CallCount {
 
 // count records one try of the call at path and logs a failure.
 func (a *Adapter) count(method, path string, err error) {
-	i := slices.Index(callNames[:], strings.TrimPrefix(path, "/"))
+	call := strings.TrimPrefix(path, "/")
+	if strings.HasPrefix(path, counterPath) {
+		call = "counter"
+	}
+	i := slices.Index(callNames[:], call)
 	a.mu.Lock()
 	if err == nil {
 		a.calls[i].OK++
@@ -102,19 +120,52 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	a := &Adapter{cfg: cfg}
+	a := &Adapter{cfg: cfg, wake: make(chan struct{}, 1)}
 	for i, n := range callNames {
 		a.calls[i].Call = n
 	}
 	return a, nil
 }
 
+// SetCounter asks Run to set the GameServer's Counter name (declared in
+// its spec.counters) to count of capacity: PATCH /v1beta1/counters/NAME,
+// the Counters API (beta), as the high-density pattern's Counter of rooms
+// that a GameServerAllocation selects on. It does not wait; Run reports
+// the latest value asked for, once, after the transitions before it.
+func (a *Adapter) SetCounter(name string, count, capacity int64) {
+	a.mu.Lock()
+	a.counter = &counter{name, count, capacity}
+	a.mu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// reportCounter reports the Counter value SetCounter asked for last, if
+// not yet reported.
+func (a *Adapter) reportCounter(ctx context.Context) error {
+	a.mu.Lock()
+	c := a.counter
+	a.counter = nil
+	a.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	body, err := json.Marshal(map[string]int64{"count": c.count, "capacity": c.capacity})
+	if err != nil {
+		return err
+	}
+	return a.call(ctx, http.MethodPatch, counterPath+url.PathEscape(c.name), body)
+}
+
 // Run reports l's transitions until ctx ends: Ready and Allocated as they
-// happen (the current state at once), and health pings every HealthEvery
-// from Ready on while health (nil: always healthy) passes. While l is Ready
-// it also reads the GameServer record every HealthEvery and moves l to
-// Allocated when Agones allocated the server (a GameServerAllocation). It
-// returns the context's error, or the first call that failed for good.
+// happen (the current state at once), the Counter values of SetCounter, and
+// health pings every HealthEvery from Ready on while health (nil: always
+// healthy) passes. While l is Ready it also reads the GameServer record
+// every HealthEvery and moves l to Allocated when Agones allocated the
+// server (a GameServerAllocation). It returns the context's error, or the
+// first call that failed for good.
 func (a *Adapter) Run(ctx context.Context, l *ops.Lifecycle, health func() error) error {
 	changes := make(chan ops.State, 64) // transitions not yet reported; a match reused goes Ready, Allocated, Ready...
 	l.Watch(func(_, to ops.State) {
@@ -127,6 +178,9 @@ func (a *Adapter) Run(ctx context.Context, l *ops.Lifecycle, health func() error
 	if err := a.report(ctx, state); err != nil {
 		return err
 	}
+	if err := a.reportCounter(ctx); err != nil {
+		return err
+	}
 	tk := time.NewTicker(a.cfg.HealthEvery)
 	defer tk.Stop()
 	for {
@@ -137,11 +191,21 @@ func (a *Adapter) Run(ctx context.Context, l *ops.Lifecycle, health func() error
 			if err := a.report(ctx, state); err != nil {
 				return err
 			}
+		case <-a.wake:
+			for len(changes) > 0 { // the transitions before the value first
+				state = <-changes
+				if err := a.report(ctx, state); err != nil {
+					return err
+				}
+			}
+			if err := a.reportCounter(ctx); err != nil {
+				return err
+			}
 		case <-tk.C:
 			if state == ops.Starting || (health != nil && health() != nil) {
 				continue
 			}
-			if err := a.call(ctx, "/health"); err != nil {
+			if err := a.call(ctx, http.MethodPost, "/health", nil); err != nil {
 				return err
 			}
 			if state == ops.Ready {
@@ -157,16 +221,18 @@ func (a *Adapter) Run(ctx context.Context, l *ops.Lifecycle, health func() error
 func (a *Adapter) report(ctx context.Context, s ops.State) error {
 	switch s {
 	case ops.Ready:
-		return a.call(ctx, "/ready")
+		return a.call(ctx, http.MethodPost, "/ready", nil)
 	case ops.Allocated:
-		return a.call(ctx, "/allocate")
+		return a.call(ctx, http.MethodPost, "/allocate", nil)
 	}
 	return nil
 }
 
 // Shutdown tells Agones the server is done (POST /shutdown): call it once
 // a drained process is about to exit.
-func (a *Adapter) Shutdown(ctx context.Context) error { return a.call(ctx, "/shutdown") }
+func (a *Adapter) Shutdown(ctx context.Context) error {
+	return a.call(ctx, http.MethodPost, "/shutdown", nil)
+}
 
 // Start runs Run in a goroutine, logging a failure to Config.Log, until the
 // returned stop is called; stop then tells Agones the server is done
@@ -223,6 +289,11 @@ type GameServer struct {
 			Name string `json:"name"`
 			Port int    `json:"port"`
 		} `json:"ports"`
+		// Counters are the GameServer's Counters (spec.counters), by name.
+		Counters map[string]struct {
+			Count    json.Number `json:"count"`
+			Capacity json.Number `json:"capacity"`
+		} `json:"counters"`
 	} `json:"status"`
 }
 
@@ -305,11 +376,14 @@ func (e *CallError) Error() string {
 	return fmt.Sprintf("tether/ops/agones: %s %s: %d %s", e.Method, e.Path, e.Status, e.Body)
 }
 
-// call POSTs {} to path, retried while the sidecar cannot be reached or
-// answers 5xx, until ctx ends.
-func (a *Adapter) call(ctx context.Context, path string) error {
+// call sends body (nil: {}) to path, retried while the sidecar cannot be
+// reached or answers 5xx, until ctx ends.
+func (a *Adapter) call(ctx context.Context, method, path string, body []byte) error {
+	if body == nil {
+		body = []byte("{}")
+	}
 	return retry(ctx, func() (bool, error) {
-		_, err := a.do(ctx, http.MethodPost, path, []byte("{}"))
+		_, err := a.do(ctx, method, path, body)
 		return err == nil || refused(err), err
 	})
 }
