@@ -49,28 +49,41 @@ func freePort(t *testing.T) int {
 // newSDKServer prepares an SDK server whose record is a GameServer named
 // name, Scheduled on a node whose status.address is a DNS name (as on nodes
 // with ExternalDNS) and whose InternalIP is 127.0.0.1, with its port game
-// at gamePort. It skips the test where the binary is absent.
-func newSDKServer(t *testing.T, name string, gamePort int) *sdkServer {
+// at gamePorts[0] or, given several, its ports game-0, game-1... at them and
+// a Counter rooms (of the default capacity, 1000). It skips the test where
+// the binary is absent.
+func newSDKServer(t *testing.T, name string, gamePorts ...int) *sdkServer {
 	t.Helper()
 	s := &sdkServer{t: t, bin: fleetTool(t, "../shared/tools/agones/sdk-server"), port: freePort(t)}
 	s.file = filepath.Join(t.TempDir(), "gameserver.yaml")
+	var spec, status strings.Builder
+	for i, p := range gamePorts {
+		port := "game"
+		if len(gamePorts) > 1 {
+			port = fmt.Sprintf("game-%d", i)
+		}
+		fmt.Fprintf(&spec, "  - {name: %s, portPolicy: Passthrough, protocol: UDP}\n", port)
+		fmt.Fprintf(&status, "  - {name: %s, port: %d}\n", port, p)
+	}
+	counters := ""
+	if len(gamePorts) > 1 {
+		counters = "  counters:\n    rooms: {count: 0, capacity: 1000}\n"
+	}
 	record := fmt.Sprintf(`apiVersion: agones.dev/v1
 kind: GameServer
 metadata:
   name: %s
 spec:
   ports:
-  - {name: game, portPolicy: Passthrough, protocol: UDP}
-  health: {initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 3}
-status:
+%s  health: {initialDelaySeconds: 5, periodSeconds: 5, failureThreshold: 3}
+%sstatus:
   state: Scheduled
   address: node-1.example.com
   addresses:
   - {type: Hostname, address: node-1}
   - {type: InternalIP, address: 127.0.0.1}
   ports:
-  - {name: game, port: %d}
-`, name, gamePort)
+%s%s`, name, spec.String(), counters, status.String(), counters)
 	if err := os.WriteFile(s.file, []byte(record), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -321,4 +334,115 @@ func TestAgonesSDKLateAndDead(t *testing.T) {
 	}
 	waitLine(t, out, regexp.MustCompile(`level=ERROR msg="agones: shutdown not reported"`), 15*time.Second)
 	stopWait(t, srv, srvErr, 10*time.Second)
+}
+
+// counter reads the record's Counter name (GET /v1beta1/counters/NAME) as
+// "count/capacity", "" if the SDK server does not answer.
+func (s *sdkServer) counter(name string) string {
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/v1beta1/counters/%s", s.port, name))
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var c struct{ Count, Capacity json.Number }
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || json.Unmarshal(b, &c) != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s", c.Count, c.Capacity)
+}
+
+// wantCounter waits for the Counter name to read want (count/capacity).
+func (s *sdkServer) wantCounter(name, want string, d time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for got := s.counter(name); got != want; got = s.counter(name) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("Counter %s is %q after %v, want %s; the SDK server's log:\n%s", name, got, d, want, s.logText())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestAgonesSDKRooms drives tether serve -matches 2 -agones against Agones'
+// real SDK server, as the high-density pattern runs it: each match on its
+// own port of the record (game-0, game-1), the Counter rooms at 0 of 2 on
+// listen; a player in each match makes the server Allocated and the count
+// 1, then 2; when they have left, each match ends on its own idle timeout
+// and returns to the pool, and once both are free the server is Ready
+// again, its count 0. An allocation by Agones that nobody uses ends after
+// the unused timeout, back to Ready; a drain ends in Shutdown.
+func TestAgonesSDKRooms(t *testing.T) {
+	ports := []int{freeUDPPort(t), freeUDPPort(t)}
+	s := newSDKServer(t, "tether-soccer-r00ms", ports...)
+	s.start()
+	dir, key := newKey(t)
+	srv, out, srvErr := startAgonesServe(t, s, key, "-matches", "2", "-idle-timeout", "1s", "-unused-timeout", "1s", "-admin", "127.0.0.1:0")
+	var admin string
+	for i, p := range ports {
+		m := waitLine(t, out, regexp.MustCompile(`msg=listening match=(\d) udp=(\S+) public=(\S+) .* admin=(\S+) `), 10*time.Second)
+		if want := fmt.Sprintf("127.0.0.1:%d", p); m[1] != strconv.Itoa(i) || m[2] != want || m[3] != want {
+			t.Fatalf("match %s listening on %s, public %s; want match %d on %s (port game-%d)", m[1], m[2], m[3], i, want, i)
+		}
+		admin = m[4]
+	}
+	s.wantState("Ready", 10*time.Second)
+	s.wantCounter("rooms", "0/2", 10*time.Second)
+
+	bots := make([]*exec.Cmd, 2)
+	for i := range bots {
+		id := strconv.Itoa(i + 1)
+		bots[i] = playFor(t, dir, key, fmt.Sprintf("127.0.0.1:%d", ports[1-i]), id, 2*time.Second)
+		waitLine(t, out, regexp.MustCompile(fmt.Sprintf(`msg="client connected" match=%d client_id=%s `, 1-i, id)), 10*time.Second)
+		s.wantCounter("rooms", fmt.Sprintf("%d/2", i+1), 10*time.Second)
+		s.wantState("Allocated", time.Second)
+	}
+	resp, err := http.Get("http://" + admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, l := range []string{`tether_match_in_use{match="0"} 1`, `tether_match_in_use{match="1"} 1`, `tether_server_clients{match="1"} 1`,
+		`tether_agones_calls_total{call="counter",outcome="ok"}`, `tether_lifecycle_state{state="allocated"} 1`} {
+		if !strings.Contains(string(body), l) {
+			t.Errorf("/metrics has no %s", l)
+		}
+	}
+	for _, b := range bots {
+		if err := b.Wait(); err != nil {
+			t.Fatalf("bot: %v", err)
+		}
+	}
+	for range 2 {
+		waitLine(t, out, regexp.MustCompile(`msg="match over: ready for the next" match=\d reason="tether/ops: match over: every player left"`), 10*time.Second)
+	}
+	waitLine(t, out, regexp.MustCompile(`msg="every match free: ready" reason="tether/ops: match over: every player left"`), 10*time.Second)
+	s.wantCounter("rooms", "0/2", 10*time.Second)
+	s.wantState("Ready", 10*time.Second)
+	if n := s.logged("Shutdown request has been received!"); n != 0 {
+		t.Errorf("%d Shutdown requests while matches ended, want 0", n)
+	}
+
+	s.post("/allocate") // a GameServerAllocation nobody uses
+	s.wantState("Allocated", time.Second)
+	waitLine(t, out, regexp.MustCompile(`msg="every match free: ready" reason="tether/ops: match over: allocated, but no player came"`), 15*time.Second)
+	s.wantState("Ready", 10*time.Second)
+
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	s.wantState("Shutdown", 10*time.Second)
+	stopWait(t, srv, srvErr, 10*time.Second)
+}
+
+// TestAgonesSDKNoRooms: a GameServer that declares no Counter rooms cannot
+// report its matches: tether serve -matches 2 says so and exits 1.
+func TestAgonesSDKNoRooms(t *testing.T) {
+	s := newSDKServer(t, "tether-soccer-n0rooms", freeUDPPort(t))
+	s.start()
+	_, key := newKey(t)
+	srv, _, srvErr := startAgonesServe(t, s, key, "-matches", "2")
+	if err := srv.Wait(); err == nil || !strings.Contains(srvErr.String(), `the GameServer has no Counter "rooms"`) {
+		t.Fatalf("serve -matches 2 without the Counter: %v; stderr: %s", err, srvErr.String())
+	}
 }

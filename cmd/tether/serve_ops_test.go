@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -341,4 +343,79 @@ func token(t *testing.T, dir, key, addr, id string) string {
 		t.Fatalf("token: %s", stderr.String())
 	}
 	return f
+}
+
+// TestServeMatches runs tether serve -matches 3 as a real process: each
+// match on its own port, a player's token naming match 1's address puts it
+// in match 1 alone (its metrics, labelled match="1", count it; the others'
+// none), and when it leaves match 1 ends on its idle timeout and returns to
+// the pool while the process goes on. The admin listener answers a Host
+// given in -admin-hosts, and 421 to another name.
+func TestServeMatches(t *testing.T) {
+	dir, key := newKey(t)
+	srv, out, srvErr := startProcess(t, "serve", "-key", key, "-addr", "127.0.0.1:0", "-matches", "3", "-idle-timeout", "500ms",
+		"-admin", "127.0.0.1:0", "-admin-hosts", "gs-1.tether.svc,gs-1", "-used-tokens", "none")
+	var addrs []string
+	var admin string
+	for i := range 3 {
+		m := waitLine(t, out, regexp.MustCompile(`msg=listening match=(\d) udp=(127\.0\.0\.1:\d+) .* admin=(\S+) `), 10*time.Second)
+		if m[1] != strconv.Itoa(i) || slices.Contains(addrs, m[2]) {
+			t.Fatalf("match %s on %s after %v", m[1], m[2], addrs)
+		}
+		addrs, admin = append(addrs, m[2]), m[3]
+	}
+	get := func(host, path string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", "http://"+admin+path, nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for host, want := range map[string]int{"gs-1.tether.svc:9090": 200, "gs-1": 200, admin: 200, "other.example:9090": http.StatusMisdirectedRequest} {
+		if c, _ := get(host, "/metrics"); c != want {
+			t.Errorf("Host %s: %d, want %d", host, c, want)
+		}
+	}
+
+	bot := playFor(t, dir, key, addrs[1], "7", 2*time.Second)
+	waitLine(t, out, regexp.MustCompile(`msg="client connected" match=1 client_id=7 `), 10*time.Second)
+	if c, b := get(admin, "/readyz"); c != 200 || strings.TrimSpace(b) != "allocated" {
+		t.Errorf("/readyz with a match in use: %d %q", c, b)
+	}
+	_, body := get(admin, "/metrics")
+	for _, l := range []string{`tether_server_clients{match="0"} 0`, `tether_server_clients{match="1"} 1`, `tether_server_clients{match="2"} 0`,
+		`tether_match_in_use{match="1"} 1`, `tether_match_in_use{match="2"} 0`, `tether_netcode_connects_total{match="1"} 1`} {
+		if !strings.Contains(body, l+"\n") {
+			t.Errorf("/metrics has no %s", l)
+		}
+	}
+	if err := bot.Wait(); err != nil {
+		t.Fatalf("bot: %v", err)
+	}
+	waitLine(t, out, regexp.MustCompile(`msg="match over: ready for the next" match=1 reason="tether/ops: match over: every player left" clients=0`), 10*time.Second)
+	waitLine(t, out, regexp.MustCompile(`msg="every match free: ready"`), 10*time.Second)
+	if c, b := get(admin, "/readyz"); c != 200 || strings.TrimSpace(b) != "ready" {
+		t.Errorf("/readyz with every match free: %d %q", c, b)
+	}
+	// The next player of match 1 starts a new match there.
+	bot = playFor(t, dir, key, addrs[1], "8", time.Second)
+	waitLine(t, out, regexp.MustCompile(`msg="client connected" match=1 client_id=8 `), 10*time.Second)
+	if err := bot.Wait(); err != nil {
+		t.Fatalf("bot: %v", err)
+	}
+	stopProcess(t, srv, srvErr, 10*time.Second)
+	var rest strings.Builder
+	for l := range out {
+		rest.WriteString(l + "\n")
+	}
+	for i := range 3 {
+		if want := fmt.Sprintf("msg=stopped match=%d ticks=", i); !strings.Contains(rest.String(), want) {
+			t.Errorf("no %q in:\n%s", want, rest.String())
+		}
+	}
 }
