@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -25,25 +26,27 @@ const (
 	maxLoadDuration = time.Hour
 )
 
-// runLoad plays N bots in this process against one tether serve for a
-// bounded time and reports what a fleet operator needs: the bots' clock and
-// ball figures, how many stayed connected throughout, and, given the
-// server's admin address, its ticks, CPU and memory over time, as its own
-// /metrics reports them (prom.Scrape), so the server may be on another
-// machine.
+// runLoad plays N bots in this process against each of M matches of tether
+// serve for a bounded time and reports what a fleet operator needs: the
+// bots' clock and ball figures, how many stayed connected throughout, its
+// own CPU time, and, given the servers' admin addresses, their ticks, CPU
+// and memory over time, as their own /metrics report them (prom.Scrape),
+// so the servers may be on another machine.
 func runLoad(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("load", stderr,
-		"usage: tether load [-server IP:PORT] [-key FILE] [-bots N] [-duration D] [-churn D] [-admin HOST:PORT [-sample D]] [-json]",
-		"Plays N bots against a tether serve (minting their tokens with the server's key) for a",
-		"bounded time; reports their clock and ball figures and, from -admin, the server's ticks, CPU and memory.",
+		"usage: tether load [-server IP:PORT] [-matches M] [-key FILE] [-bots N] [-duration D] [-churn D] [-admin HOST:PORT,... [-sample D]] [-json]",
+		"Plays N bots against each of M matches of tether serve (minting their tokens with the server's key)",
+		"for a bounded time; reports their clock and ball figures, its own CPU and, from -admin, the servers'",
+		"ticks (pooled over their matches), CPU and memory (summed over the processes).",
 	)
-	addr := fs.String("server", "127.0.0.1:40000", "the server's public address, IP:PORT")
+	addr := fs.String("server", "127.0.0.1:40000", "the public address of the server's first match, IP:PORT; match i's is its port + i (tether serve -matches, or one serve per port)")
+	matches := fs.Int("matches", 1, fmt.Sprintf("matches to play, 1 to %d, each with -bots bots", maxMatches))
 	keyPath := fs.String("key", "tether.key", "the server's private key file (tether keygen)")
 	pid := protocolFlag(fs, "protocol id the server runs")
-	bots := fs.Int("bots", 22, fmt.Sprintf("bots to play, 1 to %d", maxLoadBots))
+	bots := fs.Int("bots", 22, fmt.Sprintf("bots to play in each match, 1 to %d", maxLoadBots))
 	duration := fs.Duration("duration", time.Minute, "how long to play once every bot is connected, up to "+maxLoadDuration.String())
 	churn := fs.Duration("churn", 0, "if set, every interval one bot leaves and a new one (new client id) joins in its place, in turn")
-	adminFlag := fs.String("admin", "", "the server's -admin HOST:PORT, to read its ticks, CPU and memory from /metrics")
+	adminFlag := fs.String("admin", "", "the servers' -admin HOST:PORT, comma-separated (one per serve process), to read their ticks, CPU and memory from /metrics")
 	sample := fs.Duration("sample", 10*time.Second, "with -admin, interval of the server's CPU and memory samples")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := parseFlags(fs, args); err != nil {
@@ -55,6 +58,12 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	}
 	if *bots < 1 || *bots > maxLoadBots {
 		return usagef("-bots %d: want 1 to %d", *bots, maxLoadBots)
+	}
+	if *matches < 1 || *matches > maxMatches {
+		return usagef("-matches %d: want 1 to %d", *matches, maxMatches)
+	}
+	if _, err := roomAddr("-server", server, *matches-1); err != nil || server.Port() == 0 {
+		return usagef("-server %s with -matches %d: want ports %d to %d within 1 to 65535", server, *matches, server.Port(), int(server.Port())+*matches-1)
 	}
 	if *duration <= 0 || *duration > maxLoadDuration {
 		return usagef("-duration %v: want more than 0, at most %v", *duration, maxLoadDuration)
@@ -77,23 +86,27 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	firstID := uint64(ids[0])<<32 | uint64(ids[1])<<24 // distinct ids per run
-	dial := func(n int) (*playBot, error) {            // the run's nth bot
+	dial := func(n, match int) (*playBot, error) {     // the run's nth bot, in match match
+		at, _ := roomAddr("-server", server, match)
 		tok, err := netcode.NewConnectToken(rand.Reader, &key, netcode.TokenParams{
-			ProtocolID: *pid, ClientID: firstID + uint64(n) + 1, ServerAddresses: []netip.AddrPort{server}, Now: time.Now(),
+			ProtocolID: *pid, ClientID: firstID + uint64(n) + 1, ServerAddresses: []netip.AddrPort{at}, Now: time.Now(),
 		})
 		if err != nil {
 			return nil, err
 		}
 		return dialBot(tok, *pid, firstID+uint64(n)*0x9e3779b97f4a7c15)
 	}
-	rep := loadReport{Bots: *bots}
-	metrics := "http://" + *adminFlag + "/metrics"
-	scrape := func() (prom.Scraped, error) {
-		s, err := prom.Scrape(ctx, http.DefaultClient, metrics)
-		if err != nil {
-			err = fmt.Errorf("-admin: %w", err)
+	rep := loadReport{Bots: *bots * *matches, Matches: *matches}
+	admins := strings.Split(*adminFlag, ",")
+	scrape := func() (sum prom.Scraped, _ error) { // every -admin's, summed
+		for _, a := range admins {
+			s, err := prom.Scrape(ctx, http.DefaultClient, "http://"+strings.TrimSpace(a)+"/metrics")
+			if err != nil {
+				return sum, fmt.Errorf("-admin: %w", err)
+			}
+			sum = sum.Add(s)
 		}
-		return s, err
+		return sum, nil
 	}
 	var first, last prom.Scraped // from -admin: when every bot had connected, and the last sample
 	if *adminFlag != "" {
@@ -101,14 +114,14 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	players := make([]*playBot, 0, *bots)
+	players := make([]*playBot, 0, *bots**matches) // bot i plays in match i / -bots
 	defer func() {
 		for _, pb := range players {
 			pb.driver.Close()
 		}
 	}()
-	for i := range *bots {
-		pb, err := dial(i)
+	for i := range *bots * *matches {
+		pb, err := dial(i, i / *bots)
 		if err != nil {
 			return err
 		}
@@ -118,10 +131,11 @@ func runLoad(args []string, stdout, stderr io.Writer) error {
 	defer wait.Stop()
 	for i, pb := range players {
 		if err := pb.waitConnected(ctx, wait.C); err != nil {
-			return fmt.Errorf("bot %d: %s: %w", i, server, err)
+			return fmt.Errorf("bot %d: match %d: %w", i, i / *bots, err)
 		}
 	}
 	start := time.Now()
+	cpu0, cpuOK := ownCPU()
 	if *adminFlag != "" {
 		if first, err = scrape(); err != nil {
 			return err
@@ -151,7 +165,7 @@ play:
 			c := rep.Churn
 			i := c.Cycles % len(players)
 			players[i].driver.Close()
-			pb, err := dial(len(players) + c.Cycles)
+			pb, err := dial(len(players)+c.Cycles, i / *bots)
 			if err != nil {
 				return err
 			}
@@ -182,6 +196,9 @@ play:
 		}
 	}
 	played := time.Since(start)
+	if cpu1, _ := ownCPU(); cpuOK {
+		rep.LoadCPUPercent = cpuPercent(cpu1-cpu0, played)
+	}
 	rep.Connected = connectedBots(players)
 	for _, pb := range players {
 		select {
@@ -199,7 +216,11 @@ play:
 			return err
 		}
 		rep.ServerCPUPercent = cpuPercent(end.CPU-first.CPU, played)
-		rep.ServerCPUPerClient = roundTo(rep.ServerCPUPercent/float64(*bots), 4)
+		rep.ServerCPUPerClient = roundTo(rep.ServerCPUPercent/float64(rep.Bots), 4)
+		rep.ServerCPUPerMatch = roundTo(rep.ServerCPUPercent/float64(*matches), 4)
+		if end.Matches != *matches {
+			return fmt.Errorf("-admin: the servers report %d matches, -matches is %d", end.Matches, *matches)
+		}
 		mean, p99 := end.TickTimes(first)
 		rep.Server = &tickFigures{Ticks: end.Ticks - first.Ticks, Overruns: end.Overruns - first.Overruns, Skipped: end.Skipped - first.Skipped,
 			MeanMs: roundTo(durMs(mean), 4), P99Ms: roundTo(durMs(p99), 4)}
@@ -278,7 +299,8 @@ func connectedBots(ps []*playBot) int {
 
 // loadReport is what tether load prints.
 type loadReport struct {
-	Bots      int     `json:"bots"`
+	Bots      int     `json:"bots"` // in all matches
+	Matches   int     `json:"matches"`
 	PlayedS   float64 `json:"played_s"`
 	Connected int     `json:"connected_at_end"` // bots still connected when the run ended
 	// Ended counts the others by how their connection ended.
@@ -291,8 +313,12 @@ type loadReport struct {
 	Pops            int          `json:"pops"` // tether bot's hindsight estimate, all bots
 	PopFrames       int          `json:"pop_frames"`
 
-	ServerCPUPercent   float64      `json:"server_cpu_percent,omitempty"` // of one core, over the run
+	// LoadCPUPercent is this process's (the bots') CPU time over the run,
+	// in percent of one core.
+	LoadCPUPercent     float64      `json:"load_cpu_percent,omitempty"`
+	ServerCPUPercent   float64      `json:"server_cpu_percent,omitempty"` // of one core, over the run, all -admin processes
 	ServerCPUPerClient float64      `json:"server_cpu_percent_per_client,omitempty"`
+	ServerCPUPerMatch  float64      `json:"server_cpu_percent_per_match,omitempty"`
 	Samples            []procSample `json:"samples,omitempty"`
 	Server             *tickFigures `json:"server_ticks,omitempty"` // from -admin's /metrics, over the run
 
@@ -314,7 +340,7 @@ type churnReport struct {
 
 func (r *loadReport) write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "bots\t%d played %.1f s; %d connected at the end\n", r.Bots, r.PlayedS, r.Connected)
+	fmt.Fprintf(tw, "bots\t%d in %d matches played %.1f s; %d connected at the end\n", r.Bots, r.Matches, r.PlayedS, r.Connected)
 	for state, n := range r.Ended {
 		fmt.Fprintf(tw, "ended\t%d: %s\n", n, state)
 	}
@@ -329,7 +355,10 @@ func (r *loadReport) write(w io.Writer) error {
 		fmt.Fprintf(tw, "server after\t%d clients when the bots had left; goroutines %d before, %d after\n", r.ClientsAfter, r.Goroutines.Before, r.Goroutines.After)
 	}
 	if r.Server != nil {
-		fmt.Fprintf(tw, "server cpu\t%.2f %% of a core, %.3f %% per client\n", r.ServerCPUPercent, r.ServerCPUPerClient)
+		fmt.Fprintf(tw, "server cpu\t%.2f %% of a core, %.3f %% per match, %.3f %% per client\n", r.ServerCPUPercent, r.ServerCPUPerMatch, r.ServerCPUPerClient)
+	}
+	if r.LoadCPUPercent > 0 {
+		fmt.Fprintf(tw, "load cpu\t%.2f %% of a core (these bots)\n", r.LoadCPUPercent)
 	}
 	return tw.Flush()
 }
