@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,7 +140,7 @@ func TestDeployManifests(t *testing.T) {
 		return string(out), err
 	}
 	out, err := validate(manifests...)
-	if err != nil || !strings.Contains(out, "Valid: 2, Invalid: 0, Errors: 0") {
+	if err != nil || !strings.Contains(out, "Valid: 4, Invalid: 0, Errors: 0") {
 		t.Fatalf("kubeconform: %v\n%s", err, out)
 	}
 	t.Logf("kubeconform: %s", strings.TrimSpace(out))
@@ -171,6 +172,27 @@ func TestDeployManifests(t *testing.T) {
 		if regexp.MustCompile(rule.re).Match(fleet) != rule.want {
 			t.Errorf("fleet.yaml: %s (/%s/ found: %v)", rule.why, rule.re, !rule.want)
 		}
+	}
+
+	// The high-density Fleet: as many ports game-i (container port 7777 +
+	// i) as -matches, and the Counter rooms of that capacity.
+	rooms, err := os.ReadFile(filepath.Join(deploy, "fleet-rooms.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := regexp.MustCompile(`-matches=(\d+)`).FindSubmatch(rooms)
+	if n == nil || !bytes.Contains(rooms, []byte("rooms: {count: 0, capacity: "+string(n[1])+"}")) || !bytes.Contains(rooms, []byte("-agones-port=game\n")) {
+		t.Fatalf("fleet-rooms.yaml: no -matches, -agones-port=game, or no Counter rooms of its capacity")
+	}
+	matches, _ := strconv.Atoi(string(n[1]))
+	ports := regexp.MustCompile(`name: game-(\d+), portPolicy: Dynamic, containerPort: (\d+)`).FindAllSubmatch(rooms, -1)
+	for i, p := range ports {
+		if string(p[1]) != strconv.Itoa(i) || string(p[2]) != strconv.Itoa(7777+i) {
+			t.Errorf("fleet-rooms.yaml: port game-%s on %s, want game-%d on %d", p[1], p[2], i, 7777+i)
+		}
+	}
+	if len(ports) != matches {
+		t.Errorf("fleet-rooms.yaml: %d ports game-i for -matches=%d", len(ports), matches)
 	}
 }
 
@@ -224,18 +246,17 @@ func TestDeployRules(t *testing.T) {
 	}
 }
 
-// TestDeployMetrics scrapes a live tether serve -agones, as the Fleet runs
-// it (beside Agones' SDK server, one bot playing), and checks its /metrics
-// with promtool check metrics, then that every metric the alerting rules
-// and the dashboard name is served.
+// TestDeployMetrics scrapes a live tether serve -agones -matches 2, as the
+// high-density Fleet runs it (beside Agones' SDK server, one bot playing),
+// and checks its /metrics with promtool check metrics, then that every
+// metric the alerting rules and the dashboard name is served.
 func TestDeployMetrics(t *testing.T) {
 	promtool := fleetTool(t, "promtool")
-	gamePort := freeUDPPort(t)
-	s := newSDKServer(t, "tether-soccer-m3trics", gamePort)
+	s := newSDKServer(t, "tether-soccer-m3trics", freeUDPPort(t), freeUDPPort(t))
 	s.start()
 	dir, key := newKey(t)
-	srv, out, srvErr := startAgonesServe(t, s, key, "-admin", "127.0.0.1:0", "-drain-grace", "0s")
-	m := waitLine(t, out, regexp.MustCompile(`msg=listening udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
+	srv, out, srvErr := startAgonesServe(t, s, key, "-matches", "2", "-admin", "127.0.0.1:0", "-drain-grace", "0s")
+	m := waitLine(t, out, regexp.MustCompile(`msg=listening match=0 udp=(127\.0\.0\.1:\d+) .* admin=(127\.0\.0\.1:\d+)`), 10*time.Second)
 	bot := playFor(t, dir, key, m[1], "1", 0)
 	waitLine(t, out, regexp.MustCompile(`msg="client connected"`), 10*time.Second)
 	resp, err := http.Get("http://" + m[2] + "/metrics")
