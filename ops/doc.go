@@ -18,6 +18,12 @@
 // orchestrators (package ops/agones) watch the transitions and report them;
 // a GameLift or Edgegap adapter would do the same with their calls.
 //
+// A process that hosts several matches (tether serve -matches) gives each
+// its own Lifecycle and MatchClock, Allocated while the match is in use
+// and Released when it ends, and keeps one for the process that the
+// adapters report: Allocated while any match is in use (or the
+// orchestrator allocated it), Ready again once every match is free.
+//
 // # Admin endpoints
 //
 // Handler serves /healthz (200 while the process is live: the caller's
