@@ -12,7 +12,11 @@
 // Passthrough ports, the address clients reach the server at
 // (GameServer.PublicAddress), read before the server starts. While Ready,
 // Run reads the record every HealthEvery and follows an allocation Agones
-// made (a GameServerAllocation) into Allocated. Calls are retried while the
+// made (a GameServerAllocation) into Allocated. SetCounter keeps one of the
+// GameServer's Counters (PATCH /v1beta1/counters/NAME, the Counters API,
+// beta) at a count and capacity: a process hosting several matches
+// reports its matches in use in the Counter rooms, as Agones' high-density
+// pattern does. Calls are retried while the
 // sidecar is not up yet, as the Agones documentation advises; every try is
 // counted (Calls, for tether_agones_calls_total) and a failed one logged.
 // The Agones Go SDK is not used: the REST API is documented, small, and
