@@ -113,6 +113,12 @@ func TestAdapterCallSequence(t *testing.T) {
 	if c := sc.next(&pings); c != "/allocate" || l.State() != ops.Allocated {
 		t.Fatalf("after Agones allocated the server: %q, lifecycle %v; want /allocate, allocated", c, l.State())
 	}
+	// The sidecar served that /allocate; wait for Run to have read its
+	// answer, which cancelling Run below would otherwise cut short (a
+	// failed try) on a busy machine.
+	for deadline := time.Now().Add(5 * time.Second); a.Calls()[1].OK < 2 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	l.Drain()
 	if err := a.Shutdown(ctx); err != nil {
 		t.Fatal(err)
