@@ -647,7 +647,7 @@ func (s *Server) Tick(now time.Duration) int {
 		}
 	}
 	for _, client := range s.order {
-		if c := s.clients[client]; c.flush || c.ep.Pending() > 0 || c.pinged && now-c.heldAt >= s.cfg.Hold || c.replyHeld && now-c.replyAt >= s.cfg.ReplyHold {
+		if c := s.clients[client]; c.flush || c.ep.Due(now) || c.pinged && now-c.heldAt >= s.cfg.Hold || c.replyHeld && now-c.replyAt >= s.cfg.ReplyHold {
 			s.flush(now, client)
 		}
 	}

@@ -407,20 +407,25 @@ func TestReplies(t *testing.T) {
 // TestReplyHold: with Config.ReplyHold, a reply made at a tick without a
 // snapshot waits for the next snapshot's packet, but no longer than the
 // hold (as checked at each tick): the client gets its replies in fewer
-// packets.
+// packets. An event waiting for its acknowledgement sends no packet of its
+// own before its resend is due, so the replies' hold holds then too.
 func TestReplyHold(t *testing.T) {
 	for _, c := range []struct {
 		hold       time.Duration
 		snapshotHz int
 		packets    int // in 60 ticks
 		late       time.Duration
+		event      bool // an event at the second tick (a snapshot's), never acknowledged
 	}{
-		{0, 30, 60, 0},
-		{34 * time.Millisecond, 30, 30, time.Second / 60},
-		{34 * time.Millisecond, 10, 20, 3 * time.Second / 60}, // the first tick 34 ms on: every third
+		{0, 30, 60, 0, false},
+		{34 * time.Millisecond, 30, 30, time.Second / 60, false},
+		{34 * time.Millisecond, 10, 20, 3 * time.Second / 60, false}, // the first tick 34 ms on: every third
+		{34 * time.Millisecond, 30, 30, time.Second / 60, true},
 	} {
 		g := &replyGame{fakeGame: newFake()}
-		s, err := New(Config{ReplyHold: c.hold, SnapshotHz: c.snapshotHz}, g)
+		g.eventAt[2] = c.event
+		// No resend due within the second measured.
+		s, err := New(Config{ReplyHold: c.hold, SnapshotHz: c.snapshotHz, Reliable: reliable.Config{MinResend: 2 * time.Second, MaxResend: 2 * time.Second}}, g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -450,9 +455,9 @@ func TestReplyHold(t *testing.T) {
 			}
 		}
 		packets := p.packets - start
-		t.Logf("hold %v, snapshots %d Hz: %d replies in %d packets, one waited %v", c.hold, c.snapshotHz, p.count(protocol.TagReply), packets, late)
+		t.Logf("hold %v, snapshots %d Hz, event %v: %d replies in %d packets, one waited %v", c.hold, c.snapshotHz, c.event, p.count(protocol.TagReply), packets, late)
 		if packets != c.packets || late-c.late > time.Microsecond || c.late-late > time.Microsecond {
-			t.Errorf("hold %v, snapshots %d Hz: %d packets in 60 ticks (want %d), a reply waited %v (want %v)", c.hold, c.snapshotHz, packets, c.packets, late, c.late)
+			t.Errorf("hold %v, snapshots %d Hz, event %v: %d packets in 60 ticks (want %d), a reply waited %v (want %v)", c.hold, c.snapshotHz, c.event, packets, c.packets, late, c.late)
 		}
 	}
 }

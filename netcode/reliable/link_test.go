@@ -362,6 +362,34 @@ func TestRTTFromNewestAcknowledged(t *testing.T) {
 	}
 }
 
+// TestDue: a reliable message is due at once, then again only when its
+// resend timeout expires; a message the in-flight limit holds back is not
+// due, and unreliable messages and acknowledgements never make a packet due.
+func TestDue(t *testing.T) {
+	a, _ := New(Config{InitialRTT: 50 * time.Millisecond, MaxInFlight: 1 << 10})
+	a.SendUnreliable([]byte("reply"))
+	a.ackOwed = true
+	if a.Due(0) {
+		t.Fatal("due with only an unreliable message and an acknowledgement owed")
+	}
+	a.SendReliable(make([]byte, 1000))
+	if !a.Due(0) {
+		t.Fatal("a new message not due")
+	}
+	if _, ok := a.AppendPacket(nil, 0); !ok {
+		t.Fatal("nothing sent")
+	}
+	a.SendReliable(make([]byte, 100)) // over the in-flight limit until the first is acknowledged
+	for _, c := range []struct {
+		now time.Duration
+		due bool
+	}{{0, false}, {99 * time.Millisecond, false}, {100 * time.Millisecond, true}} { // the resend timeout: 2 × InitialRTT
+		if got := a.Due(c.now); got != c.due {
+			t.Errorf("at %v: due %v, want %v", c.now, got, c.due)
+		}
+	}
+}
+
 // TestLastMessageHasNoLength: an unreliable message that ends its packet
 // goes without its length (the rest of the packet is the message); one
 // followed by another chunk keeps it.

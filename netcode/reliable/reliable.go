@@ -234,6 +234,42 @@ func (e *Endpoint) AckOwed() bool { return e.ackOwed }
 // Pending is the number of reliable messages queued and not yet acknowledged.
 func (e *Endpoint) Pending() int { return len(e.out) - e.outHead }
 
+// Due reports whether a packet built at now would carry a reliable
+// fragment: one never sent that the in-flight limit lets go, or one whose
+// resend timeout expired. A driver that holds its unreliable messages and
+// acknowledgements for a packet going anyway sends one of their own now only
+// if so.
+func (e *Endpoint) Due(now time.Duration) bool {
+	rto := e.rto()
+	blockNew := false
+	for _, m := range e.out[e.outHead:] {
+		if m.id-e.oldestID >= Window {
+			break
+		}
+		for f := range m.nfrag {
+			if m.acked&(1<<f) == 0 && e.due(m, f, now, rto, &blockNew) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// due reports whether fragment f of m, not acknowledged, goes in a packet
+// built at now: a resend once rto has passed since it was last sent, a first
+// send unless the in-flight limit blocks it. Once one first send is blocked,
+// *blockNew blocks every later one (messages go in order).
+func (e *Endpoint) due(m *outMsg, f int, now, rto time.Duration, blockNew *bool) bool {
+	if m.sent&(1<<f) != 0 {
+		return now-m.times[f] >= rto
+	}
+	if *blockNew || e.inflight > 0 && e.inflight+m.fragLen(f) > e.cfg.MaxInFlight {
+		*blockNew = true
+		return false
+	}
+	return true
+}
+
 // SendReliable queues a copy of msg (0 to MaxMessageSize bytes) for reliable,
 // in-order delivery. It is sent by later AppendPacket calls and resent until
 // acknowledged.
@@ -336,14 +372,10 @@ scan:
 				continue
 			}
 			first := m.sent&bit == 0
-			if !first && now-m.times[f] < rto {
+			if !e.due(m, f, now, rto, &blockNew) {
 				continue
 			}
 			fl := m.fragLen(f)
-			if first && (blockNew || (e.inflight > 0 && e.inflight+fl > e.cfg.MaxInFlight)) {
-				blockNew = true
-				continue
-			}
 			if len(dst)+reliableOverhead+fl > limit || refs == maxRefsPerPacket {
 				break scan
 			}
