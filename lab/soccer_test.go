@@ -154,9 +154,12 @@ func TestSoccerBoundedMemorySameReport(t *testing.T) {
 }
 
 // The oracle-players reference draws tether's frames but the true ball
-// wherever tether extrapolates: it never extrapolates, its pops and
-// fidelity are at most tether's, and its present error is tether's (the
-// same render delay) within 10 %.
+// wherever tether extrapolates: it never extrapolates, its fidelity is at
+// most tether's, and its present error is tether's (the same render delay)
+// within 10 %. Its pops are not bounded by tether's: where tether's
+// extrapolation ends, the reference hands back from the truth to an
+// interpolation a few centimetres off it (seed 1 of wan: one pop at 36.91 s,
+// 7.7 cm, where tether, continuous with its own extrapolation, drew none).
 func TestOraclePlayers(t *testing.T) {
 	s := soccerScenario(t, "wan", 60, BallTether, BallOraclePlayers)
 	rep, err := Run(s, Options{})
@@ -170,8 +173,8 @@ func TestOraclePlayers(t *testing.T) {
 	if ours.ExtrapFrames == 0 {
 		t.Fatal("tether never extrapolated: nothing to compare")
 	}
-	if ref.ExtrapFrames != 0 || ref.Pops > ours.Pops || ref.FidelityM.P99 > ours.FidelityM.P99 {
-		t.Errorf("oracle-players: %d extrapolated frames, %d pops, fidelity p99 %.4f m", ref.ExtrapFrames, ref.Pops, ref.FidelityM.P99)
+	if ref.ExtrapFrames != 0 || ref.FidelityM.P99 > ours.FidelityM.P99 {
+		t.Errorf("oracle-players: %d extrapolated frames, fidelity p99 %.4f m", ref.ExtrapFrames, ref.FidelityM.P99)
 	}
 	if r := ref.PresentM.RMS / ours.PresentM.RMS; r < 0.9 || r > 1.1 {
 		t.Errorf("present rms %.3f m against tether's %.3f m", ref.PresentM.RMS, ours.PresentM.RMS)
