@@ -39,9 +39,12 @@ func HostAllowed(host string, names []string) bool {
 // Listener caps the connections an http.Server keeps open, those it
 // hijacked (WebSockets) included, so that idle or slow clients cannot take
 // every file descriptor of the process: past the cap, a new connection
-// closes the one idle longest (a keep-alive between requests), or is
-// itself closed when none is idle. Set the server's ConnState to the
-// Listener's ConnState.
+// closes the one idle longest, or is itself closed when none is idle. A
+// connection is idle while it has no request being served: a keep-alive
+// between requests, or a new connection that has not yet sent a whole
+// request header (a client that connects and stays silent, or sends its
+// header a byte at a time, holds no place a newcomer needs). Set the
+// server's ConnState to the Listener's ConnState.
 type Listener struct {
 	net.Listener
 	max int
@@ -94,12 +97,12 @@ func (l *Listener) Accept() (net.Conn, error) {
 	}
 }
 
-// ConnState tracks which connections are idle; it is an
-// http.Server.ConnState.
+// ConnState tracks which connections are idle (new or between requests);
+// it is an http.Server.ConnState.
 func (l *Listener) ConnState(c net.Conn, s http.ConnState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if s == http.StateIdle {
+	if s == http.StateNew || s == http.StateIdle {
 		l.seq++
 		l.idle[c] = l.seq
 	} else {
