@@ -114,7 +114,8 @@
 // at its end) through a timeline a little behind the newest, at most
 // ShownConfig.MaxDelay: the game sends the others, and judges them
 // against, Shown.At at its tick, and answers the own client from the
-// Server.
+// Server. A Replayed is the two together: a Server whose applied moves,
+// and teleports, reach its Shown.
 //
 // # Reconciliation
 //

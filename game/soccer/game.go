@@ -65,14 +65,13 @@ type player struct {
 	anyInput    bool
 	tackleReady time.Duration
 
-	// A predicted player's moves (nil for one driven by plain inputs).
-	mv       *movement.Server[PlayerState, MoveInput]
-	show     *movement.Shown // its applied moves, replayed in the world
-	moved    PlayerState     // the state after its newest move
-	movedAt  time.Duration   // that move's end
-	movedGen uint8           // the teleport generation of moved (Teleport calls)
-	coasting bool            // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
-	want     geom.Vec3       // the velocity it runs toward as the last tick left it (see Game.wants)
+	// A predicted player's moves (nil for one driven by plain inputs),
+	// replayed in the world; the state after its newest move is mv.State(),
+	// that move's end mv.End().
+	mv       *movement.Replayed[PlayerState, MoveInput]
+	movedGen uint8     // the teleport generation of mv.State() (Teleport calls)
+	coasting bool      // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
+	want     geom.Vec3 // the velocity it runs toward as the last tick left it (see Game.wants)
 }
 
 // Game is the authoritative soccer match: a physics world with the pitch, the
