@@ -172,14 +172,9 @@ func (g *Game) startMoving(slot int) error {
 	p := &g.players[slot]
 	onMove := func(m *movement.Move[MoveInput], s PlayerState) {
 		p := &g.players[slot]
-		if !p.anyInput {
-			p.actionSeq = m.Input.ActionSeq
-			p.anyInput = true
-		}
-		if m.Input.ActionSeq != p.in.ActionSeq {
-			p.actedView, p.kickFrom = m.View, m.Input.KickFrom // moves are applied in order, none lost: this one made the action
-		}
-		p.in = m.Input.Input
+		// Moves are applied in order, none lost: a new action is this
+		// one's (a predicted player's kick is not backdated: Game.kick).
+		p.take(m.Input.Input, 0, m.View)
 		if g.moves.onMove != nil {
 			g.moves.onMove(p.client, m, s)
 		}
