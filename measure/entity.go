@@ -22,6 +22,11 @@ type EntityMetrics struct {
 	// every frame: R the drawn position, X the entity's true trajectory
 	// and RT the render time the client drew the entity at, metres.
 	FidelityM Stat `json:"fidelity_m"`
+	// MovingM is FidelityM over the entities moving at their render time:
+	// that moved more than EntityConfig.MovingDist metres in the
+	// EntityConfig.MovingSpan before it; nil (left out) unless MovingSpan
+	// is set.
+	MovingM *Stat `json:"moving_fidelity_m,omitempty"`
 	// Pops counts the entity-frames where |ΔR - ΔX| > 5 cm (PopM), ΔX the
 	// true motion over the frame's advance of the entity's render time;
 	// across a teleport (a changed replica.Entity.Gen) or a despawn no motion
@@ -69,6 +74,11 @@ type EntityConfig struct {
 	Kinds []string
 	// Clients are the links of the clients measured, by index.
 	Clients []Link
+	// MovingSpan, if set, has EntityMetrics.MovingM measured: an entity is
+	// moving at a moment if its truth moved more than MovingDist metres in
+	// the MovingSpan before it.
+	MovingSpan time.Duration
+	MovingDist float64
 }
 
 // EntityMeter measures any game's entities by kind, for every client: it
@@ -78,12 +88,14 @@ type EntityConfig struct {
 // (Bits). A frame waits until the truth covers the render times it drew;
 // Figures measures the rest. The truth between two samples is the cubic
 // through their positions and velocities (Truth.At): fed at the snapshot
-// rate, it rounds a bounce's corner, which a game's own meter that knows
-// its contacts need not (package game/crowd's). Not safe for concurrent
-// use.
+// rate, it rounds a bounce's corner, which a game that knows its contacts
+// need not: it feeds Truth every tick's samples with them marked (package
+// game/crowd's meter). Not safe for concurrent use.
 type EntityMeter struct {
 	warmUp    time.Duration
 	names     []string
+	movSpan   time.Duration
+	movDist   float64
 	ents      idTable[*entityTruth]
 	now, prev time.Duration // the newest time fed, and the one before
 	forgot    time.Duration
@@ -111,7 +123,7 @@ type EntityClient struct {
 }
 
 type entityKind struct {
-	fid, refresh                  Series
+	fid, moving, refresh          Series
 	pops, samples, extrap, frozen int
 	bits                          float64
 }
@@ -136,7 +148,7 @@ const entityKeep = 3 * time.Second
 
 // NewEntityMeter returns a meter of the clients cfg describes.
 func NewEntityMeter(cfg EntityConfig) *EntityMeter {
-	m := &EntityMeter{warmUp: cfg.WarmUp, names: cfg.Kinds}
+	m := &EntityMeter{warmUp: cfg.WarmUp, names: cfg.Kinds, movSpan: cfg.MovingSpan, movDist: cfg.MovingDist}
 	for _, l := range cfg.Clients {
 		m.clients = append(m.clients, &EntityClient{m: m, blackouts: l.Blackouts, kinds: make([]entityKind, len(cfg.Kinds))})
 	}
@@ -298,6 +310,9 @@ func (c *EntityClient) measureFrame(f *entityFrame) {
 		x := e.tr.atNear(&hint, d.RenderTime)
 		k.samples++
 		k.fid.Add(d.Pos.Dist(x))
+		if c.m.movSpan > 0 && x.Dist(e.tr.At(d.RenderTime-c.m.movSpan)) > c.m.movDist {
+			k.moving.Add(d.Pos.Dist(x))
+		}
 		if d.Extrapolated {
 			k.extrap++
 		}
@@ -325,6 +340,10 @@ func (m *EntityMeter) Figures(i int, end time.Duration) []EntityMetrics {
 		km := c.kind(uint8(k))
 		em := EntityMetrics{Kind: m.name(k), FidelityM: km.fid.Stat(), Pops: km.pops, RefreshMs: km.refresh.Stat(),
 			Samples: km.samples, ExtrapFrames: km.extrap, FrozenFrames: km.frozen}
+		if m.movSpan > 0 {
+			st := km.moving.Stat()
+			em.MovingM = &st
+		}
 		if span > 0 {
 			em.PopsPerMin = Round(float64(km.pops) / span.Minutes())
 			em.Kbps = Round(km.bits / span.Seconds() / 1000)

@@ -134,6 +134,37 @@ func TestEntityMeterBlackout(t *testing.T) {
 	}
 }
 
+// TestEntityMeterMoving measures MovingM over the entities that moved
+// more than MovingDist in the MovingSpan before their render time only:
+// an entity that stops half way through is drawn 2 m off a span after it
+// stopped, 0.5 m before, and MovingM has only the 0.5 m; without
+// MovingSpan, MovingM is left out.
+func TestEntityMeterMoving(t *testing.T) {
+	for _, span := range []time.Duration{0, 100 * time.Millisecond} {
+		m := NewEntityMeter(EntityConfig{Clients: []Link{{}}, MovingSpan: span, MovingDist: 0.01})
+		c := m.Client(0)
+		pos := func(k int) geom.Vec3 { return geom.V(float64(min(k, 60))/60, 0, 0) } // 1 m/s for a second
+		for k := range 120 {
+			at := time.Duration(k) * tick
+			m.Truth(1, 0, 0, Sample{T: at, Pos: pos(k)})
+			off := 0.5
+			if k > 70 {
+				off = 2
+			}
+			c.Frame(at, []EntityDrawn{{ID: 1, RenderTime: at, Pos: pos(k).Add(geom.V(0, off, 0))}})
+		}
+		got := m.Figures(0, 2*time.Second)[0]
+		switch {
+		case span == 0 && got.MovingM != nil:
+			t.Errorf("MovingM %+v without MovingSpan, want nil", got.MovingM)
+		case got.FidelityM.Max != 2:
+			t.Errorf("FidelityM %+v, want a max of 2 m", got.FidelityM)
+		case span > 0 && (got.MovingM == nil || got.MovingM.Max != 0.5 || got.MovingM.Mean != 0.5):
+			t.Errorf("MovingM %+v, want 0.5 m off: the moving frames only", got.MovingM)
+		}
+	}
+}
+
 // atNear gives At's position whatever its hint.
 func TestTruthAtNear(t *testing.T) {
 	tr := ballistic(geom.V(0, 1, 0), geom.V(3, 5, 1), 40)

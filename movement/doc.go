@@ -27,7 +27,9 @@
 // encoding. A frame longer than MaxMoveDelta becomes several moves; one
 // longer than MaxGap (a suspended program, a clock jump) simulates nothing.
 // Moves are saved, up to ClientConfig.MaxMoves, until the server
-// acknowledges them.
+// acknowledges them. A game's client side embeds a Predicting, which makes
+// its Client when a frame first places the character and answers package
+// client's Predictor for it (AppendInput, Reply).
 //
 // Client.AppendPacket builds the packet to send, at most one per
 // SendInterval (with 3/4 of it as tolerance; before the server's first reset,
@@ -112,7 +114,8 @@
 // at its end) through a timeline a little behind the newest, at most
 // ShownConfig.MaxDelay: the game sends the others, and judges them
 // against, Shown.At at its tick, and answers the own client from the
-// Server.
+// Server. A Replayed is the two together: a Server whose applied moves,
+// and teleports, reach its Shown.
 //
 // # Reconciliation
 //

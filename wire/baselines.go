@@ -1,6 +1,9 @@
 package wire
 
-import "iter"
+import (
+	"iter"
+	"math/bits"
+)
 
 // Baselines is the ring of snapshots a per-client delta codec keeps, each
 // found by its tick: the server keeps one per client of what it sent that
@@ -74,4 +77,21 @@ func RoundDiv(a, b int64) int64 {
 		return (a + b/2) / b
 	}
 	return -((-a + b/2) / b)
+}
+
+// Isqrt returns ⌊√n⌋, 0 for n ≤ 0, in integers alone (Newton's method):
+// the same on every machine, as a delta codec's predictions must be.
+func Isqrt(n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	x := uint64(n)
+	r := uint64(1) << ((bits.Len64(x) + 1) / 2)
+	for {
+		next := (r + x/r) / 2
+		if next >= r {
+			return int64(r)
+		}
+		r = next
+	}
 }

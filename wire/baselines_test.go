@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -34,6 +35,31 @@ func TestBaselinesRing(t *testing.T) {
 	*c.Push(6) = "f"
 	if c.Find(3) != nil || *b.Find(3) != "c" {
 		t.Fatal("the copy shares b's tables, or reuses another table")
+	}
+}
+
+// Isqrt is the floor of the square root, at perfect squares, either side of
+// them and at the ends of int64's range.
+func TestIsqrt(t *testing.T) {
+	for _, r := range []int64{0, 1, 2, 3, 1000, 46340, 1 << 20, 3037000498} {
+		for _, n := range []int64{r*r - 1, r * r, r*r + 2*r} {
+			want := r
+			if n < r*r {
+				want = r - 1
+			}
+			if n < 0 {
+				want = 0
+			}
+			if got := Isqrt(n); got != want {
+				t.Errorf("Isqrt(%d) = %d, want %d", n, got, want)
+			}
+		}
+	}
+	if got := Isqrt(math.MaxInt64); got != 3037000499 {
+		t.Errorf("Isqrt(MaxInt64) = %d, want 3037000499", got)
+	}
+	if got := Isqrt(-5); got != 0 {
+		t.Errorf("Isqrt(-5) = %d, want 0", got)
 	}
 }
 

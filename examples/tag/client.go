@@ -12,21 +12,23 @@ import (
 )
 
 // view is the client side: a client.Game, client.Replicated and
-// client.Predictor. The layer decodes every snapshot by the schema; the
-// other players and the coins are drawn from their timelines, interpolated
-// a little in the past; the own player is drawn at the present, predicted.
+// client.Predictor (its AppendInput, the packet of moves due, and Reply, the
+// server's acknowledgements and corrections, are movement.Predicting's).
+// The layer decodes every snapshot by the schema; the other players and the
+// coins are drawn from their timelines, interpolated a little in the past;
+// the own player is drawn at the present, predicted.
 type view struct {
-	own *movement.Client[state, input]
+	movement.Predicting[state, input]
 }
 
 func newView() (*view, error) {
 	// The prediction starts from a guess; the server's first answer (a
 	// reset) puts the player where the server has it.
-	own, err := movement.NewClient(movement.ClientConfig{SendInterval: time.Second / 30}, moves{}, state{})
-	if err != nil {
+	v := &view{}
+	if _, err := v.Start(movement.ClientConfig{SendInterval: time.Second / 30}, moves{}, state{}); err != nil {
 		return nil, err
 	}
-	return &view{own: own}, nil
+	return v, nil
 }
 
 // Schema implements client.Replicated: the server's schema.
@@ -47,23 +49,14 @@ func (v *view) RenderClock() timeline.Config { return timeline.Config{} }
 func (v *view) Predict(now time.Duration, data []byte, f *client.Frame) (client.Entity, bool) {
 	var in input
 	_, _ = moves{}.DecodeInput(&in, data) // no input yet: stand still
-	v.own.Move(now, f.RenderTime, in)
-	if !v.own.Synced() {
+	own := v.Own()
+	own.Move(now, f.RenderTime, in)
+	if !own.Synced() {
 		return client.Entity{}, false
 	}
-	s, pos, cut := v.own.Draw(now)
+	s, pos, cut := own.Draw(now)
 	return client.Entity{Pos: pos, Vel: s.Vel, Rot: geom.Identity, Cut: cut}, true
 }
-
-// AppendInput implements client.Predictor: the packet of moves due, if any.
-func (v *view) AppendInput(dst []byte, now time.Duration) ([]byte, bool, bool) {
-	b, send := v.own.AppendPacket(dst, now)
-	return b, send, true
-}
-
-// Reply implements client.Predictor: the server's acknowledgements and
-// corrections.
-func (v *view) Reply(b []byte, now time.Duration) error { return v.own.HandleReply(b, now) }
 
 var (
 	_ client.Game       = (*view)(nil)

@@ -134,7 +134,7 @@ func play(o options) (*result, error) {
 		default:
 		}
 		c.wire = d.Transport().Stats()
-		d.Do(func(*client.Client) { c.corrections = views[i].own.Stats().Corrections })
+		d.Do(func(*client.Client) { c.corrections = views[i].Own().Stats().Corrections })
 	}
 	srv.Do(func(s *server.Server) { r.replica = s.Replica().Stats() })
 	// The bots' own counts, once their drivers have stopped calling them.

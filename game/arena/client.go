@@ -1,7 +1,6 @@
 package arena
 
 import (
-	"errors"
 	"time"
 
 	"github.com/tether-net/tether/client"
@@ -64,10 +63,12 @@ type shown struct {
 const predictTimeout = time.Second
 
 // ClientGame is the client side: a client.Game that predicts its own
-// player (client.Predictor). Create it with NewClientGame.
+// player (client.Predictor, its AppendInput and Reply movement.Predicting's;
+// Own is the prediction, nil before the first predicted frame). Create it
+// with NewClientGame.
 type ClientGame struct {
+	movement.Predicting[PlayerState, Input]
 	cfg   ClientConfig
-	own   *movement.Client[PlayerState, Input]
 	projs []shown
 	drawn []Drawn
 	self  uint32
@@ -101,31 +102,31 @@ func (g *ClientGame) RenderClock() timeline.Config { return timeline.Config{} }
 func (g *ClientGame) Predict(now time.Duration, input []byte, f *client.Frame) (client.Entity, bool) {
 	g.self = f.Self
 	g.events(now, f)
-	self := f.Find(f.Self)
-	if g.own == nil {
+	own := g.Own()
+	if own == nil {
+		self := f.Find(f.Self)
 		if self == nil {
 			g.draw(now)
 			return client.Entity{}, false
 		}
-		own, err := movement.NewClient(g.cfg.Movement, moves{}, PlayerState{Pos: self.Pos})
-		if err != nil {
+		var err error
+		if own, err = g.Start(g.cfg.Movement, moves{}, PlayerState{Pos: self.Pos}); err != nil {
 			return client.Entity{}, false // checked in NewClientGame
 		}
-		g.own = own
 	}
 	var in Input
 	if _, err := DecodeInput(&in, input); err != nil {
 		in = Input{}
 	}
-	st := g.own.Move(now, g.view(f), in)
-	if g.own.Synced() {
+	st := own.Move(now, g.view(f), in)
+	if own.Synced() {
 		g.fired(st, f)
 	}
 	g.draw(now)
-	if !g.own.Synced() {
+	if !own.Synced() {
 		return client.Entity{}, false
 	}
-	st, pos, cut := g.own.Draw(now)
+	st, pos, cut := own.Draw(now)
 	return client.Entity{Pos: pos, Vel: st.Vel, Rot: geom.AxisAngle(geom.V(0, 1, 0), st.Aim), Cut: cut}, true
 }
 
@@ -149,7 +150,7 @@ func (g *ClientGame) fired(st PlayerState, f *client.Frame) {
 			return
 		}
 		t := st.ProjReady - ProjectileCooldown
-		spawn := event.Event{Kind: EventSpawn, Time: t, Actor: f.Self, Arg: g.own.Seq(), HasState: true,
+		spawn := event.Event{Kind: EventSpawn, Time: t, Actor: f.Self, Arg: g.Own().Seq(), HasState: true,
 			State: kinematic.State{Time: t, Pos: st.Pos, Vel: AimDir(st.Aim).Scale(ProjectileSpeed), Knot: true}}
 		g.projs = append(g.projs, shown{spawn: spawn, end: FlightEnd(spawn.State), predicted: true})
 	case Hitscan:
@@ -165,7 +166,7 @@ func (g *ClientGame) fired(st PlayerState, f *client.Frame) {
 			}
 		}
 		if g.cfg.OnShot != nil {
-			g.cfg.OnShot(ClientShot{Move: g.own.Seq(), Time: st.HitscanReady - HitscanCooldown, View: g.view(f), Target: hit, From: st.Pos, Aim: st.Aim})
+			g.cfg.OnShot(ClientShot{Move: g.Own().Seq(), Time: st.HitscanReady - HitscanCooldown, View: g.view(f), Target: hit, From: st.Pos, Aim: st.Aim})
 		}
 	}
 }
@@ -231,32 +232,6 @@ func (g *ClientGame) draw(now time.Duration) {
 // Projectiles returns the projectiles as the last frame drew them; valid
 // until the next frame.
 func (g *ClientGame) Projectiles() []Drawn { return g.drawn }
-
-// AppendInput implements client.Predictor: once predicting, the packet of
-// moves due.
-func (g *ClientGame) AppendInput(dst []byte, now time.Duration) ([]byte, bool, bool) {
-	if g.own == nil {
-		return dst, false, false
-	}
-	b, ok := g.own.AppendPacket(dst, now)
-	return b, ok, true
-}
-
-// ErrNotPredicting is returned by Reply before the first predicted frame.
-var ErrNotPredicting = errors.New("tether/arena: not predicting")
-
-// Reply implements client.Predictor: the server's acknowledgements and
-// adjustments of the own player's moves.
-func (g *ClientGame) Reply(b []byte, now time.Duration) error {
-	if g.own == nil {
-		return ErrNotPredicting
-	}
-	return g.own.HandleReply(b, now)
-}
-
-// Own returns the prediction of the own player, or nil before the first
-// predicted frame.
-func (g *ClientGame) Own() *movement.Client[PlayerState, Input] { return g.own }
 
 var (
 	_ client.Game       = (*ClientGame)(nil)

@@ -24,12 +24,12 @@
 //
 // Game is the server side (server.Game, server.Replicated and
 // server.Replier): Join gives each client a player, Input hands its packets
-// of moves to a movement.Server, Step moves the projectiles, and Replicate
-// fills the replication layer's world (package replica) with every
-// player's position, velocity, aim and health, as Schema declares them:
-// each player as the others see it, its applied moves replayed a little
-// behind the newest (movement.Shown), so that it does not wobble with the
-// bursts its packets arrive in. The layer codes each client's snapshot
+// of moves to a movement.Replayed, Step moves the projectiles, and
+// Replicate fills the replication layer's world (package replica) with
+// every player's position, velocity, aim and health, as Schema declares
+// them: each player as the others see it, its applied moves replayed a
+// little behind the newest (the Replayed's movement.Shown), so that it does
+// not wobble with the bursts its packets arrive in. The layer codes each client's snapshot
 // against the newest one it acknowledged, and hands the game every player
 // each snapshot carried (replica.Config.OnEntity), which it records for
 // rewind; the game writes no bytes. ClientGame is the client side (client.Game, client.Replicated and

@@ -113,14 +113,12 @@ type Stats struct {
 
 type player struct {
 	active bool
-	mv     *movement.Server[PlayerState, Input]
-	// shown is the player as the others are sent it: its applied moves
-	// replayed a little behind the newest, so that the bursts its packets
-	// arrive in do not make it wobble on their screens.
-	shown   *movement.Shown
-	movedAt time.Duration // the end of its newest move applied
-	health  int
-	gen     uint8
+	// mv applies the player's moves; the others are sent it replayed a
+	// little behind the newest (Replayed.At), so that the bursts its
+	// packets arrive in do not make it wobble on their screens.
+	mv     *movement.Replayed[PlayerState, Input]
+	health int
+	gen    uint8
 }
 
 // Game is the server side: a server.Game. Create it with NewGame.
@@ -205,17 +203,12 @@ func (g *Game) Join(client int) (uint32, error) {
 		return 0, ErrFull
 	}
 	id := uint32(client)
-	mv, err := movement.NewServer(g.cfg.Movement, moves{}, g.spawnPoint(), func(m *movement.Move[Input], s PlayerState) {
-		g.moved(id, m, s)
-	})
+	mv, err := movement.NewReplayed(g.cfg.Movement, movement.ShownConfig{}, moves{}, g.spawnPoint(), g.now, shownState,
+		func(m *movement.Move[Input], s PlayerState) { g.moved(id, m, s) })
 	if err != nil {
 		return 0, err
 	}
-	shown, err := movement.NewShown(movement.ShownConfig{})
-	if err != nil {
-		return 0, err
-	}
-	g.players[client] = player{active: true, mv: mv, shown: shown, movedAt: g.now, health: MaxHealth}
+	g.players[client] = player{active: true, mv: mv, health: MaxHealth}
 	g.seen.Forget(client)
 	return id, nil
 }
@@ -252,9 +245,6 @@ func (g *Game) AppendReply(dst []byte, client int, now time.Duration) []byte {
 // the state after it: a move that fired spawns a projectile or judges a
 // hitscan shot.
 func (g *Game) moved(id uint32, m *movement.Move[Input], s PlayerState) {
-	p := &g.players[id]
-	p.movedAt = m.Time
-	p.shown.Applied(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: aimRot(s.Aim)}, g.at)
 	if s.Fired != NoWeapon && g.players[id].mv.Resetting() {
 		g.stats.Void++ // fired before its client knew it was respawned
 		return
@@ -336,8 +326,7 @@ func (g *Game) damage(id uint32, hp int) {
 	p.gen++
 	st := g.spawnPoint()
 	st.ProjReady, st.HitscanReady = p.mv.State().ProjReady, p.mv.State().HitscanReady
-	p.mv.Teleport(st)
-	p.shown.Teleport(kinematic.State{Time: p.movedAt, Pos: st.Pos, Rot: aimRot(st.Aim)}, g.at)
+	p.mv.Teleport(st, g.at)
 	g.stats.Respawns++
 }
 
@@ -429,7 +418,7 @@ func (g *Game) Replicate(w *replica.World) {
 		}
 		s := p.mv.State()
 		st := kinematic.State{Pos: s.Pos, Vel: s.Vel, Rot: aimRot(s.Aim)}
-		if fr := p.shown.At(g.now); fr.Valid {
+		if fr := p.mv.At(g.now); fr.Valid {
 			st = kinematic.State{Pos: fr.Pos, Vel: fr.Vel, Rot: fr.Rot}
 		}
 		w.Add(replica.Entity{ID: uint32(j), Kind: KindPlayer, Tag: uint8(p.health), Gen: p.gen,
@@ -439,6 +428,11 @@ func (g *Game) Replicate(w *replica.World) {
 
 // aimRot is the rotation of aim about the vertical.
 func aimRot(aim float64) geom.Quat { return geom.AxisAngle(geom.V(0, 1, 0), aim) }
+
+// shownState is a player as the others are shown it (movement.Replayed).
+func shownState(_, s PlayerState, _ time.Duration) kinematic.State {
+	return kinematic.State{Pos: s.Pos, Vel: s.Vel, Rot: aimRot(s.Aim)}
+}
 
 var (
 	_ server.Game       = (*Game)(nil)

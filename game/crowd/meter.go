@@ -12,17 +12,17 @@ import (
 )
 
 // Meter measures a crowd's clients with package measure's definitions:
-// every sphere's true trajectory (a measure.Truth each), and per client
-// how far from it every sphere is drawn, how often each is refreshed, and
-// what the snapshots cost. Feed it the server's ticks (Tick), the snapshots
-// encoded (Encoded, from Config.OnSnapshot) and each client's snapshots and
-// frames (ClientMeter); read Figures at the end. Not safe for concurrent
-// use.
+// every sphere's true trajectory, its contacts marked, and per client how
+// far from it every sphere is drawn and how often each is refreshed (a
+// measure.EntityMeter), and what the snapshots cost. Feed it the server's
+// ticks (Tick), the snapshots encoded (Encoded, from Config.OnSnapshot) and
+// each client's snapshots and frames (ClientMeter); read Figures at the
+// end. Not safe for concurrent use.
 type Meter struct {
 	warmUp  time.Duration
-	truth   []measure.Truth // by sphere
+	ents    *measure.EntityMeter
 	contact []time.Duration // scratch: by sphere, its first contact in the last step, or -1
-	forgot  time.Duration
+	velIn   []geom.Vec3     // scratch: by sphere, its velocity arriving at the last tick
 	clients []*ClientMeter
 }
 
@@ -39,38 +39,23 @@ type MeterConfig struct {
 // ClientMeter measures one client.
 type ClientMeter struct {
 	m         *Meter
+	ents      *measure.EntityClient
+	drawn     []measure.EntityDrawn // scratch
 	blackouts measure.Spans
 	clock     measure.ClockMeter
 	first     time.Duration // true time of the first frame with a clock sample
 	replied   bool
-	fid       measure.Series // metres
-	moving    measure.Series // metres, of the spheres moving
-	refresh   measure.Series // milliseconds
-	last      []time.Duration
+	last      []time.Duration // by sphere, the newest snapshot that refreshed it, or -1
 	// The recovery from blackout k (the next to end): spheres refreshed
 	// since its end, and the longest recovery so far.
 	k, since int
 	recovery time.Duration
-	pending  []pendingFrame
-	free     [][]drawn
 
 	frames, undrawn int64 // sphere-frames measured, and of them not drawn
 	snapshots       int64
 	rest            int64
 	restBits        float64
 	leftOut, bytes  int64
-}
-
-// pendingFrame is a frame drawn at true time t that waits for the truth.
-type pendingFrame struct {
-	t      time.Duration
-	bodies []drawn
-}
-
-type drawn struct {
-	id  uint32
-	at  time.Duration // its render time
-	pos geom.Vec3
 }
 
 // Figures are one client's measurements.
@@ -124,13 +109,15 @@ const contactSpeed = 0.05
 // NewMeter returns a meter of a crowd of n spheres and the clients cfg
 // describes.
 func NewMeter(n int, cfg MeterConfig) *Meter {
-	m := &Meter{warmUp: cfg.WarmUp, truth: make([]measure.Truth, n), contact: make([]time.Duration, n)}
-	for _, c := range cfg.Clients {
+	m := &Meter{warmUp: cfg.WarmUp, contact: make([]time.Duration, n), velIn: make([]geom.Vec3, n),
+		ents: measure.NewEntityMeter(measure.EntityConfig{WarmUp: cfg.WarmUp, Kinds: Schema.Names(), Clients: cfg.Clients,
+			MovingSpan: movingSpan, MovingDist: movingDist})}
+	for i, c := range cfg.Clients {
 		last := make([]time.Duration, n)
 		for i := range last {
 			last[i] = -1
 		}
-		m.clients = append(m.clients, &ClientMeter{m: m, blackouts: c.Blackouts, last: last,
+		m.clients = append(m.clients, &ClientMeter{m: m, ents: m.ents.Client(i), blackouts: c.Blackouts, last: last,
 			clock: measure.NewClockMeter(cfg.WarmUp, c)})
 	}
 	return m
@@ -146,26 +133,21 @@ func (m *Meter) Tick(g *Game, t server.Tick) {
 	}
 	for _, c := range g.w.phys.Contacts() {
 		for _, id := range [2]physics.BodyID{c.Body, c.Other} {
-			if c.Speed > contactSpeed && id >= 0 && int(id) < len(m.truth) && m.contact[id] < 0 {
+			if c.Speed > contactSpeed && id >= 0 && int(id) < len(m.contact) && m.contact[id] < 0 {
 				m.contact[id] = t.Time - t.Dt + c.At
 			}
 		}
 	}
-	for i := range m.truth {
-		b := g.Body(i)
-		s := measure.Sample{T: t.Time, Pos: b.Pos, Vel: b.Vel, VelIn: b.Vel}
-		s.Contact, s.ContactAt = m.contact[i] >= 0, m.contact[i]
-		m.truth[i].Add(s)
+	for i := range m.velIn {
+		m.velIn[i] = g.Body(i).Vel
 	}
 	for j := len(g.kicks) - 1; j >= 0; j-- { // a sphere kicked twice arrived at its first kick's
-		m.truth[g.kicks[j].id].Newest().VelIn = g.kicks[j].velIn
+		m.velIn[g.kicks[j].id] = g.kicks[j].velIn
 	}
-	// No frame asks for more than a second or so into the past.
-	if t.Time-m.forgot >= time.Second {
-		m.forgot = t.Time
-		for i := range m.truth {
-			m.truth[i].Forget(t.Time - 2*time.Second)
-		}
+	for i := range m.velIn {
+		b := g.Body(i)
+		m.ents.Truth(uint32(i), KindBody, 0, measure.Sample{T: t.Time, Pos: b.Pos, Vel: b.Vel, VelIn: m.velIn[i],
+			Contact: m.contact[i] >= 0, ContactAt: m.contact[i]})
 	}
 }
 
@@ -188,9 +170,7 @@ func (c *ClientMeter) Received(s *client.Snapshot) {
 		if int(id) >= len(c.last) {
 			continue
 		}
-		if last := c.last[id]; last >= 0 && s.Time >= c.m.warmUp && s.Time > last {
-			c.refresh.Add(float64(s.Time-last) / float64(time.Millisecond))
-		}
+		c.ents.Received(s.Time, id, KindBody)
 		if c.k < len(c.blackouts) && c.last[id] < c.blackouts[c.k].To && s.Time >= c.blackouts[c.k].To {
 			c.since++
 		}
@@ -218,67 +198,23 @@ func (c *ClientMeter) Frame(t time.Duration, f *client.Frame, replied bool) {
 	}
 	c.frames += int64(len(c.last))
 	c.undrawn += int64(len(c.last))
-	var bodies []drawn
-	if n := len(c.free); n > 0 {
-		bodies, c.free = c.free[n-1][:0], c.free[:n-1]
-	}
+	ents := c.drawn[:0]
 	for i := range f.Entities {
 		e := &f.Entities[i]
 		if e.Kind != KindBody || int(e.ID) >= len(c.last) {
 			continue
 		}
 		c.undrawn--
-		bodies = append(bodies, drawn{id: e.ID, at: e.RenderTime, pos: e.Pos})
+		ents = append(ents, measure.EntityDrawn{ID: e.ID, Kind: e.Kind, Pos: e.Pos, RenderTime: e.RenderTime})
 	}
-	c.pending = append(c.pending, pendingFrame{t: t, bodies: bodies})
-	c.measure(false)
-}
-
-// measure measures the frames the truth covers (all, if over).
-func (c *ClientMeter) measure(over bool) {
-	n := 0
-	for ; n < len(c.pending); n++ {
-		p := &c.pending[n]
-		if !over && !c.covered(p) {
-			break
-		}
-		if !c.blackouts.In(p.t) {
-			for _, d := range p.bodies {
-				tr := &c.m.truth[d.id]
-				if tr.Len() == 0 || c.blackouts.In(d.at) {
-					continue
-				}
-				x := tr.At(d.at)
-				c.fid.Add(d.pos.Dist(x))
-				if x.Dist(tr.At(d.at-movingSpan)) > movingDist {
-					c.moving.Add(d.pos.Dist(x))
-				}
-			}
-		}
-		c.free = append(c.free, p.bodies)
-	}
-	c.pending = c.pending[:copy(c.pending, c.pending[n:])]
-}
-
-// covered says whether the truth covers every render time of frame p.
-func (c *ClientMeter) covered(p *pendingFrame) bool {
-	tr := &c.m.truth[0]
-	if tr.Len() == 0 {
-		return false
-	}
-	newest := tr.Newest().T
-	for _, d := range p.bodies {
-		if d.at > newest {
-			return false
-		}
-	}
-	return true
+	c.drawn = ents
+	c.ents.Frame(t, ents)
 }
 
 // Figures returns client i's figures, its traffic tr over a run of d.
 func (m *Meter) Figures(i int, tr harness.Traffic, d time.Duration) Figures {
 	c := m.clients[i]
-	c.measure(true)
+	ents := m.ents.Figures(i, d)[KindBody]
 	recovery := c.recovery
 	if c.k < len(c.blackouts) && c.blackouts[c.k].To < d {
 		recovery = max(recovery, d-c.blackouts[c.k].To)
@@ -292,7 +228,7 @@ func (m *Meter) Figures(i int, tr harness.Traffic, d time.Duration) Figures {
 	per := func(x, n int64) float64 { return perBit(float64(x), n) }
 	kbps := func(bytes int64) float64 { return measure.Round(float64(bytes) * 8 / d.Seconds() / 1000) }
 	return Figures{
-		FidelityM: c.fid.Stat(), MovingM: c.moving.Stat(), RefreshMs: c.refresh.Stat(), Undrawn: per(c.undrawn, c.frames),
+		FidelityM: ents.FidelityM, MovingM: *ents.MovingM, RefreshMs: ents.RefreshMs, Undrawn: per(c.undrawn, c.frames),
 		RecoveryS: measure.Round(recovery.Seconds()),
 		RestBits:  perBit(c.restBits, c.rest), SnapshotBytes: per(c.bytes, c.snapshots), LeftOut: per(c.leftOut, c.snapshots),
 		Clock: c.clock.Metrics(c.first, c.replied),

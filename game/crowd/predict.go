@@ -1,10 +1,10 @@
 package crowd
 
 import (
-	"math/bits"
 	"time"
 
 	"github.com/tether-net/tether/replica"
+	"github.com/tether-net/tether/wire"
 )
 
 // rolling is the crowd's predictor: a sphere on the floor rolls on in a
@@ -32,37 +32,22 @@ func (rolling) Predict(l *replica.Layout, pred []int64, hist []replica.Sample, t
 	num, den := l.PosScale, l.VelScale*1e6
 	pred[y] += replica.MulDiv(pred[vy]*num, dt, den)
 	// The speed on the floor, in thousandths of a step.
-	s := isqrt(uint64(pred[vx]*pred[vx]+pred[vz]*pred[vz])) * 1000
+	s := wire.Isqrt(pred[vx]*pred[vx]+pred[vz]*pred[vz]) * 1000
 	if s == 0 {
 		return
 	}
 	// Rolling for dt, or until it stops: its mean velocity over the time
 	// it moved is the mean of the first and the last.
-	left := max(0, int64(s)-replica.MulDiv(rollDecel, dt, 1e6))
+	left := max(0, s-replica.MulDiv(rollDecel, dt, 1e6))
 	moving := dt
 	if left == 0 {
-		moving = replica.MulDiv(int64(s), 1e6, rollDecel)
+		moving = replica.MulDiv(s, 1e6, rollDecel)
 	}
 	for _, k := range [2][2]int{{x, vx}, {z, vz}} {
 		v0 := pred[k[1]]
-		v1 := replica.MulDiv(v0, left, int64(s))
+		v1 := replica.MulDiv(v0, left, s)
 		pred[k[0]] += replica.MulDiv((v0+v1)*num, moving, 2*den)
 		pred[k[1]] = v1
-	}
-}
-
-// isqrt returns the integer square root of x, rounded down.
-func isqrt(x uint64) uint64 {
-	if x == 0 {
-		return 0
-	}
-	r := uint64(1) << ((bits.Len64(x) + 1) / 2)
-	for {
-		n := (r + x/r) / 2
-		if n >= r {
-			return r
-		}
-		r = n
 	}
 }
 

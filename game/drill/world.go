@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/game/pitch"
+	"github.com/tether-net/tether/game/soccer"
 	"github.com/tether-net/tether/geom"
 	"github.com/tether-net/tether/physics"
 	"github.com/tether-net/tether/replica"
@@ -20,17 +21,11 @@ const (
 )
 
 // NewWorld returns a world stepping at tickHz that holds the default soccer
-// pitch (with its boards and goals) and ball, at rest on the centre spot: the
-// server's world, and every client's copy of it.
+// pitch (with its boards and goals) and ball, at rest on the centre spot
+// (soccer.Rules.BallWorld): the server's world, and every client's copy of
+// it.
 func NewWorld(tickHz int) (*physics.World, physics.BodyID, error) {
-	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
-	if err != nil {
-		return nil, 0, fmt.Errorf("tether/drill: %w", err)
-	}
-	if _, err := pitch.Default().AddTo(w); err != nil {
-		return nil, 0, fmt.Errorf("tether/drill: %w", err)
-	}
-	ball, err := w.AddSphere(pitch.DefaultBall())
+	w, ball, err := soccer.DefaultRules().BallWorld(tickHz)
 	if err != nil {
 		return nil, 0, fmt.Errorf("tether/drill: %w", err)
 	}

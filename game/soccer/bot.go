@@ -92,7 +92,7 @@ func (b *Bot) Decide(v *View) Input {
 		held := v.Time - b.holdSince
 		toGoal := oppGoal.Sub(me.Pos)
 		dGoal := toGoal.Len()
-		opp, dOpp := b.nearest(v, me.Pos, 1-me.Team, 0)
+		opp, dOpp := b.nearest(v, me.Pos, 1-me.Team)
 		switch {
 		case canAct && (dGoal < 34 || (dGoal < 50 && held > b.holdFor)):
 			aimAt := oppGoal.Add(geom.V(0, 0, (b.rng.Float64()*2-1)*(pt.GoalWidth/2-0.9)))
@@ -164,9 +164,8 @@ func (b *Bot) smooth(d geom.Vec3) geom.Vec3 {
 	return b.dir
 }
 
-// nearest returns the player of team nearest to p other than id 0 (none), and
-// its distance.
-func (b *Bot) nearest(v *View, p geom.Vec3, team uint8, _ int) (*PlayerView, float64) {
+// nearest returns the player of team nearest to p, and its distance.
+func (b *Bot) nearest(v *View, p geom.Vec3, team uint8) (*PlayerView, float64) {
 	var best *PlayerView
 	bd := math.Inf(1)
 	for i := range v.Players {
@@ -212,7 +211,7 @@ func (b *Bot) passTarget(v *View, me *PlayerView) *PlayerView {
 		if d < 5 || d > 40 {
 			continue
 		}
-		_, open := b.nearest(v, q.Pos, 1-me.Team, 0)
+		_, open := b.nearest(v, q.Pos, 1-me.Team)
 		s := att*(q.Pos.X-me.Pos.X)*0.5 + math.Min(open, 10) - 0.1*d
 		if s > bs {
 			best, bs = q, s

@@ -12,8 +12,12 @@ import (
 )
 
 // ClientGame is the soccer game's side of a client: it implements client.Game,
-// and client.Predictor for the own player.
+// and client.Predictor for the own player (its AppendInput and Reply
+// movement.Predicting's; Own is the prediction, nil before the first
+// predicted frame: its statistics, its state).
 type ClientGame struct {
+	movement.Predicting[PlayerState, MoveInput]
+
 	// Rules are the match's, every field as it plays by it
 	// (Rules.WithDefaults; NewClientGame fills them).
 	Rules Rules
@@ -57,7 +61,6 @@ type ClientGame struct {
 	// timeline.DefaultLateShare.
 	LateShare float64
 
-	own      *movement.Client[PlayerState, MoveInput]
 	shown    client.Entity
 	hasShown bool
 	resim    *resimBall // BallMethod MethodResim, once made

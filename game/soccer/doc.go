@@ -58,7 +58,7 @@
 // by the server afterwards. Possession is taken from the move likewise if the
 // record agrees within 100 ms. In the world (what the ball meets, what
 // snapshots carry, what tackles are judged on) a predicted player is its
-// applied moves replayed a little behind the newest (movement.Shown), so
+// applied moves replayed a little behind the newest (movement.Replayed), so
 // that bursts of moves do not jerk it; Truth has both, PlayerState and
 // Moved.
 //

@@ -65,14 +65,13 @@ type player struct {
 	anyInput    bool
 	tackleReady time.Duration
 
-	// A predicted player's moves (nil for one driven by plain inputs).
-	mv       *movement.Server[PlayerState, MoveInput]
-	show     *movement.Shown // its applied moves, replayed in the world
-	moved    PlayerState     // the state after its newest move
-	movedAt  time.Duration   // that move's end
-	movedGen uint8           // the teleport generation of moved (Teleport calls)
-	coasting bool            // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
-	want     geom.Vec3       // the velocity it runs toward as the last tick left it (see Game.wants)
+	// A predicted player's moves (nil for one driven by plain inputs),
+	// replayed in the world; the state after its newest move is mv.State(),
+	// that move's end mv.End().
+	mv       *movement.Replayed[PlayerState, MoveInput]
+	movedGen uint8     // the teleport generation of mv.State() (Teleport calls)
+	coasting bool      // shown past its newest move (its moves are late): the world moves it on at its velocity, not by its input
+	want     geom.Vec3 // the velocity it runs toward as the last tick left it (see Game.wants)
 }
 
 // Game is the authoritative soccer match: a physics world with the pitch, the
@@ -236,23 +235,28 @@ func (g *Game) Input(client int, in server.Input) {
 		g.stats.BadInputs++
 		return
 	}
-	p := &g.players[slot]
+	var acted, view time.Duration // 0: unknown
+	if in.Sent > 0 {
+		acted = max(0, in.Sent-d.ActionAge)
+	}
+	if in.View > 0 {
+		view = max(0, in.View-d.ActionAge)
+	}
+	g.players[slot].take(d, acted, view)
+}
+
+// take makes in the player's newest input: an action it asks for anew
+// (a new ActionSeq) was made at server time acted, its client showing view
+// then (0: unknown). The first input's action sequence is where the client
+// starts: it triggers nothing.
+func (p *player) take(in Input, acted, view time.Duration) {
 	if !p.anyInput {
-		// The first input's action sequence is where the client starts: it
-		// triggers nothing.
-		p.actionSeq = d.ActionSeq
-		p.anyInput = true
+		p.actionSeq, p.anyInput = in.ActionSeq, true
 	}
-	if d.ActionSeq != p.in.ActionSeq {
-		p.acted, p.actedView, p.kickFrom = 0, 0, d.KickFrom // 0: unknown
-		if in.Sent > 0 {
-			p.acted = max(0, in.Sent-d.ActionAge)
-		}
-		if in.View > 0 {
-			p.actedView = max(0, in.View-d.ActionAge)
-		}
+	if in.ActionSeq != p.in.ActionSeq {
+		p.acted, p.actedView, p.kickFrom = acted, view, in.KickFrom
 	}
-	p.in = d
+	p.in = in
 }
 
 // Step implements server.Game: it moves the players by their inputs, steps the

@@ -2,7 +2,6 @@ package soccer
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"time"
 
@@ -251,10 +250,6 @@ func (g ownSim) Move(s PlayerState, m *movement.Move[MoveInput]) PlayerState {
 	return g.rules.Step(s, m.Input.Input, &m.Input.Env, m.Dt)
 }
 
-// ErrNotPredicting is returned by ClientGame.Reply before the game
-// predicts.
-var ErrNotPredicting = errors.New("tether/soccer: not predicting")
-
 // Predict implements client.Predictor: with Prediction set it turns the frame's
 // input (an AppendInput encoding, as given to the client's SetInput) into a
 // move of the own player, meeting the other players and the ball as the frame
@@ -270,14 +265,14 @@ func (g *ClientGame) Predict(now time.Duration, input []byte, f *client.Frame) (
 		return client.Entity{}, false
 	}
 	g.shown = *self
-	if g.own == nil {
+	own := g.Own()
+	if own == nil {
 		init := PlayerState{Pos: geom.V(self.Pos.X, 0, self.Pos.Z), Vel: geom.V(self.Vel.X, 0, self.Vel.Z), Yaw: yawOf(self.Rot.Rotate(geom.V(1, 0, 0)))}
-		own, err := movement.NewClient(g.Movement, movement.Game[PlayerState, MoveInput](ownSim{rules: &g.Rules}), init)
-		if err != nil {
+		var err error
+		if own, err = g.Start(g.Movement, movement.Game[PlayerState, MoveInput](ownSim{rules: &g.Rules}), init); err != nil {
 			g.Prediction = false
 			return client.Entity{}, false
 		}
-		g.own = own
 	}
 	var in MoveInput
 	if len(input) > 0 {
@@ -285,13 +280,13 @@ func (g *ClientGame) Predict(now time.Duration, input []byte, f *client.Frame) (
 			in.Input = Input{}
 		}
 	}
-	view := g.env(f, g.own.State().Pos, &in.Env)
-	g.own.Move(now, view, in)
-	if !g.own.Synced() {
+	view := g.env(f, own.State().Pos, &in.Env)
+	own.Move(now, view, in)
+	if !own.Synced() {
 		return client.Entity{}, false
 	}
 	g.hasShown = true
-	st, pos, cut := g.own.Draw(now)
+	st, pos, cut := own.Draw(now)
 	return client.Entity{Pos: pos, Vel: st.Vel, Rot: st.Rot(), Cut: cut}, true
 }
 
@@ -318,25 +313,6 @@ func (g *ClientGame) env(f *client.Frame, from geom.Vec3, env *Env) time.Duratio
 	return view
 }
 
-// AppendInput implements client.Predictor: once predicting, the packet of
-// moves due (see movement.Client.AppendPacket).
-func (g *ClientGame) AppendInput(dst []byte, now time.Duration) ([]byte, bool, bool) {
-	if g.own == nil {
-		return dst, false, false
-	}
-	b, ok := g.own.AppendPacket(dst, now)
-	return b, ok, true
-}
-
-// Reply implements client.Predictor: the server's acknowledgements and
-// adjustments of the own player's moves.
-func (g *ClientGame) Reply(b []byte, now time.Duration) error {
-	if g.own == nil {
-		return ErrNotPredicting
-	}
-	return g.own.HandleReply(b, now)
-}
-
 // Shown returns the own player as its timeline drew it in the last frame
 // predicted (the server's picture of it, delayed like the other players,
 // before the prediction took its place), and whether the prediction draws
@@ -345,7 +321,3 @@ func (g *ClientGame) Reply(b []byte, now time.Duration) error {
 // It reads only what the last Predict wrote, so a driver may call it after
 // the frame without holding the lock that serialises replies.
 func (g *ClientGame) Shown() (client.Entity, bool) { return g.shown, g.hasShown }
-
-// Own returns the prediction of the own player, or nil before the first
-// predicted frame: its statistics, its state.
-func (g *ClientGame) Own() *movement.Client[PlayerState, MoveInput] { return g.own }

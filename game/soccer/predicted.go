@@ -21,13 +21,12 @@ import (
 // one's own (player.mv and the fields after it): the movement settings, the
 // caller's hook, and the record of the world their moves meet.
 type moveBook struct {
-	cfg     movement.ServerConfig
-	left    movement.ServerStats // the movement statistics of predicted players that left
-	onMove  func(client int, m *movement.Move[MoveInput], s PlayerState)
-	arrival time.Duration // the server time the packet of moves being applied arrived
-	env     []envTick     // a ring over the last envRecord, by tick
-	head    int           // the newest entry of env
-	n       int           // entries of env filled
+	cfg    movement.ServerConfig
+	left   movement.ServerStats // the movement statistics of predicted players that left
+	onMove func(client int, m *movement.Move[MoveInput], s PlayerState)
+	env    []envTick // a ring over the last envRecord, by tick
+	head   int       // the newest entry of env
+	n      int       // entries of env filled
 }
 
 // envTick is the record of one tick a move's Env is looked up in: where every
@@ -171,36 +170,32 @@ func (g *Game) checkEnv(slot int, view time.Duration, from geom.Vec3, claim, env
 // startMoving turns the player in slot into a predicted one.
 func (g *Game) startMoving(slot int) error {
 	p := &g.players[slot]
-	show, err := movement.NewShown(movement.ShownConfig{})
-	if err != nil {
-		return err
-	}
 	onMove := func(m *movement.Move[MoveInput], s PlayerState) {
 		p := &g.players[slot]
-		if !p.anyInput {
-			p.actionSeq = m.Input.ActionSeq
-			p.anyInput = true
-		}
-		turn := 0.0
-		if h := m.Dt.Seconds(); h > 0 {
-			turn = angleDiff(s.Yaw, p.moved.Yaw) / h
-		}
-		if m.Input.ActionSeq != p.in.ActionSeq {
-			p.actedView, p.kickFrom = m.View, m.Input.KickFrom // moves are applied in order, none lost: this one made the action
-		}
-		p.in = m.Input.Input
-		p.moved, p.movedAt = s, m.Time
+		// Moves are applied in order, none lost: a new action is this
+		// one's (a predicted player's kick is not backdated: Game.kick).
+		p.take(m.Input.Input, 0, m.View)
 		if g.moves.onMove != nil {
 			g.moves.onMove(p.client, m, s)
 		}
-		p.show.Applied(kinematic.State{Time: m.Time, Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}, g.moves.arrival)
 	}
-	mv, err := movement.NewServer(g.moves.cfg, movement.Game[PlayerState, MoveInput](serverSim{g: g, slot: slot}), p.st, onMove)
+	mv, err := movement.NewReplayed(g.moves.cfg, movement.ShownConfig{}, movement.Game[PlayerState, MoveInput](serverSim{g: g, slot: slot}),
+		p.st, g.now, shownState, onMove)
 	if err != nil {
 		return err
 	}
-	p.mv, p.show, p.moved, p.movedAt, p.follows = mv, show, p.st, g.now, true
+	p.mv, p.follows = mv, true
 	return nil
+}
+
+// shownState is a predicted player as the world replays it (moveInput),
+// after a move of dt from prev to s.
+func shownState(prev, s PlayerState, dt time.Duration) kinematic.State {
+	turn := 0.0
+	if h := dt.Seconds(); h > 0 {
+		turn = angleDiff(s.Yaw, prev.Yaw) / h
+	}
+	return kinematic.State{Pos: s.Pos, Vel: s.Vel, Rot: s.Rot(), AngVel: geom.V(0, turn, 0)}
 }
 
 // moveInput applies a packet of moves from the predicted player in slot,
@@ -213,18 +208,17 @@ func (g *Game) moveInput(slot int, now time.Duration, data []byte) {
 			return
 		}
 	}
-	g.moves.arrival = max(now, g.now)
-	if err := p.mv.Receive(g.moves.arrival, data); err != nil {
+	if err := p.mv.Receive(max(now, g.now), data); err != nil {
 		g.stats.BadInputs++
 	}
 }
 
 // present returns where a predicted player stands in the world this tick:
-// its applied moves replayed through its movement.Shown at the tick's time; and
+// its applied moves replayed (movement.Replayed.At) at the tick's time; and
 // whether it jumped there (its moves came back after an outage too long to
 // blend).
 func (g *Game) present(p *player, now time.Duration) (PlayerState, bool) {
-	fr := p.show.At(now)
+	fr := p.mv.At(now)
 	p.coasting = fr.Extrapolated || fr.Frozen
 	if !fr.Valid {
 		return p.st, false
@@ -236,16 +230,14 @@ func (g *Game) present(p *player, now time.Duration) (PlayerState, bool) {
 	}), fr.Snapped
 }
 
-// teleportMoved tells a predicted player's client and Shown that the game
-// moved it to p.st.
+// teleportMoved tells a predicted player's client and the world's replay of
+// it that the game moved it to p.st.
 func (g *Game) teleportMoved(p *player) {
 	if p.mv == nil {
 		return
 	}
-	p.mv.Teleport(p.st)
-	p.moved = p.st
+	p.mv.Teleport(p.st, g.now)
 	p.movedGen++
-	p.show.Teleport(kinematic.State{Time: p.movedAt, Pos: p.st.Pos, Rot: p.st.Rot()}, g.now)
 }
 
 // AppendReply implements server.Replier: a predicted player's

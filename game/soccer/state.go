@@ -74,7 +74,7 @@ func (g *Game) Truth(dst *Truth) {
 		if p.active {
 			pt := PlayerTruth{ID: FirstPlayerID + uint32(i), Client: p.client, Team: p.team, Gen: p.gen, PlayerState: p.st, NoTouchUntil: p.noTouchUntil}
 			if p.mv != nil {
-				pt.Predicted, pt.Moved, pt.MovedAt, pt.MovedGen = true, p.moved, p.movedAt, p.movedGen
+				pt.Predicted, pt.Moved, pt.MovedAt, pt.MovedGen = true, p.mv.State(), p.mv.End(), p.movedGen
 			}
 			dst.Players = append(dst.Players, pt)
 		}

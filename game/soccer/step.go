@@ -230,16 +230,8 @@ func (r Rules) BallWorld(tickHz int) (*physics.World, physics.BodyID, error) {
 // newWorld builds the match's physics world: the pitch, the ball on the centre
 // spot and a parked capsule for each player.
 func newWorld(rules Rules, tickHz int) (*physics.World, physics.BodyID, []physics.BodyID, error) {
-	w, err := physics.NewWorld(physics.Config{StepHz: tickHz})
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if _, err := rules.Pitch.AddTo(w); err != nil {
-		return nil, 0, nil, err
-	}
-	b := rules.Ball
-	b.Pos = geom.V(0, b.Radius, 0)
-	ball, err := w.AddSphere(b)
+	rules.Ball.Pos = geom.V(0, rules.Ball.Radius, 0)
+	w, ball, err := rules.BallWorld(tickHz)
 	if err != nil {
 		return nil, 0, nil, err
 	}

@@ -27,22 +27,6 @@ const (
 	rotHalfPi = 26353589 // π/2
 )
 
-// isqrt returns ⌊√n⌋ for 0 ≤ n < 2^62 (one rounding of a float64 square
-// root, which every IEEE 754 machine computes alike, then corrected).
-func isqrt(n int64) int64 {
-	if n <= 0 {
-		return 0
-	}
-	r := int64(math.Sqrt(float64(n)))
-	for r > 0 && r*r > n {
-		r--
-	}
-	for (r+1)*(r+1) <= n {
-		r++
-	}
-	return r
-}
-
 // rotInts returns packed rotation v's components W, X, Y, Z in rotOne steps.
 func rotInts(v uint64) [4]int64 {
 	const bits = wire.RotBits
@@ -59,7 +43,7 @@ func rotInts(v uint64) [4]int64 {
 		sum += c[i] * c[i]
 		shift += bits
 	}
-	c[big] = isqrt(rotOne*rotOne - sum)
+	c[big] = wire.Isqrt(rotOne*rotOne - sum)
 	return c
 }
 
@@ -133,7 +117,7 @@ func rotAhead(rot uint64, w0, w1 [3]int64, dt int64) uint64 {
 		}
 		n2 += h[i] * h[i]
 	}
-	n := isqrt(n2)
+	n := wire.Isqrt(n2)
 	if n == 0 {
 		return rot
 	}
