@@ -166,6 +166,9 @@ func (Extrapolate) Predict(l *Layout, pred []int64, hist []Sample, t time.Durati
 // zero (c > 0), without overflow in the product; a result beyond int64 is
 // clamped.
 func MulDiv(a, b, c int64) int64 {
+	if a == 0 || b == 0 {
+		return 0 // the common case of a body at rest, without a division
+	}
 	neg := (a < 0) != (b < 0)
 	hi, lo := bits.Mul64(abs64(a), abs64(b))
 	uc := uint64(c)

@@ -32,19 +32,19 @@ const (
 )
 
 func (p *Prob) update(bit bool) {
+	// Each way can only cross its own bound.
 	if bit {
-		*p -= *p >> probShift
+		*p = max(probMin, *p-*p>>probShift)
 	} else {
-		*p += (ProbOne - *p) >> probShift
+		*p = min(ProbOne-probMin, *p+(ProbOne-*p)>>probShift)
 	}
-	*p = max(probMin, min(ProbOne-probMin, *p))
 }
 
 // Cost returns what coding bit with p costs, in 1/CostUnit bits (the ideal
 // code length, which the coder reaches within a fraction of a percent).
 func (p Prob) Cost(bit bool) int {
 	if bit {
-		return int(costTable[ProbOne-p])
+		p = ProbOne - p
 	}
 	return int(costTable[p])
 }
