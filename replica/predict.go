@@ -206,7 +206,9 @@ func clampSteps(x int64) int64 { return max(-maxSteps, min(maxSteps, x)) }
 func (l *layout) clamp(pred []int64) {
 	lo, hi := l.lo[:len(pred)], l.hi[:len(pred)]
 	for k, x := range pred {
-		pred[k] = max(lo[k], min(hi[k], x))
+		if x < lo[k] || x > hi[k] { // rare: stored only then
+			pred[k] = max(lo[k], min(hi[k], x))
+		}
 	}
 	if l.Yaw >= 0 {
 		m := l.YawSteps

@@ -71,7 +71,10 @@ func (w *World) prepare(s *Schema, t time.Duration) {
 			w.byID = append(w.byID, int32(i))
 		}
 	}
-	slices.SortStableFunc(w.byID, func(a, b int32) int { return cmp.Compare(w.ents[a].ID, w.ents[b].ID) })
+	byID := func(a, b int32) int { return cmp.Compare(w.ents[a].ID, w.ents[b].ID) }
+	if !slices.IsSortedFunc(w.byID, byID) { // a game often adds in order
+		slices.SortStableFunc(w.byID, byID)
+	}
 	// Drop duplicate ids, keeping the first added.
 	w.dups = 0
 	out := w.byID[:0]
