@@ -94,6 +94,21 @@ func (e *RangeEncoder) Bit(p *Prob, bit bool) {
 	}
 }
 
+// Ones codes a 1 with each of ps in turn and adapts it: Bit(&ps[i], true)
+// for each i, in one call (a unary code's run).
+func (e *RangeEncoder) Ones(ps []Prob) {
+	for i := range ps {
+		bound := (e.rng >> probBits) * uint32(ps[i])
+		e.low += uint64(bound)
+		e.rng -= bound
+		ps[i].update(true)
+		for e.rng < topValue {
+			e.rng <<= 8
+			e.shift()
+		}
+	}
+}
+
 // Bits codes the low n bits of v (n ≤ 32), most significant first, each at
 // even chance: one bit each.
 func (e *RangeEncoder) Bits(v uint32, n int) {
