@@ -316,7 +316,10 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			viewer = &w.ents[w.byID[i]]
 		}
 	}
-	e.items, e.res, e.rec = e.items[:0], e.res[:0], e.rec[:0]
+	// Room for every entity and its values: no growing in the loop.
+	e.items = slices.Grow(e.items[:0], len(w.byID))
+	e.res = slices.Grow(e.res[:0], len(w.q))
+	e.rec = slices.Grow(e.rec[:0], len(w.q))
 	nbase := 0
 	if base != nil {
 		nbase = len(base.recs)
@@ -345,23 +348,23 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			b = int32(j)
 			e.gone[j] = false
 		}
-		it := item{ent: i, base: b, off: int32(len(e.res)), weight: wt, kind: ent.Kind}
+		o := len(e.rec)
+		it := item{ent: i, base: b, off: int32(o), weight: wt, kind: ent.Kind}
+		e.rec, e.res = e.rec[:o+l.N], e.res[:o+l.N]
+		rec, res := e.rec[o:], e.res[o:]
 		if b < 0 {
-			for _, x := range q {
-				e.res = append(e.res, int64(x))
-				e.rec = append(e.rec, int64(x))
+			for k, x := range q {
+				res[k], rec[k] = int64(x), int64(x)
 			}
-
 			it.class = clsNew
 			e.items = append(e.items, it)
 			continue
 		}
 		if ent.Hold {
+			clear(res)
+			clear(rec)
 			it.class = clsHeld
 			e.items = append(e.items, it)
-			for range l.N {
-				e.res, e.rec = append(e.res, 0), append(e.rec, 0)
-			}
 			continue
 		}
 		e.hist = base.history(s, &base.recs[b], e.hist[:0])
@@ -372,11 +375,6 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		if len(ent.Earlier) > 0 && l.Earlier > 0 {
 			cls = clsChanged
 		}
-		o := len(e.rec)
-		e.rec = slices.Grow(e.rec, l.N)[:o+l.N]
-		rec := e.rec[o:]
-		e.res = slices.Grow(e.res, l.N)[:o+l.N]
-		res := e.res[o:]
 		for j, k := range l.order {
 			if j == l.nvel && l.refine != nil {
 				l.refine.Refine(&l.Layout, e.pred, rec, e.hist, t)
