@@ -115,28 +115,21 @@ type Encoder struct {
 	c     coder
 	stats Stats
 
-	// Scratch for one client's snapshot, by entity of the world relevant
-	// to it, in order of id.
-	ents   []int32   // indices into world.ents
-	weight []float64 // relevance
-	baseOf []int32   // its record in the baseline, or -1
-	class  []uint8
-	res    []int64 // residuals, N each (whole values for a spawn)
-	rec    []int64 // the values as the client rebuilds them, N each
-	resOff []int32
-	cost   []int32 // what sending it cost in the last pass, 1/CostUnit bits
-	send   []bool
-	order  []int32
-	prio   []float64 // by entity, what choose sorted by
-	gone   []bool    // by baseline record
-	next   table
-	whole  wholeCache
-	hist   []Sample
-	pred   []int64
-	early  []int32
-	shown  Entity  // an entity as its client rebuilds it (OnEntity)
-	q32    []int32 // its values
-	kbits  []float64
+	// Scratch for one client's snapshot: the entities of the world
+	// relevant to it, in order of id, and their values.
+	items []item
+	res   []int64 // residuals, N each (whole values for a spawn)
+	rec   []int64 // the values as the client rebuilds them, N each
+	order []int32 // indices into items, as choose sorted them
+	gone  []bool  // by baseline record
+	next  table
+	whole wholeCache
+	hist  []Sample
+	pred  []int64
+	early []int32
+	shown Entity  // an entity as its client rebuilds it (OnEntity)
+	q32   []int32 // its values
+	kbits []float64
 }
 
 // wholeCache is the whole snapshot of a tick, coded once for every client
@@ -150,6 +143,19 @@ type wholeCache struct {
 	table   table
 	kbits   []float64
 	enc     Encoded
+}
+
+// item is an entity of the world relevant to the client being coded.
+type item struct {
+	ent    int32   // its index in the world's entities
+	base   int32   // its record in the baseline, or -1
+	off    int32   // its values in Encoder.res and rec
+	cost   int32   // what sending it cost in the last pass, 1/CostUnit bits
+	weight float64 // its relevance times its kind's priority
+	prio   float64 // what choose sorted by
+	kind   uint8
+	class  uint8
+	send   bool
 }
 
 const (
@@ -231,8 +237,9 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 		return out
 	}
 	e.classify(v, base, t)
-	for i := range e.send {
-		e.send[i] = e.class[i] != clsUnchanged && e.class[i] != clsHeld
+	for k := range e.items {
+		it := &e.items[k]
+		it.send = it.class != clsUnchanged && it.class != clsHeld
 	}
 	out := e.pass(dst, base, tick, acked, t)
 	if len(out)-start > budget {
@@ -309,8 +316,10 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			viewer = &w.ents[w.byID[i]]
 		}
 	}
-	e.ents, e.weight, e.baseOf, e.class = e.ents[:0], e.weight[:0], e.baseOf[:0], e.class[:0]
-	e.res, e.rec, e.resOff, e.send, e.cost = e.res[:0], e.rec[:0], e.resOff[:0], e.send[:0], e.cost[:0]
+	// Room for every entity and its values: no growing in the loop.
+	e.items = slices.Grow(e.items[:0], len(w.byID))
+	e.res = slices.Grow(e.res[:0], len(w.q))
+	e.rec = slices.Grow(e.rec[:0], len(w.q))
 	nbase := 0
 	if base != nil {
 		nbase = len(base.recs)
@@ -339,26 +348,23 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			b = int32(j)
 			e.gone[j] = false
 		}
-		e.ents = append(e.ents, i)
-		e.weight = append(e.weight, wt)
-		e.baseOf = append(e.baseOf, b)
-		e.resOff = append(e.resOff, int32(len(e.res)))
-		e.send = append(e.send, false)
-		e.cost = append(e.cost, 0)
+		o := len(e.rec)
+		it := item{ent: i, base: b, off: int32(o), weight: wt, kind: ent.Kind}
+		e.rec, e.res = e.rec[:o+l.N], e.res[:o+l.N]
+		rec, res := e.rec[o:], e.res[o:]
 		if b < 0 {
-			for _, x := range q {
-				e.res = append(e.res, int64(x))
-				e.rec = append(e.rec, int64(x))
+			for k, x := range q {
+				res[k], rec[k] = int64(x), int64(x)
 			}
-
-			e.class = append(e.class, clsNew)
+			it.class = clsNew
+			e.items = append(e.items, it)
 			continue
 		}
 		if ent.Hold {
-			e.class = append(e.class, clsHeld)
-			for range l.N {
-				e.res, e.rec = append(e.res, 0), append(e.rec, 0)
-			}
+			clear(res)
+			clear(rec)
+			it.class = clsHeld
+			e.items = append(e.items, it)
 			continue
 		}
 		e.hist = base.history(s, &base.recs[b], e.hist[:0])
@@ -369,11 +375,6 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 		if len(ent.Earlier) > 0 && l.Earlier > 0 {
 			cls = clsChanged
 		}
-		o := len(e.rec)
-		e.rec = slices.Grow(e.rec, l.N)[:o+l.N]
-		rec := e.rec[o:]
-		e.res = slices.Grow(e.res, l.N)[:o+l.N]
-		res := e.res[o:]
 		for j, k := range l.order {
 			if j == l.nvel && l.refine != nil {
 				l.refine.Refine(&l.Layout, e.pred, rec, e.hist, t)
@@ -397,7 +398,8 @@ func (e *Encoder) classify(v *view, base *table, t time.Duration) {
 			res[k] = r
 			rec[k], _ = l.value(k, r, rec, e.pred)
 		}
-		e.class = append(e.class, cls)
+		it.class = cls
+		e.items = append(e.items, it)
 	}
 }
 
@@ -431,7 +433,7 @@ func (l *layout) value(k int, r int64, q []int64, pred []int64) (int64, bool) {
 	return x, x >= c.lo && x <= c.hi
 }
 
-// pass appends the snapshot with the entities e.send marks, measuring what
+// pass appends the snapshot with the entities item.send marks, measuring what
 // each costs, and builds e.next, the table the client will rebuild.
 func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Duration) []byte {
 	s, w := e.s, &e.world
@@ -459,7 +461,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	}
 	nt.meta = append(nt.meta, w.Meta...)
 	// The baseline's entities, in order of id.
-	k := 0 // the next of e.ents
+	k := 0 // the next of e.items
 	if base != nil {
 		for j := range base.recs {
 			r := &base.recs[j]
@@ -469,15 +471,16 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 				c.putSymbol(km, symGone, mv)
 				continue
 			}
-			for e.baseOf[k] != int32(j) {
+			for e.items[k].base != int32(j) {
 				k++
 			}
+			it := &e.items[k]
 			from := c.cost
 			switch {
-			case e.class[k] == clsUnchanged:
+			case it.class == clsUnchanged:
 				c.putSymbol(km, symUnchanged, mv)
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
-			case e.send[k]:
+			case it.send:
 				c.putSymbol(km, symSent, mv)
 				e.putValues(k, km.delta, t)
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
@@ -485,7 +488,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 				c.putSymbol(km, symLeftOut, mv)
 				nt.keep(s, base, r)
 			}
-			e.cost[k] = int32(c.cost - from)
+			it.cost = int32(c.cost - from)
 			e.kbits[r.kind] += float64(c.cost-from) / wire.CostUnit
 			k++
 		}
@@ -493,18 +496,19 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	// The new ones: their count, then each one's id (as the gap from the
 	// previous one's), kind and values whole.
 	n := 0
-	for k := range e.ents {
-		if e.class[k] == clsNew && e.send[k] {
+	for k := range e.items {
+		if it := &e.items[k]; it.class == clsNew && it.send {
 			n++
 		}
 	}
 	c.putUint(m.count, uint64(n))
 	next := uint32(0)
-	for k, i := range e.ents {
-		if e.class[k] != clsNew || !e.send[k] {
+	for k := range e.items {
+		it := &e.items[k]
+		if it.class != clsNew || !it.send {
 			continue
 		}
-		ent := &w.ents[i]
+		ent := &w.ents[it.ent]
 		from := c.cost
 		c.putUint(m.gap, uint64(ent.ID-next))
 		next = ent.ID + 1
@@ -514,7 +518,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 		km := &m.kinds[ent.Kind]
 		e.putValues(k, km.whole, t)
 		nt.add(s, ent.ID, ent.Kind, e.recOf(k), t, nil, nil)
-		e.cost[k] = int32(c.cost - from)
+		it.cost = int32(c.cost - from)
 		e.kbits[ent.Kind] += float64(c.cost-from) / wire.CostUnit
 	}
 	nt.sortRecs()
@@ -526,9 +530,10 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 // samples if its kind has them.
 func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	s, w, c := e.s, &e.world, &e.c
-	ent := &w.ents[e.ents[k]]
-	l := &s.kinds[ent.Kind]
-	res := e.res[e.resOff[k] : int(e.resOff[k])+l.N]
+	it := &e.items[k]
+	ent := &w.ents[it.ent]
+	l := &s.kinds[it.kind]
+	res := e.res[it.off : int(it.off)+l.N]
 	prev := false
 	for j, i := range l.order {
 		c.putInt(&ms[i], res[i], j > 0 && prev)
@@ -567,7 +572,7 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 // server time t: its declared fields quantised (and held within a field's
 // tolerance), the others zero.
 func (e *Encoder) rebuilt(k int, t time.Duration) *Entity {
-	ent := &e.world.ents[e.ents[k]]
+	ent := &e.world.ents[e.items[k].ent]
 	l := &e.s.kinds[ent.Kind]
 	rec := e.recOf(k)
 	e.q32 = slices.Grow(e.q32[:0], len(rec))[:len(rec)]
@@ -581,38 +586,39 @@ func (e *Encoder) rebuilt(k int, t time.Duration) *Entity {
 
 // recOf returns entity k's values as the client rebuilds them.
 func (e *Encoder) recOf(k int) []int64 {
-	l := &e.s.kinds[e.world.ents[e.ents[k]].Kind]
-	return e.rec[e.resOff[k] : int(e.resOff[k])+l.N]
+	it := &e.items[k]
+	return e.rec[it.off : int(it.off)+e.s.kinds[it.kind].N]
 }
 
-// choose marks in e.send the changed and new entities that fit room bits
+// choose marks in item.send the changed and new entities that fit room bits
 // (the costs the last pass measured), by priority: what each accumulated
 // while left out of earlier snapshots plus what it gains now, weighed.
 func (e *Encoder) choose(v *view, roomBytes int) {
 	room := roomBytes * 8 * wire.CostUnit
 	e.order = e.order[:0]
-	e.prio = slices.Grow(e.prio[:0], len(e.ents))[:len(e.ents)]
-	for k := range e.ents {
-		if e.class[k] == clsUnchanged || e.class[k] == clsHeld {
+	for k := range e.items {
+		it := &e.items[k]
+		if it.class == clsUnchanged || it.class == clsHeld {
 			continue
 		}
-		if e.send[k] {
-			room += int(e.cost[k]) // the pass's fixed part is what remains
+		if it.send {
+			room += int(it.cost) // the pass's fixed part is what remains
 		}
-		e.prio[k] = e.acc(v, int32(k))
+		it.prio = e.acc(v, int32(k))
 		e.order = append(e.order, int32(k))
 	}
 	room -= e.c.cost
 	slices.SortFunc(e.order, func(a, b int32) int {
-		if c := cmp.Compare(e.prio[b], e.prio[a]); c != 0 {
+		if c := cmp.Compare(e.items[b].prio, e.items[a].prio); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
 	for _, k := range e.order {
-		e.send[k] = int(e.cost[k]) <= room
-		if e.send[k] {
-			room -= int(e.cost[k])
+		it := &e.items[k]
+		it.send = int(it.cost) <= room
+		if it.send {
+			room -= int(it.cost)
 		}
 	}
 }
@@ -626,22 +632,22 @@ const newWeight = 64
 
 // acc returns entity k's priority now: what it accumulated, plus its gain.
 func (e *Encoder) acc(v *view, k int32) float64 {
+	it := &e.items[k]
 	var gain float64
-	if e.class[k] == clsNew {
+	if it.class == clsNew {
 		gain = newWeight
 	} else {
-		l := &e.s.kinds[e.world.ents[e.ents[k]].Kind]
 		off := uint64(0)
-		for _, r := range e.res[e.resOff[k] : int(e.resOff[k])+l.N] {
+		for _, r := range e.res[it.off : int(it.off)+e.s.kinds[it.kind].N] {
 			off += abs64(r)
 		}
 		gain = float64(1 + bits.Len64(off))
 	}
-	gain *= e.weight[k]
+	gain *= it.weight
 	if v == nil {
 		return gain
 	}
-	id := e.world.ents[e.ents[k]].ID
+	id := e.world.ents[it.ent].ID
 	if i, ok := slices.BinarySearchFunc(v.prio, id, func(p prio, id uint32) int { return cmp.Compare(p.id, id) }); ok {
 		return v.prio[i].acc + gain
 	}
@@ -653,14 +659,14 @@ func (e *Encoder) acc(v *view, k int32) float64 {
 func (e *Encoder) drop() bool {
 	sent := 0
 	for _, k := range e.order {
-		if e.send[k] {
+		if e.items[k].send {
 			sent++
 		}
 	}
 	n := max(1, sent/8)
 	for i := len(e.order) - 1; i >= 0 && n > 0; i-- {
-		if k := e.order[i]; e.send[k] {
-			e.send[k] = false
+		if it := &e.items[e.order[i]]; it.send {
+			it.send = false
 			n--
 		}
 	}
@@ -674,26 +680,27 @@ func (e *Encoder) account(enc *Encoded, v *view, client int) {
 	if v != nil {
 		v.tmp = v.tmp[:0]
 	}
-	for k, i := range e.ents {
+	for k := range e.items {
+		it := &e.items[k]
 		switch {
-		case e.class[k] == clsUnchanged:
+		case it.class == clsUnchanged:
 			enc.Unchanged++
-		case e.class[k] == clsHeld:
+		case it.class == clsHeld:
 			enc.Held++
 			continue
-		case e.send[k] && e.class[k] == clsNew:
+		case it.send && it.class == clsNew:
 			enc.Spawned++
-		case e.send[k]:
+		case it.send:
 			enc.Sent++
 		default:
 			enc.LeftOut++
 			if v != nil {
-				v.tmp = append(v.tmp, prio{id: w.ents[i].ID, acc: e.acc(v, int32(k))})
+				v.tmp = append(v.tmp, prio{id: w.ents[it.ent].ID, acc: e.acc(v, int32(k))})
 			}
 			continue
 		}
 		if e.cfg.OnEntity != nil {
-			e.cfg.OnEntity(client, e.rebuilt(k, enc.Time), float64(e.cost[k])/wire.CostUnit)
+			e.cfg.OnEntity(client, e.rebuilt(k, enc.Time), float64(it.cost)/wire.CostUnit)
 		}
 	}
 	for _, g := range e.gone {

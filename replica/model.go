@@ -71,9 +71,11 @@ func (c *coder) putInt(m *intModel, x int64, prevZero bool) {
 	c.bit(&m.sign, x < 0)
 	u := abs64(x)
 	n := bits.Len64(u)
-	for i := 1; i < n; i++ {
-		c.bit(&m.length[i-1], true)
+	ones := m.length[:n-1]
+	for _, p := range ones {
+		c.cost += p.Cost(true)
 	}
+	c.enc.Ones(ones)
 	if n < maxLen {
 		c.bit(&m.length[n-1], false)
 	}

@@ -166,6 +166,9 @@ func (Extrapolate) Predict(l *Layout, pred []int64, hist []Sample, t time.Durati
 // zero (c > 0), without overflow in the product; a result beyond int64 is
 // clamped.
 func MulDiv(a, b, c int64) int64 {
+	if a == 0 || b == 0 {
+		return 0 // the common case of a body at rest, without a division
+	}
 	neg := (a < 0) != (b < 0)
 	hi, lo := bits.Mul64(abs64(a), abs64(b))
 	uc := uint64(c)
@@ -203,7 +206,9 @@ func clampSteps(x int64) int64 { return max(-maxSteps, min(maxSteps, x)) }
 func (l *layout) clamp(pred []int64) {
 	lo, hi := l.lo[:len(pred)], l.hi[:len(pred)]
 	for k, x := range pred {
-		pred[k] = max(lo[k], min(hi[k], x))
+		if x < lo[k] || x > hi[k] { // rare: stored only then
+			pred[k] = max(lo[k], min(hi[k], x))
+		}
 	}
 	if l.Yaw >= 0 {
 		m := l.YawSteps

@@ -439,7 +439,8 @@ func (l *layout) quantise(q []int32, e *Entity) {
 		}
 	}
 	rotAt := 0
-	for i, c := range l.comps {
+	for i := range l.comps {
+		c := &l.comps[i]
 		var x int64
 		switch c.role {
 		case rolePos:
@@ -550,8 +551,14 @@ func (l *layout) attachComp(a *Attachment, i int, t time.Duration) int64 {
 }
 
 func steps(x float64, scale int64) int64 {
-	if math.IsNaN(x) {
+	y := x * float64(scale)
+	switch {
+	case y < -maxSteps:
+		y = -maxSteps
+	case y > maxSteps:
+		y = maxSteps
+	case y != y: // NaN
 		return 0
 	}
-	return int64(math.Round(max(-maxSteps, min(maxSteps, x*float64(scale)))))
+	return int64(math.Round(y))
 }

@@ -59,8 +59,10 @@ func (t *table) add(s *Schema, id uint32, kind uint8, q []int64, tm time.Duratio
 	l := &s.kinds[kind]
 	r := record{id: id, kind: kind, n: 1, off: int32(len(t.vals))}
 	r.times[0] = tm
-	for _, x := range q {
-		t.vals = append(t.vals, int32(x))
+	o := len(t.vals)
+	t.vals = slices.Grow(t.vals, l.depth*l.N)[:o+len(q)]
+	for i, x := range q {
+		t.vals[o+i] = int32(x)
 	}
 	keep := 0
 	if prev != nil && prev.kind == kind {
@@ -76,9 +78,9 @@ func (t *table) add(s *Schema, id uint32, kind uint8, q []int64, tm time.Duratio
 	}
 	r.n += uint8(keep)
 	// Room for the depth, so every record's samples are the same size.
-	for range (l.depth - int(r.n)) * l.N {
-		t.vals = append(t.vals, 0)
-	}
+	n := len(t.vals)
+	t.vals = t.vals[:n+(l.depth-int(r.n))*l.N]
+	clear(t.vals[n:])
 	t.recs = append(t.recs, r)
 }
 

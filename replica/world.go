@@ -24,6 +24,7 @@ type World struct {
 	at       time.Duration // the time it was prepared at
 	version  uint64        // changed by every Reset and Add
 	byID     []int32       // indices of ents sorted by id
+	ids      []uint32      // the ids of ents, in their order
 	q        []int32       // quantised values, N per entity, in order of ents
 	qoff     []int32
 	dups     int
@@ -60,40 +61,39 @@ func (w *World) prepare(s *Schema, t time.Duration) {
 		return
 	}
 	w.prepared, w.at = true, t
+	w.byID, w.q, w.qoff = w.byID[:0], w.q[:0], w.qoff[:0]
+	w.ids = slices.Grow(w.ids[:0], len(w.ents))[:len(w.ents)]
 	for i := range w.ents {
-		if w.ents[i].State.Time == 0 {
-			w.ents[i].State.Time = t
+		ent := &w.ents[i]
+		if ent.State.Time == 0 {
+			ent.State.Time = t
 		}
-	}
-	w.byID = w.byID[:0]
-	for i := range w.ents {
-		if int(w.ents[i].Kind) < len(s.kinds) {
-			w.byID = append(w.byID, int32(i))
+		w.ids[i] = ent.ID
+		w.qoff = append(w.qoff, int32(len(w.q)))
+		if int(ent.Kind) >= len(s.kinds) {
+			continue
 		}
+		w.byID = append(w.byID, int32(i))
+		l := &s.kinds[ent.Kind]
+		n := len(w.q)
+		w.q = slices.Grow(w.q, l.N)[:n+l.N]
+		l.quantise(w.q[n:n+l.N], ent)
 	}
-	slices.SortStableFunc(w.byID, func(a, b int32) int { return cmp.Compare(w.ents[a].ID, w.ents[b].ID) })
+	byID := func(a, b int32) int { return cmp.Compare(w.ids[a], w.ids[b]) }
+	if !slices.IsSortedFunc(w.byID, byID) { // a game often adds in order
+		slices.SortStableFunc(w.byID, byID)
+	}
 	// Drop duplicate ids, keeping the first added.
 	w.dups = 0
 	out := w.byID[:0]
 	for _, i := range w.byID {
-		if n := len(out); n > 0 && w.ents[out[n-1]].ID == w.ents[i].ID {
+		if n := len(out); n > 0 && w.ids[out[n-1]] == w.ids[i] {
 			w.dups++
 			continue
 		}
 		out = append(out, i)
 	}
 	w.byID = out
-	w.q, w.qoff = w.q[:0], w.qoff[:0]
-	for i := range w.ents {
-		w.qoff = append(w.qoff, int32(len(w.q)))
-		if int(w.ents[i].Kind) >= len(s.kinds) {
-			continue
-		}
-		l := &s.kinds[w.ents[i].Kind]
-		n := len(w.q)
-		w.q = slices.Grow(w.q, l.N)[:n+l.N]
-		l.quantise(w.q[n:n+l.N], &w.ents[i])
-	}
 }
 
 // values returns the quantised values of entity i.

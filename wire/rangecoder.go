@@ -32,19 +32,19 @@ const (
 )
 
 func (p *Prob) update(bit bool) {
+	// Each way can only cross its own bound.
 	if bit {
-		*p -= *p >> probShift
+		*p = max(probMin, *p-*p>>probShift)
 	} else {
-		*p += (ProbOne - *p) >> probShift
+		*p = min(ProbOne-probMin, *p+(ProbOne-*p)>>probShift)
 	}
-	*p = max(probMin, min(ProbOne-probMin, *p))
 }
 
 // Cost returns what coding bit with p costs, in 1/CostUnit bits (the ideal
 // code length, which the coder reaches within a fraction of a percent).
 func (p Prob) Cost(bit bool) int {
 	if bit {
-		return int(costTable[ProbOne-p])
+		p = ProbOne - p
 	}
 	return int(costTable[p])
 }
@@ -91,6 +91,21 @@ func (e *RangeEncoder) Bit(p *Prob, bit bool) {
 	for e.rng < topValue {
 		e.rng <<= 8
 		e.shift()
+	}
+}
+
+// Ones codes a 1 with each of ps in turn and adapts it: Bit(&ps[i], true)
+// for each i, in one call (a unary code's run).
+func (e *RangeEncoder) Ones(ps []Prob) {
+	for i := range ps {
+		bound := (e.rng >> probBits) * uint32(ps[i])
+		e.low += uint64(bound)
+		e.rng -= bound
+		ps[i].update(true)
+		for e.rng < topValue {
+			e.rng <<= 8
+			e.shift()
+		}
 	}
 }
 

@@ -129,3 +129,33 @@ func FuzzRangeDecoder(f *testing.F) {
 		}
 	})
 }
+
+// Ones codes the same bytes, and leaves the same probabilities, as a run of
+// Bit with true.
+func TestRangeOnes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		n := rng.IntN(40)
+		a, b := make([]Prob, n), make([]Prob, n)
+		for i := range a {
+			a[i] = Prob(probMin + rng.IntN(ProbOne-2*probMin))
+			b[i] = a[i]
+		}
+		lead := rng.Uint32()
+		ea, eb := NewRangeEncoder(nil), NewRangeEncoder(nil)
+		ea.Bits(lead, 32)
+		eb.Bits(lead, 32)
+		for i := range a {
+			ea.Bit(&a[i], true)
+		}
+		eb.Ones(b)
+		if got, want := string(eb.Finish()), string(ea.Finish()); got != want {
+			t.Fatalf("Ones coded %x, Bit %x", got, want)
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("prob %d: Ones left %d, Bit %d", i, b[i], a[i])
+			}
+		}
+	}
+}
