@@ -533,7 +533,10 @@ func (s *Server) receive(now time.Time, from netip.AddrPort, p []byte) (int, []b
 	pi, ok := s.pendingByAddr[from]
 	if !ok {
 		// Cheap structural checks first so garbage is rejected as malformed.
-		if _, err := parseHeader(p, 1<<PacketResponse); err != nil {
+		// A client's packet from an address with no slot (a copy of its
+		// redundant disconnect, a payload in flight when it timed out) is
+		// from an unknown address; a type no client sends is the wrong type.
+		if _, err := parseHeader(p, 1<<PacketResponse|serverAllowedConnected); err != nil {
 			return -1, nil, err
 		}
 		return -1, nil, ErrUnknownAddress

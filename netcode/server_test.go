@@ -60,12 +60,19 @@ func TestConnectExchangeDisconnect(t *testing.T) {
 			t.Fatalf("client %d got %q", i, n.cliIn[i])
 		}
 	}
-	// Client 0 disconnects; the server frees its slot at once.
+	// Client 0 disconnects; the server frees its slot at once, and the
+	// redundant copies of its disconnect packet that follow come from an
+	// address it no longer knows (not a wrong type of packet).
 	idx := n.clients[0].ClientIndex()
+	before := n.srv.Stats().Dropped
 	n.clients[0].Disconnect(n.now)
 	n.flush()
 	if n.srv.Connected(idx) {
 		t.Fatal("slot still connected after client disconnect")
+	}
+	if d := n.srv.Stats().Dropped; d.UnknownAddress-before.UnknownAddress != 9 || d.PacketType != before.PacketType {
+		t.Fatalf("after a disconnect: %d unknown address, %d packet type drops; want 9, 0",
+			d.UnknownAddress-before.UnknownAddress, d.PacketType-before.PacketType)
 	}
 	e, ok := n.srv.PollEvent()
 	if !ok || e.Kind != EventDisconnected || !errors.Is(e.Reason, ErrDisconnected) {
