@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/tether-net/tether/client"
-	"github.com/tether-net/tether/geom"
-	"github.com/tether-net/tether/kinematic"
 	"github.com/tether-net/tether/netcode/reliable"
 	"github.com/tether-net/tether/replica"
-	"github.com/tether-net/tether/wire"
 )
 
 // layer is both halves of the replication layer for a match in tests: the
@@ -458,35 +455,5 @@ func TestPlayerPredictor(t *testing.T) {
 		if d := pred[ly.Pos[0]] - x; d < -1 || d > 1 || pred[ly.Pos[2]] != -2000 {
 			t.Fatalf("dt %v: position predicted %d, %d; want %d, -2000", dt, pred[ly.Pos[0]], pred[ly.Pos[2]], x)
 		}
-	}
-}
-
-// The rotation prediction's integers turn a packed rotation as the
-// physics turns a body (geom.Quat.Integrate), packed: a ball spinning
-// steadily costs its rotation nothing.
-func TestRotAhead(t *testing.T) {
-	q := geom.AxisAngle(geom.V(0.3, 1, -0.2), 1.1)
-	mask := uint64(1)<<wire.RotBits - 1
-	for _, w := range []geom.Vec3{geom.V(0, 0, 0.5), geom.V(3, 0, -20), geom.V(50, 2, 80), geom.V(-90, 0, 10)} {
-		for _, dt := range []time.Duration{33 * time.Millisecond, 133 * time.Millisecond, 400 * time.Millisecond} {
-			st := wire.QuantiseState(kinematic.State{Rot: q, AngVel: w})
-			spin := st.State(0).AngVel
-			want := geom.PackSmallestThree(geom.UnpackSmallestThree(st.Rot, wire.RotBits).Integrate(spin, dt.Seconds()), wire.RotBits)
-			got := rotAhead(st.Rot, st.AngVel, st.AngVel, int64(dt))
-			same := got>>(3*wire.RotBits) == want>>(3*wire.RotBits)
-			for j := range 3 {
-				s := uint(j) * wire.RotBits
-				if d := int64(got>>s&mask) - int64(want>>s&mask); d < -1 || d > 1 {
-					same = false
-				}
-			}
-			if !same {
-				t.Errorf("spin %v for %v: predicted %x, turned %x", w, dt, got, want)
-			}
-		}
-	}
-	st0 := wire.QuantiseState(kinematic.State{Rot: geom.AxisAngle(geom.V(1, 0, 0), 2)})
-	if got := rotAhead(st0.Rot, [3]int64{}, [3]int64{}, int64(time.Second)); got != st0.Rot {
-		t.Errorf("no spin: %x, want %x", got, st0.Rot)
 	}
 }

@@ -67,20 +67,20 @@ func (playerPredictor) Refine(l *replica.Layout, pred, cur []int64, hist []repli
 	l.Midway(pred, cur, hist[0], t)
 }
 
-// ballPredictor predicts the ball: its velocity held, its position moved at
-// the mean of the old velocity and the new (Refine); its spin, once the new
-// velocity is known, rolling at it if the ball was rolling, else held; and
-// its rotation turned ahead by the mean of the old spin and the predicted
-// one (rotAhead).
+// ballPredictor predicts the ball: its velocity held, its position moved
+// at the mean of the old velocity and the new (Refine); its spin, once the
+// new velocity is known, rolling at it if the ball was rolling, else held;
+// and its rotation turned ahead by the mean of the old spin and the
+// predicted one (replica.Layout.Turn).
 type ballPredictor struct {
 	rad int64 // the ball's radius, µm
 }
 
 func (ballPredictor) Depth() int { return 1 }
 
-func (b ballPredictor) Predict(l *replica.Layout, pred []int64, hist []replica.Sample, t time.Duration) {
+func (ballPredictor) Predict(l *replica.Layout, pred []int64, hist []replica.Sample, t time.Duration) {
 	replica.Linear{}.Predict(l, pred, hist, t)
-	b.turn(l, pred, hist[0], t)
+	l.Turn(pred, hist[0], t)
 }
 
 func (b ballPredictor) Refine(l *replica.Layout, pred, cur []int64, hist []replica.Sample, t time.Duration) {
@@ -95,33 +95,17 @@ func (b ballPredictor) Refine(l *replica.Layout, pred, cur []int64, hist []repli
 	rx, rz := roll(int64(s.Q[v[0]]), int64(s.Q[v[2]]))
 	if (rx != 0 || rz != 0) && abs64(int64(s.Q[w[0]])-rx) <= 2 && abs64(int64(s.Q[w[2]])-rz) <= 2 {
 		pred[w[0]], pred[w[2]] = roll(cur[v[0]], cur[v[2]])
-	}
-	b.turn(l, pred, s, t)
-}
-
-// turn sets pred's rotation to s's turned ahead to t at the mean of s's
-// spin and pred's.
-func (ballPredictor) turn(l *replica.Layout, pred []int64, s replica.Sample, t time.Duration) {
-	r, a := l.Rot, l.AngVel
-	if r < 0 || l.RotBits != wire.RotBits || a[0] < 0 || a[1] < 0 || a[2] < 0 {
-		return
-	}
-	var w0, w1 [3]int64
-	for i := range 3 {
-		w0[i], w1[i] = int64(s.Q[a[i]]), pred[a[i]]
-	}
-	packed := uint64(s.Q[r]) & 3
-	for j := 1; j <= 3; j++ {
-		packed = packed<<wire.RotBits | uint64(int64(s.Q[r+j])+rotSteps)
-	}
-	v := rotAhead(packed, w0, w1, int64(t-s.Time))
-	mask := uint64(1)<<wire.RotBits - 1
-	pred[r] = int64(v >> (3 * wire.RotBits) & 3)
-	for j := range 3 {
-		pred[r+1+j] = int64(v>>(uint(2-j)*wire.RotBits)&mask) - rotSteps
+		l.Turn(pred, s, t)
 	}
 }
 
 // radiusMicro is the ball's radius the spin prediction uses, micrometres
 // (at least 1).
 func radiusMicro(r Rules) int64 { return max(1, int64(math.Round(r.Ball.Radius*1e6))) }
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
