@@ -151,6 +151,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 				}
 			case symSent:
 				d.predict(l, base, r, t)
+				m.touch(km, grpDelta)
 				if err := d.getValues(out, l, km.delta, true, r.id, r.kind, t); err != nil {
 					return err
 				}
@@ -183,6 +184,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 		d.pred = slices.Grow(d.pred[:0], l.N)[:l.N]
 		clear(d.pred)
 		d.q = slices.Grow(d.q[:0], l.N)[:l.N]
+		m.touch(&m.kinds[kind], grpWhole)
 		if err := d.getValues(out, l, m.kinds[kind].whole, false, uint32(id), kind, t); err != nil {
 			return err
 		}
@@ -238,6 +240,7 @@ func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, 
 		return nil
 	}
 	km := &d.m.kinds[kind]
+	d.m.touch(km, grpEarly)
 	n := c.getUint(km.earlyN)
 	if n > uint64(l.Earlier) {
 		return fmt.Errorf("%w: entity %d has %d earlier samples", wire.ErrMalformed, id, n)

@@ -482,6 +482,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			case it.send:
 				c.putSymbol(km, symSent, mv)
+				m.touch(km, grpDelta)
 				e.putValues(k, km.delta, t)
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			default:
@@ -516,6 +517,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 			c.putTree(m.kind, uint32(ent.Kind), bits.Len(uint(len(s.kinds)-1)))
 		}
 		km := &m.kinds[ent.Kind]
+		m.touch(km, grpWhole)
 		e.putValues(k, km.whole, t)
 		nt.add(s, ent.ID, ent.Kind, e.recOf(k), t, nil, nil)
 		it.cost = int32(c.cost - from)
@@ -543,6 +545,7 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 		return
 	}
 	km := &e.m.kinds[ent.Kind]
+	e.m.touch(km, grpEarly)
 	n := min(len(ent.Earlier), l.Earlier)
 	c.putUint(km.earlyN, uint64(n))
 	cur := e.recOf(k)
