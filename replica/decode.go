@@ -113,11 +113,11 @@ func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) e
 func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) error {
 	s := d.s
 	first := len(out.Entities)
-	d.m.start(base)
-	d.c = coder{dec: wire.NewRangeDecoder(b)}
-	c, m := &d.c, &d.m
 	nt := &d.next
 	nt.reset()
+	d.m.start(base, nt)
+	d.c = coder{dec: wire.NewRangeDecoder(b)}
+	c, m := &d.c, &d.m
 	if base == nil || !c.dec.Bit(m.metaSame) {
 		n := c.getUint(m.metaLen)
 		if n > MaxMeta {

@@ -314,8 +314,8 @@ func (m *models) list() []wire.Prob {
 	return append(out, m.kind...)
 }
 
-// save keeps every probability of m in t: t takes m's blocks, and m
-// t's old ones (their contents are overwritten by the next start).
+// save keeps every probability of m in t, the table start was given to
+// code into: t takes back its blocks, as the snapshot left them.
 func (m *models) save(t *table) {
 	for g, d := range m.dirty {
 		if d {
@@ -324,26 +324,35 @@ func (m *models) save(t *table) {
 			m.dirty[g] = false
 		}
 	}
-	ni, np := len(m.ints), len(m.probs)
+	m.swap(t)
+}
+
+// swap exchanges m's blocks with t's (made if t has none), which keep
+// their contents, and their versions say them.
+func (m *models) swap(t *table) {
+	ni, np, ng := len(m.ints), len(m.probs), len(m.groups)
 	t.ints, m.ints = m.ints, t.ints
 	t.probs, m.probs = m.probs, t.probs
 	t.vers, m.vers = m.vers, t.vers
-	// t's old blocks keep their contents, and their versions say them.
-	if cap(m.ints) < ni || cap(m.vers) < len(m.groups) {
+	if cap(m.ints) < ni || cap(m.vers) < ng {
 		m.ints = make([]intModel, ni)
-		m.vers = unknownVers(len(m.groups))
+		m.vers = unknownVers(ng)
 	}
-	m.vers = m.vers[:len(m.groups)]
 	if cap(m.probs) < np {
 		m.probs = make([]wire.Prob, np)
 	}
-	m.ints, m.probs = m.ints[:ni], m.probs[:np]
+	m.ints, m.probs, m.vers = m.ints[:ni], m.probs[:np], m.vers[:ng]
 	m.bind()
 }
 
 // start readies m for a snapshot coded against table t, as its coding left
-// the models (nil: a whole snapshot, every one at a half).
-func (m *models) start(t *table) {
+// the models (nil: a whole snapshot, every one at a half), and to be saved
+// in table into. m codes in into's blocks: a table that held an earlier
+// snapshot of the same client, whose groups mostly have the versions of
+// t's already.
+func (m *models) start(t, into *table) {
+	m.forget()
+	m.swap(into)
 	if t == nil || len(t.ints) != len(m.ints) || len(t.probs) != len(m.probs) || len(t.vers) != len(m.vers) {
 		m.reset()
 		return
