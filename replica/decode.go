@@ -240,10 +240,13 @@ func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, 
 		return nil
 	}
 	km := &d.m.kinds[kind]
-	d.m.touch(km, grpEarly)
+	d.m.touch(km, grpEarlyN)
 	n := c.getUint(km.earlyN)
 	if n > uint64(l.Earlier) {
 		return fmt.Errorf("%w: entity %d has %d earlier samples", wire.ErrMalformed, id, n)
+	}
+	if n > 0 {
+		d.m.touch(km, grpEarly)
 	}
 	d.cur = append(d.cur[:0], d.q...)
 	d.eq = slices.Grow(d.eq[:0], l.N)[:l.N]

@@ -551,8 +551,11 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 		return
 	}
 	km := &e.m.kinds[ent.Kind]
-	e.m.touch(km, grpEarly)
 	n := min(len(ent.Earlier), l.Earlier)
+	e.m.touch(km, grpEarlyN)
+	if n > 0 {
+		e.m.touch(km, grpEarly)
+	}
 	c.putUint(km.earlyN, uint64(n))
 	cur := e.recOf(k)
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]

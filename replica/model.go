@@ -162,14 +162,15 @@ type kindModels struct {
 	grp             int // its first group of integer models (models.groups)
 }
 
-// A kind's integer models fall in three groups, at kindModels.grp on: those
-// of deltas, of whole values, and of earlier samples (with earlyN and
-// earlyAg). A snapshot touches a group as a whole or not at all.
+// A kind's integer models fall in four groups, at kindModels.grp on: those
+// of deltas, of whole values, of earlier samples' values, and of their
+// count and ages (earlyN, earlyAg). A snapshot touches a group as a whole
+// or not at all.
 const (
 	grpDelta = iota
 	grpWhole
 	grpEarly
-	grpsPerKind
+	grpEarlyN
 )
 
 // models are every adaptive model of a snapshot, in two blocks (every
@@ -212,7 +213,7 @@ func (m *models) init(s *Schema) {
 	for i := range m.kinds {
 		k := &m.kinds[i]
 		k.n, k.grp = s.kinds[i].N, len(m.groups)
-		m.groups = append(m.groups, [2]int{a, a + k.n}, [2]int{a + k.n, a + 2*k.n}, [2]int{a + 2*k.n, a + 3*k.n + 2})
+		m.groups = append(m.groups, [2]int{a, a + k.n}, [2]int{a + k.n, a + 2*k.n}, [2]int{a + 2*k.n, a + 3*k.n}, [2]int{a + 3*k.n, a + 3*k.n + 2})
 		a += 3*k.n + 2
 	}
 	m.global = a
@@ -245,8 +246,8 @@ func (m *models) forget() {
 }
 
 // touch notes that the snapshot being coded uses (and so changes) group g
-// of kind k's integer models (grpDelta, grpWhole or grpEarly), before it
-// does.
+// of kind k's integer models (grpDelta, grpWhole, grpEarly or grpEarlyN),
+// before it does.
 func (m *models) touch(k *kindModels, g int) { m.dirty[k.grp+g] = true }
 
 // bind points the models' views into m.ints and m.probs.
