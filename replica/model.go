@@ -270,7 +270,6 @@ func (m *models) bind() {
 
 // reset starts every model afresh, as a snapshot does.
 func (m *models) reset() {
-	m.forget()
 	for g, sp := range m.groups {
 		if m.vers[g] != 0 {
 			for i := sp[0]; i < sp[1]; i++ {
@@ -358,7 +357,6 @@ func (m *models) start(t, into *table) {
 		m.reset()
 		return
 	}
-	m.forget()
 	for g, sp := range m.groups {
 		if m.vers[g] != t.vers[g] {
 			copy(m.ints[sp[0]:sp[1]], t.ints[sp[0]:sp[1]])
