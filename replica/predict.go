@@ -211,8 +211,10 @@ func (l *layout) clamp(pred []int64) {
 		}
 	}
 	if l.Yaw >= 0 {
-		m := l.YawSteps
-		pred[l.Yaw] = (pred[l.Yaw]%m + m) % m
+		// Taken into [0, m): the divisions only for a yaw outside it.
+		if m, y := l.YawSteps, pred[l.Yaw]; y < 0 || y >= m {
+			pred[l.Yaw] = (y%m + m) % m
+		}
 	}
 }
 
