@@ -430,7 +430,9 @@ func (l *layout) value(k int, r int64, q []int64, pred []int64) (int64, bool) {
 	var x int64
 	switch {
 	case c.wrap > 0:
-		x = ((pred[k]+r)%c.wrap + c.wrap) % c.wrap
+		if x = pred[k] + r; x < 0 || x >= c.wrap { // the divisions only when needed
+			x = (x%c.wrap + c.wrap) % c.wrap
+		}
 	case l.Rot >= 0 && k > l.Rot && k < l.Rot+4 && q[l.Rot] != pred[l.Rot]:
 		x = r
 	default:

@@ -221,7 +221,9 @@ func (l *layout) clamp(pred []int64) {
 // wrapDiff returns d taken into [-m/2, m/2): the shorter way around a circle
 // of m steps.
 func wrapDiff(d, m int64) int64 {
-	d %= m
+	if d <= -m || d >= m { // the division only when it changes d
+		d %= m
+	}
 	if d >= m/2 {
 		d -= m
 	} else if d < -m/2 {
