@@ -200,20 +200,15 @@ func abs64(x int64) uint64 {
 
 func clampSteps(x int64) int64 { return max(-maxSteps, min(maxSteps, x)) }
 
-// clamp keeps a prediction within each component's range (a wrapping one
-// taken round), whatever a game's Predictor says, so that no residual
-// outgrows the coding.
+// clamp keeps a prediction within each component's range, whatever a
+// game's Predictor says, so that no residual outgrows the coding. A yaw's
+// range is its whole turn, [0, YawSteps): within it, it needs no taking
+// round.
 func (l *layout) clamp(pred []int64) {
 	lo, hi := l.lo[:len(pred)], l.hi[:len(pred)]
 	for k, x := range pred {
 		if x < lo[k] || x > hi[k] { // rare: stored only then
 			pred[k] = max(lo[k], min(hi[k], x))
-		}
-	}
-	if l.Yaw >= 0 {
-		// Taken into [0, m): the divisions only for a yaw outside it.
-		if m, y := l.YawSteps, pred[l.Yaw]; y < 0 || y >= m {
-			pred[l.Yaw] = (y%m + m) % m
 		}
 	}
 }
