@@ -113,11 +113,11 @@ func (d *Decoder) Decode(out *Decoded, tick uint64, t time.Duration, b []byte) e
 func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) error {
 	s := d.s
 	first := len(out.Entities)
-	d.m.start(base)
-	d.c = coder{dec: wire.NewRangeDecoder(b)}
-	c, m := &d.c, &d.m
 	nt := &d.next
 	nt.reset()
+	d.m.start(base, nt)
+	d.c = coder{dec: wire.NewRangeDecoder(b)}
+	c, m := &d.c, &d.m
 	if base == nil || !c.dec.Bit(m.metaSame) {
 		n := c.getUint(m.metaLen)
 		if n > MaxMeta {
@@ -151,6 +151,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 				}
 			case symSent:
 				d.predict(l, base, r, t)
+				m.touch(km, grpDelta)
 				if err := d.getValues(out, l, km.delta, true, r.id, r.kind, t); err != nil {
 					return err
 				}
@@ -183,6 +184,7 @@ func (d *Decoder) body(out *Decoded, base *table, t time.Duration, b []byte) err
 		d.pred = slices.Grow(d.pred[:0], l.N)[:l.N]
 		clear(d.pred)
 		d.q = slices.Grow(d.q[:0], l.N)[:l.N]
+		m.touch(&m.kinds[kind], grpWhole)
 		if err := d.getValues(out, l, m.kinds[kind].whole, false, uint32(id), kind, t); err != nil {
 			return err
 		}
@@ -238,9 +240,13 @@ func (d *Decoder) getValues(out *Decoded, l *layout, ms []intModel, delta bool, 
 		return nil
 	}
 	km := &d.m.kinds[kind]
+	d.m.touch(km, grpEarlyN)
 	n := c.getUint(km.earlyN)
 	if n > uint64(l.Earlier) {
 		return fmt.Errorf("%w: entity %d has %d earlier samples", wire.ErrMalformed, id, n)
+	}
+	if n > 0 {
+		d.m.touch(km, grpEarly)
 	}
 	d.cur = append(d.cur[:0], d.q...)
 	d.eq = slices.Grow(d.eq[:0], l.N)[:l.N]

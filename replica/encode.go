@@ -99,6 +99,7 @@ type prio struct {
 type view struct {
 	self      uint32
 	sent      wire.Baselines[table]
+	next      table // the table the next snapshot builds: one the ring let go
 	prio, tmp []prio
 }
 
@@ -122,7 +123,8 @@ type Encoder struct {
 	rec   []int64 // the values as the client rebuilds them, N each
 	order []int32 // indices into items, as choose sorted them
 	gone  []bool  // by baseline record
-	next  table
+	next  table   // the table a client never joined gets built in
+	nt    *table  // the table of the snapshot being coded: e.next or its view's
 	whole wholeCache
 	hist  []Sample
 	pred  []int64
@@ -212,8 +214,12 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 		v = e.views[client]
 	}
 	var base *table
-	if v != nil && acked < tick {
-		base = v.sent.Find(acked)
+	e.nt = &e.next
+	if v != nil {
+		e.nt = &v.next
+		if acked < tick {
+			base = v.sent.Find(acked)
+		}
 	}
 	start := len(dst)
 	if budget <= 0 {
@@ -224,7 +230,7 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 	shared := base == nil && e.cfg.Relevance == nil && e.cfg.OnEntity == nil
 	if c := &e.whole; shared && c.ok && c.tick == tick && c.t == t && c.version == e.world.version && string(c.table.meta) == string(e.world.Meta) && budget >= len(c.bytes) {
 		out := append(dst, c.bytes...)
-		e.next.copyOf(&c.table)
+		e.nt.copyOf(&c.table)
 		enc := c.enc
 		enc.Client = client
 		if v != nil {
@@ -269,7 +275,7 @@ func (e *Encoder) Append(dst []byte, client int, tick uint64, t time.Duration, a
 		c := &e.whole
 		c.ok, c.tick, c.t, c.version = true, tick, t, e.world.version
 		c.bytes = append(c.bytes[:0], out[start:]...)
-		c.table.copyOf(&e.next)
+		c.table.copyOf(e.nt)
 		c.kbits = append(c.kbits[:0], e.kbits...)
 		c.enc = enc
 		c.enc.KindBits = c.kbits
@@ -288,7 +294,7 @@ func (e *Encoder) commit(v *view, tick uint64, enc Encoded) {
 		if slot == nil {
 			slot = v.sent.Push(tick)
 		}
-		*slot, e.next = e.next, *slot
+		*slot, *e.nt = *e.nt, *slot
 	}
 	e.stats.Snapshots++
 	if enc.Base != 0 {
@@ -424,7 +430,9 @@ func (l *layout) value(k int, r int64, q []int64, pred []int64) (int64, bool) {
 	var x int64
 	switch {
 	case c.wrap > 0:
-		x = ((pred[k]+r)%c.wrap + c.wrap) % c.wrap
+		if x = pred[k] + r; x < 0 || x >= c.wrap { // the divisions only when needed
+			x = (x%c.wrap + c.wrap) % c.wrap
+		}
 	case l.Rot >= 0 && k > l.Rot && k < l.Rot+4 && q[l.Rot] != pred[l.Rot]:
 		x = r
 	default:
@@ -434,7 +442,7 @@ func (l *layout) value(k int, r int64, q []int64, pred []int64) (int64, bool) {
 }
 
 // pass appends the snapshot with the entities item.send marks, measuring what
-// each costs, and builds e.next, the table the client will rebuild.
+// each costs, and builds e.nt, the table the client will rebuild.
 func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Duration) []byte {
 	s, w := e.s, &e.world
 	if base != nil {
@@ -442,11 +450,11 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 	} else {
 		dst = append(dst, 0, byte(s.print), byte(s.print>>8))
 	}
-	e.m.start(base)
+	nt := e.nt
+	nt.reset()
+	e.m.start(base, nt)
 	e.c = coder{enc: wire.NewRangeEncoder(dst)}
 	c, m := &e.c, &e.m
-	nt := &e.next
-	nt.reset()
 	clear(e.kbits)
 	// The meta.
 	same := base != nil && string(base.meta) == string(w.Meta)
@@ -482,6 +490,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			case it.send:
 				c.putSymbol(km, symSent, mv)
+				m.touch(km, grpDelta)
 				e.putValues(k, km.delta, t)
 				nt.add(s, r.id, r.kind, e.recOf(k), t, base, r)
 			default:
@@ -516,6 +525,7 @@ func (e *Encoder) pass(dst []byte, base *table, tick, acked uint64, t time.Durat
 			c.putTree(m.kind, uint32(ent.Kind), bits.Len(uint(len(s.kinds)-1)))
 		}
 		km := &m.kinds[ent.Kind]
+		m.touch(km, grpWhole)
 		e.putValues(k, km.whole, t)
 		nt.add(s, ent.ID, ent.Kind, e.recOf(k), t, nil, nil)
 		it.cost = int32(c.cost - from)
@@ -544,6 +554,10 @@ func (e *Encoder) putValues(k int, ms []intModel, t time.Duration) {
 	}
 	km := &e.m.kinds[ent.Kind]
 	n := min(len(ent.Earlier), l.Earlier)
+	e.m.touch(km, grpEarlyN)
+	if n > 0 {
+		e.m.touch(km, grpEarly)
+	}
 	c.putUint(km.earlyN, uint64(n))
 	cur := e.recOf(k)
 	e.early = slices.Grow(e.early[:0], l.N)[:l.N]

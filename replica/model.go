@@ -159,15 +159,40 @@ type kindModels struct {
 	early           []intModel // an earlier sample against the entity's values
 	earlyN, earlyAg *intModel
 	n               int // the kind's components
+	grp             int // its first group of integer models (models.groups)
 }
+
+// A kind's integer models fall in four groups, at kindModels.grp on: those
+// of deltas, of whole values, of earlier samples' values, and of their
+// count and ages (earlyN, earlyAg). A snapshot touches a group as a whole
+// or not at all.
+const (
+	grpDelta = iota
+	grpWhole
+	grpEarly
+	grpEarlyN
+)
 
 // models are every adaptive model of a snapshot, in two blocks (every
 // integer model, every other probability) that a table saves and a
 // snapshot starts from with a copy each.
+//
+// Most snapshots leave some kinds' groups of integer models as their
+// baseline had them (a kind's whole values are coded only for a new
+// entity), and the block a snapshot starts in often holds the same
+// contents already: each group carries a version, and starting copies only
+// the groups whose version differs. A version names one content of a group
+// in this models' blocks: 0 every probability at a half, a fresh serial
+// each time a snapshot changes the group.
 type models struct {
 	kinds    []kindModels
 	ints     []intModel
 	probs    []wire.Prob
+	vers     []uint64 // by group: the version of its contents in ints
+	groups   [][2]int // by group: its span of ints, [from, to)
+	dirty    []bool   // by group: touched by the snapshot being coded
+	serial   uint64   // the newest version handed out
+	global   int      // ints from here on are in no group: always copied
 	metaSame *wire.Prob
 	metaLen  *intModel
 	count    *intModel   // new entities
@@ -184,12 +209,46 @@ func (m *models) init(s *Schema) {
 	m.ints = make([]intModel, n)
 	m.probs = make([]wire.Prob, 24*len(s.kinds)+1+2*MaxKinds)
 	m.kinds = make([]kindModels, len(s.kinds))
+	a := 0
 	for i := range m.kinds {
-		m.kinds[i].n = s.kinds[i].N
+		k := &m.kinds[i]
+		k.n, k.grp = s.kinds[i].N, len(m.groups)
+		m.groups = append(m.groups, [2]int{a, a + k.n}, [2]int{a + k.n, a + 2*k.n}, [2]int{a + 2*k.n, a + 3*k.n}, [2]int{a + 3*k.n, a + 3*k.n + 2})
+		a += 3*k.n + 2
 	}
+	m.global = a
+	m.vers = unknownVers(len(m.groups))
+	m.dirty = make([]bool, len(m.groups))
 	m.bind()
 	m.fresh.reset()
 }
+
+// verUnknown is the version of a group whose contents are not known (a
+// block just made): it matches no table's.
+const verUnknown = ^uint64(0)
+
+func unknownVers(n int) []uint64 {
+	v := make([]uint64, n)
+	for i := range v {
+		v[i] = verUnknown
+	}
+	return v
+}
+
+// forget makes unknown the groups touched by a snapshot not saved (a
+// decoding given up): their contents are no longer what their versions say.
+func (m *models) forget() {
+	for g, d := range m.dirty {
+		if d {
+			m.vers[g], m.dirty[g] = verUnknown, false
+		}
+	}
+}
+
+// touch notes that the snapshot being coded uses (and so changes) group g
+// of kind k's integer models (grpDelta, grpWhole, grpEarly or grpEarlyN),
+// before it does.
+func (m *models) touch(k *kindModels, g int) { m.dirty[k.grp+g] = true }
 
 // bind points the models' views into m.ints and m.probs.
 func (m *models) bind() {
@@ -211,7 +270,15 @@ func (m *models) bind() {
 
 // reset starts every model afresh, as a snapshot does.
 func (m *models) reset() {
-	for i := range m.ints {
+	for g, sp := range m.groups {
+		if m.vers[g] != 0 {
+			for i := sp[0]; i < sp[1]; i++ {
+				m.ints[i] = m.fresh
+			}
+			m.vers[g] = 0
+		}
+	}
+	for i := m.global; i < len(m.ints); i++ {
 		m.ints[i] = m.fresh
 	}
 	for i := range m.probs {
@@ -247,30 +314,56 @@ func (m *models) list() []wire.Prob {
 	return append(out, m.kind...)
 }
 
-// save keeps every probability of m in t: t takes m's blocks, and m
-// t's old ones (their contents are overwritten by the next start).
+// save keeps every probability of m in t, the table start was given to
+// code into: t takes back its blocks, as the snapshot left them.
 func (m *models) save(t *table) {
-	ni, np := len(m.ints), len(m.probs)
+	for g, d := range m.dirty {
+		if d {
+			m.serial++
+			m.vers[g] = m.serial
+			m.dirty[g] = false
+		}
+	}
+	m.swap(t)
+}
+
+// swap exchanges m's blocks with t's (made if t has none), which keep
+// their contents, and their versions say them.
+func (m *models) swap(t *table) {
+	ni, np, ng := len(m.ints), len(m.probs), len(m.groups)
 	t.ints, m.ints = m.ints, t.ints
 	t.probs, m.probs = m.probs, t.probs
-	if cap(m.ints) < ni {
+	t.vers, m.vers = m.vers, t.vers
+	if cap(m.ints) < ni || cap(m.vers) < ng {
 		m.ints = make([]intModel, ni)
+		m.vers = unknownVers(ng)
 	}
 	if cap(m.probs) < np {
 		m.probs = make([]wire.Prob, np)
 	}
-	m.ints, m.probs = m.ints[:ni], m.probs[:np]
+	m.ints, m.probs, m.vers = m.ints[:ni], m.probs[:np], m.vers[:ng]
 	m.bind()
 }
 
 // start readies m for a snapshot coded against table t, as its coding left
-// the models (nil: a whole snapshot, every one at a half).
-func (m *models) start(t *table) {
-	if t == nil || len(t.ints) != len(m.ints) || len(t.probs) != len(m.probs) {
+// the models (nil: a whole snapshot, every one at a half), and to be saved
+// in table into. m codes in into's blocks: a table that held an earlier
+// snapshot of the same client, whose groups mostly have the versions of
+// t's already.
+func (m *models) start(t, into *table) {
+	m.forget()
+	m.swap(into)
+	if t == nil || len(t.ints) != len(m.ints) || len(t.probs) != len(m.probs) || len(t.vers) != len(m.vers) {
 		m.reset()
 		return
 	}
-	copy(m.ints, t.ints)
+	for g, sp := range m.groups {
+		if m.vers[g] != t.vers[g] {
+			copy(m.ints[sp[0]:sp[1]], t.ints[sp[0]:sp[1]])
+			m.vers[g] = t.vers[g]
+		}
+	}
+	copy(m.ints[m.global:], t.ints[m.global:])
 	copy(m.probs, t.probs)
 	for i := range m.kinds {
 		m.kinds[i].prev = symUnchanged

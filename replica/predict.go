@@ -200,9 +200,10 @@ func abs64(x int64) uint64 {
 
 func clampSteps(x int64) int64 { return max(-maxSteps, min(maxSteps, x)) }
 
-// clamp keeps a prediction within each component's range (a wrapping one
-// taken round), whatever a game's Predictor says, so that no residual
-// outgrows the coding.
+// clamp keeps a prediction within each component's range, whatever a
+// game's Predictor says, so that no residual outgrows the coding. A yaw's
+// range is its whole turn, [0, YawSteps): within it, it needs no taking
+// round.
 func (l *layout) clamp(pred []int64) {
 	lo, hi := l.lo[:len(pred)], l.hi[:len(pred)]
 	for k, x := range pred {
@@ -210,16 +211,14 @@ func (l *layout) clamp(pred []int64) {
 			pred[k] = max(lo[k], min(hi[k], x))
 		}
 	}
-	if l.Yaw >= 0 {
-		m := l.YawSteps
-		pred[l.Yaw] = (pred[l.Yaw]%m + m) % m
-	}
 }
 
 // wrapDiff returns d taken into [-m/2, m/2): the shorter way around a circle
 // of m steps.
 func wrapDiff(d, m int64) int64 {
-	d %= m
+	if d <= -m || d >= m { // the division only when it changes d
+		d %= m
+	}
 	if d >= m/2 {
 		d -= m
 	} else if d < -m/2 {

@@ -570,3 +570,65 @@ func TestHold(t *testing.T) {
 		t.Fatalf("after the hold: %+v", out.Entities)
 	}
 }
+
+// A decoder that gave up on a malformed snapshot midway (its models partly
+// coded) decodes the snapshots after it as one that never saw it.
+func TestDecodeAfterMalformed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	s := randomSchema(rng)
+	m := newSim(5, s)
+	enc := NewEncoder(s, Config{})
+	enc.Join(0, NoSelf)
+	const n = 40
+	snaps := make([][]byte, n+1)
+	for tick := uint64(1); tick <= n; tick++ {
+		tm := time.Duration(tick) * time.Second / 30
+		m.step(tm, time.Second/30, enc.World())
+		snaps[tick] = enc.Append(nil, 0, tick, tm, tick-1, 0)
+	}
+	// decode feeds a new decoder the snapshots of ticks from to n, and
+	// first bad at tick at if bad is not nil; it returns what each good
+	// one decoded to, and whether bad failed.
+	decode := func(at uint64, bad []byte) (outs []Decoded, failed bool) {
+		dec := NewDecoder(s)
+		for tick := uint64(1); tick <= n; tick++ {
+			tm := time.Duration(tick) * time.Second / 30
+			if tick == at && bad != nil {
+				var out Decoded
+				failed = dec.Decode(&out, tick, tm, bad) != nil
+				if !failed {
+					return nil, false
+				}
+			}
+			var out Decoded
+			if err := dec.Decode(&out, tick, tm, snaps[tick]); err != nil {
+				t.Fatalf("tick %d: %v", tick, err)
+			}
+			outs = append(outs, out)
+		}
+		return outs, failed
+	}
+	want, _ := decode(0, nil)
+	tried := 0
+	for try := 0; try < 2000 && tried < 20; try++ {
+		at := 2 + uint64(rng.IntN(n-1))
+		bad := append([]byte(nil), snaps[at]...)
+		if len(bad) < 4 {
+			continue
+		}
+		// Spoil the body past its first bytes, so some entities decode.
+		i := len(bad)/2 + rng.IntN(len(bad)-len(bad)/2)
+		bad[i] ^= byte(1 + rng.IntN(255))
+		got, failed := decode(at, bad)
+		if !failed {
+			continue
+		}
+		tried++
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("after a malformed snapshot at tick %d, the decoder decodes otherwise", at)
+		}
+	}
+	if tried == 0 {
+		t.Fatal("no spoilt snapshot failed to decode")
+	}
+}

@@ -149,7 +149,7 @@ func TestSpecExample(t *testing.T) {
 		}
 		var m models
 		m.init(dec.s)
-		m.start(tb)
+		m.start(tb, &table{})
 		saved := m.list()
 		if len(saved) != len(k.probs) {
 			t.Fatalf("tick %d: %d probabilities saved, the document counts %d", tick, len(saved), len(k.probs))

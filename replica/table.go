@@ -27,10 +27,11 @@ type table struct {
 	// The models as its coding left them (models.save).
 	ints  []intModel
 	probs []wire.Prob
+	vers  []uint64 // the versions of ints' groups (models.vers)
 }
 
 func (t *table) reset() {
-	t.recs, t.vals, t.meta, t.ints, t.probs = t.recs[:0], t.vals[:0], t.meta[:0], t.ints[:0], t.probs[:0]
+	t.recs, t.vals, t.meta, t.ints, t.probs, t.vers = t.recs[:0], t.vals[:0], t.meta[:0], t.ints[:0], t.probs[:0], t.vers[:0]
 }
 
 // copyOf makes t a copy of u, reusing t's memory.
@@ -40,6 +41,7 @@ func (t *table) copyOf(u *table) {
 	t.meta = append(t.meta[:0], u.meta...)
 	t.ints = append(t.ints[:0], u.ints...)
 	t.probs = append(t.probs[:0], u.probs...)
+	t.vers = append(t.vers[:0], u.vers...)
 }
 
 // history returns the samples of r, newest first, in dst.

@@ -36,6 +36,8 @@ const leanMax = 1 << 24
 // within acc·dt, else the velocity moved by acc·dt toward it (rounded half
 // away from zero); but a player standing at the boards, running into them,
 // stays there (Rules.clampPlayer stops it), its velocity across them zero.
+// The position it leaves held: the codec refines it (Refine) from the
+// velocity coded before any position is.
 func (p playerPredictor) Predict(l *replica.Layout, pred []int64, hist []replica.Sample, t time.Duration) {
 	replica.Hold{}.Predict(l, pred, hist, t)
 	ix, iz, vx, vz := l.Input[0], l.Input[2], l.Vel[0], l.Vel[2]
@@ -60,7 +62,6 @@ func (p playerPredictor) Predict(l *replica.Layout, pred []int64, hist []replica
 	if z >= p.lz && pred[vz] > 0 || z <= -p.lz && pred[vz] < 0 {
 		pred[vz] = 0
 	}
-	l.Midway(pred, pred, hist[0], t)
 }
 
 func (playerPredictor) Refine(l *replica.Layout, pred, cur []int64, hist []replica.Sample, t time.Duration) {
