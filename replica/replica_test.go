@@ -335,15 +335,27 @@ func TestAllocs(t *testing.T) {
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	rng := rand.New(rand.NewPCG(8, 8))
+// recorded returns a random schema drawn from rng and the snapshots of
+// ticks 1 to n (30 a second) of a simulation seeded with seed, each coded
+// for one client against the tick before, by index of tick (0 unused).
+func recorded(rng *rand.Rand, seed uint64, n int) (*Schema, [][]byte) {
 	s := randomSchema(rng)
-	m := newSim(8, s)
+	m := newSim(seed, s)
 	enc := NewEncoder(s, Config{})
 	enc.Join(0, NoSelf)
-	for tick := uint64(1); tick <= 8; tick++ {
-		m.step(time.Duration(tick)*time.Second/30, time.Second/30, enc.World())
-		f.Add(uint8(tick), enc.Append(nil, 0, tick, time.Duration(tick)*time.Second/30, tick-1, 0))
+	snaps := make([][]byte, n+1)
+	for tick := uint64(1); tick <= uint64(n); tick++ {
+		tm := time.Duration(tick) * time.Second / 30
+		m.step(tm, time.Second/30, enc.World())
+		snaps[tick] = enc.Append(nil, 0, tick, tm, tick-1, 0)
+	}
+	return s, snaps
+}
+
+func FuzzDecode(f *testing.F) {
+	_, snaps := recorded(rand.New(rand.NewPCG(8, 8)), 8, 8)
+	for tick := 1; tick <= 8; tick++ {
+		f.Add(uint8(tick), snaps[tick])
 	}
 	f.Fuzz(func(t *testing.T, seed uint8, b []byte) {
 		// A schema of the seed's, fed its own snapshots first and then b.
@@ -575,17 +587,8 @@ func TestHold(t *testing.T) {
 // coded) decodes the snapshots after it as one that never saw it.
 func TestDecodeAfterMalformed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	s := randomSchema(rng)
-	m := newSim(5, s)
-	enc := NewEncoder(s, Config{})
-	enc.Join(0, NoSelf)
 	const n = 40
-	snaps := make([][]byte, n+1)
-	for tick := uint64(1); tick <= n; tick++ {
-		tm := time.Duration(tick) * time.Second / 30
-		m.step(tm, time.Second/30, enc.World())
-		snaps[tick] = enc.Append(nil, 0, tick, tm, tick-1, 0)
-	}
+	s, snaps := recorded(rng, 5, n)
 	// decode feeds a new decoder the snapshots of ticks from to n, and
 	// first bad at tick at if bad is not nil; it returns what each good
 	// one decoded to, and whether bad failed.

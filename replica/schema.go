@@ -557,7 +557,7 @@ func steps(x float64, scale int64) int64 {
 		y = -maxSteps
 	case y > maxSteps:
 		y = maxSteps
-	case y != y: // NaN
+	case math.IsNaN(y):
 		return 0
 	}
 	return int64(math.Round(y))
